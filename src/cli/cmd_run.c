@@ -1,0 +1,214 @@
+/*
+ * cmd_run.c: "ein run": compile, run on random inputs, time, check.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+/* Above this many operations the reference interpreter takes long enough
+ * (seconds) that "run" skips the check unless --check asks for it. */
+#define CHECK_LIMIT 2e9
+
+/* The options of "ein run". */
+struct run_opts {
+	const char *file;
+	const char *def;
+	const char *sizes;
+	int repeat;
+	int check;	/* 1: always, 0: never, -1: when cheap enough */
+};
+
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc; ++i) {
+		if (!strcmp(argv[i], "--def") && i + 1 < argc)
+			o->def = argv[++i];
+		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+			o->sizes = argv[++i];
+		else if (!strncmp(argv[i], "--sizes=", 8))
+			o->sizes = argv[i] + 8;
+		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+			o->repeat = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--check"))
+			o->check = 1;
+		else if (!strcmp(argv[i], "--no-check"))
+			o->check = 0;
+		else if (argv[i][0] != '-' && !o->file)
+			o->file = argv[i];
+		else {
+			fprintf(stderr, "ein run: error: unexpected argument "
+				"'%s'\n", argv[i]);
+			return -1;
+		}
+	}
+	if (!o->file)
+		fprintf(stderr, "ein run: error: no .ein file given\n");
+	if (o->repeat < 1)
+		o->repeat = 1;
+	return o->file ? 0 : -1;
+}
+
+double ein_cli_time_call(ein_kernel *k, DLTensor **args, int n,
+	const int64_t *sizes, int repeat)
+{
+	double t[repeat], start = ein_cli_now();
+	int i;
+
+	if (ein_kernel_call(k, args, n, sizes, ein_kernel_n_size(k)) != EIN_OK)
+		return -1;
+	for (i = 0; i < repeat; ++i) {
+		double t0 = ein_cli_now();
+
+		ein_kernel_call(k, args, n, sizes, ein_kernel_n_size(k));
+		t[i] = ein_cli_now() - t0;
+		if (i >= 2 && ein_cli_now() - start > 2.0) {
+			repeat = i + 1;
+			break;
+		}
+	}
+	return ein_cli_median(t, repeat);
+}
+
+/* Compare every output of "out" with "ref"; print and return -1 if one
+ * differs by more than 1e-4 of the reference's largest magnitude. */
+static int compare_outputs(ein_kernel *k, struct ein_cli_tensor *out,
+	struct ein_cli_tensor *ref, int n)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < n; ++i) {
+		double err, scale;
+
+		if (!ein_kernel_tensor_is_output(k, i))
+			continue;
+		ein_cli_tensor_compare(&out[i], &ref[i], &err, &scale);
+		printf("  check %s: max |error| %.3g against the reference "
+			"interpreter (max |value| %.3g)",
+			ein_kernel_get_tensor_name(k, i), err, scale);
+		if (!(err <= 1e-4 * (scale > 1 ? scale : 1))) {
+			printf(": MISMATCH\n");
+			bad = 1;
+		} else {
+			printf(": ok\n");
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* Run the reference on copies of the inputs and compare. */
+static int check(ein_kernel *k, struct ein_cli_tensor *t,
+	struct ein_cli_tensor *init, const int64_t *sizes, int n)
+{
+	struct ein_cli_tensor ref[n];
+	DLTensor *args[n];
+	int i, ok = 0;
+
+	for (i = 0; i < n; ++i) {
+		ref[i] = init[i];
+		ref[i].dl.shape = ref[i].shape;
+		ref[i].dl.data = malloc(t[i].n * sizeof(float) + 1);
+		if (!ref[i].dl.data)
+			ok = -1;
+		else
+			ein_cli_tensor_copy(&ref[i], &init[i]);
+		args[i] = &ref[i].dl;
+	}
+	if (ok == 0 && ein_kernel_call_reference(k, args, n, sizes,
+			ein_kernel_n_size(k)) != EIN_OK)
+		ok = -1;
+	if (ok == 0)
+		ok = compare_outputs(k, t, ref, n);
+	for (i = 0; i < n; ++i)
+		free(ref[i].dl.data);
+	return ok;
+}
+
+static void print_sizes(ein_kernel *k, const int64_t *sizes)
+{
+	int i;
+
+	for (i = 0; i < ein_kernel_n_size(k); ++i)
+		printf("%s%s=%lld", i ? ", " : "",
+			ein_kernel_get_size_name(k, i), (long long) sizes[i]);
+}
+
+/* Time and check kernel "k" at "sizes". */
+static int run_kernel(ein_kernel *k, const struct run_opts *o,
+	const int64_t *sizes)
+{
+	int i, n = ein_kernel_n_tensor(k), ok = 0;
+	struct ein_cli_tensor t[n], init[n];
+	DLTensor *args[n];
+	uint64_t seed = 42;
+	double sec, flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
+
+	for (i = 0; i < n && ok == 0; ++i) {
+		ok = ein_cli_tensor_alloc(&t[i], k, i, sizes);
+		if (ok == 0)
+			ok = ein_cli_tensor_alloc(&init[i], k, i, sizes);
+		if (ok == 0 && !ein_kernel_tensor_is_output(k, i))
+			ein_cli_tensor_randomize(&init[i], &seed);
+		if (ok == 0)
+			ein_cli_tensor_copy(&t[i], &init[i]);
+		args[i] = &t[i].dl;
+	}
+	if (ok == 0 && (sec = ein_cli_time_call(k, args, n, sizes,
+			o->repeat)) >= 0) {
+		printf("  run: median %.3f ms over up to %d runs", sec * 1e3,
+			o->repeat);
+		if (flops > 0)
+			printf(", %.2f GFLOP/s", flops / sec * 1e-9);
+		printf("\n");
+		if (o->check == 1 || (o->check < 0 && flops <= CHECK_LIMIT))
+			ok = check(k, t, init, sizes, n);
+		else
+			printf("  check: skipped (%.3g operations; --check "
+				"forces it)\n", flops);
+	} else {
+		ok = -1;
+	}
+	for (i = 0; i < n; ++i) {
+		ein_cli_tensor_free(&t[i]);
+		ein_cli_tensor_free(&init[i]);
+	}
+	return ok;
+}
+
+int ein_cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .repeat = 10, .check = -1 };
+	ein_ctx *ctx;
+	ein_program *prog = NULL;
+	ein_kernel *k = NULL;
+	double t0;
+	int ok = -1;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return 2;
+	ctx = ein_ctx_alloc();
+	t0 = ein_cli_now();
+	prog = ein_program_read_file(ctx, o.file);
+	if (prog)
+		k = ein_kernel_compile(prog, o.def);
+	if (k) {
+		int64_t sizes[ein_kernel_n_size(k) + 1];
+
+		if (ein_cli_parse_sizes(o.sizes, k, sizes) == 0) {
+			printf("kernel %s (", o.def ? o.def :
+				ein_program_get_def_name(prog, 0));
+			print_sizes(k, sizes);
+			printf("): compiled in %.1f ms\n",
+				(ein_cli_now() - t0) * 1e3);
+			ok = run_kernel(k, &o, sizes);
+		}
+	}
+	if (ein_ctx_last_status(ctx) != EIN_OK)
+		fputs(ein_ctx_last_error(ctx), stderr);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+	return ok == 0 ? 0 : 1;
+}

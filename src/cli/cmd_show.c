@@ -1,0 +1,72 @@
+/*
+ * cmd_show.c: "ein show", the intermediate forms of a definition.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	ein_stage stage;
+} stages[] = {
+	{ "source", EIN_STAGE_SOURCE },
+	{ "domains", EIN_STAGE_DOMAINS },
+	{ "ast", EIN_STAGE_AST },
+	{ "llvm-unopt", EIN_STAGE_LLVM_UNOPT },
+	{ "llvm", EIN_STAGE_LLVM },
+};
+
+static int parse_stage(const char *name, ein_stage *stage)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); ++i)
+		if (!strcmp(stages[i].name, name)) {
+			*stage = stages[i].stage;
+			return 0;
+		}
+	fprintf(stderr, "ein show: error: unknown stage '%s' (stages: "
+		"source, domains, ast, llvm-unopt, llvm)\n", name);
+	return -1;
+}
+
+int ein_cmd_show(int argc, char **argv)
+{
+	const char *file = NULL, *def = NULL;
+	ein_stage stage = EIN_STAGE_AST;
+	ein_program *prog;
+	ein_ctx *ctx;
+	char *text;
+	int i;
+
+	for (i = 1; i < argc; ++i) {
+		if (!strcmp(argv[i], "--def") && i + 1 < argc)
+			def = argv[++i];
+		else if (!strncmp(argv[i], "--stage=", 8)) {
+			if (parse_stage(argv[i] + 8, &stage) < 0)
+				return 2;
+		} else if (argv[i][0] != '-' && !file)
+			file = argv[i];
+		else {
+			fprintf(stderr, "ein show: error: unexpected argument "
+				"'%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!file) {
+		fprintf(stderr, "ein show: error: no .ein file given\n");
+		return 2;
+	}
+	ctx = ein_ctx_alloc();
+	prog = ein_program_read_file(ctx, file);
+	text = prog ? ein_program_show(prog, def, stage) : NULL;
+	if (text)
+		fputs(text, stdout);
+	else
+		fputs(ein_ctx_last_error(ctx), stderr);
+	free(text);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+	return text ? 0 : 1;
+}

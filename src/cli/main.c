@@ -1,0 +1,46 @@
+/*
+ * main.c: the ein command-line tool: subcommand dispatch and usage.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static const char usage[] =
+"usage: ein COMMAND [ARGS]\n"
+"\n"
+"commands:\n"
+"  run FILE.ein [--def NAME] --sizes M=512,N=512,... [--repeat N] [--check|--no-check]\n"
+"        compile a definition, run it on random inputs, print timings and\n"
+"        compare the result with the reference interpreter\n"
+"  show FILE.ein [--def NAME] --stage=source|domains|ast|llvm-unopt|llvm\n"
+"        print an intermediate form\n"
+"  demo [--sizes 128,256,512,1024]\n"
+"        compile the built-in matmul example and compare it with OpenBLAS's\n"
+"        cblas_sgemm: time, GFLOP/s and the largest error\n"
+"  version\n"
+"        print the version\n";
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(cmd, "run"))
+		return ein_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "show"))
+		return ein_cmd_show(argc - 1, argv + 1);
+	if (!strcmp(cmd, "demo"))
+		return ein_cmd_demo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("ein %s\n", ein_version());
+		return 0;
+	}
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (*cmd)
+		fprintf(stderr, "ein: error: unknown command '%s'\n", cmd);
+	fputs(usage, stderr);
+	return 2;
+}

@@ -1,0 +1,165 @@
+/*
+ * random.c: tensors, random data, clocks and size lists for the CLI.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+
+int ein_cli_tensor_alloc(struct ein_cli_tensor *t, ein_kernel *k, int pos,
+	const int64_t *sizes)
+{
+	int d, ndim = ein_kernel_tensor_ndim(k, pos);
+	size_t bytes = 4;
+
+	memset(t, 0, sizeof(*t));
+	if (ndim < 0 || ndim > 16)
+		return -1;
+	if (ein_kernel_tensor_shape(k, pos, sizes, ein_kernel_n_size(k),
+			t->shape) != EIN_OK)
+		return -1;
+	t->n = 1;
+	for (d = 0; d < ndim; ++d)
+		t->n *= t->shape[d];
+	t->dl.ndim = ndim;
+	t->dl.shape = t->shape;
+	t->dl.device.device_type = kDLCPU;
+	t->dl.dtype.code = kDLFloat;
+	t->dl.dtype.bits = 32;
+	t->dl.dtype.lanes = 1;
+	t->dl.data = aligned_alloc(64, ((t->n * bytes + 63) / 64) * 64);
+	if (!t->dl.data)
+		return -1;
+	memset(t->dl.data, 0, t->n * bytes);
+	return 0;
+}
+
+void ein_cli_tensor_free(struct ein_cli_tensor *t)
+{
+	free(t->dl.data);
+	t->dl.data = NULL;
+}
+
+/* splitmix64: a small, good generator, with no global state. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void ein_cli_tensor_randomize(struct ein_cli_tensor *t, uint64_t *seed)
+{
+	float *f = t->dl.data;
+	int64_t i;
+
+	for (i = 0; i < t->n; ++i)
+		f[i] = (float) ((next_random(seed) >> 11) * 0x1p-52 - 1.0);
+}
+
+void ein_cli_tensor_copy(struct ein_cli_tensor *dst,
+	const struct ein_cli_tensor *src)
+{
+	memcpy(dst->dl.data, src->dl.data, src->n * sizeof(float));
+}
+
+void ein_cli_tensor_compare(const struct ein_cli_tensor *a,
+	const struct ein_cli_tensor *b, double *max_err, double *max_ref)
+{
+	const float *x = a->dl.data, *y = b->dl.data;
+	int64_t i;
+
+	*max_err = 0;
+	*max_ref = 0;
+	for (i = 0; i < a->n; ++i) {
+		double err = fabs((double) x[i] - y[i]);
+
+		if (!(err <= *max_err))
+			*max_err = err;
+		if (fabs(y[i]) > *max_ref)
+			*max_ref = fabs(y[i]);
+	}
+}
+
+double ein_cli_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *) a, y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+double ein_cli_median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), &cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The position of size "name" (of length len) in k, -1 if none. */
+static int find_size(ein_kernel *k, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < ein_kernel_n_size(k); ++i)
+		if (strlen(ein_kernel_get_size_name(k, i)) == len &&
+		    !strncmp(ein_kernel_get_size_name(k, i), name, len))
+			return i;
+	return -1;
+}
+
+static void print_size_names(ein_kernel *k)
+{
+	int i;
+
+	for (i = 0; i < ein_kernel_n_size(k); ++i)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			ein_kernel_get_size_name(k, i));
+	fprintf(stderr, "\n");
+}
+
+int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
+{
+	const char *p = spec ? spec : "";
+	int i, n = ein_kernel_n_size(k);
+
+	for (i = 0; i < n; ++i)
+		sizes[i] = -1;
+	while (*p) {
+		const char *eq = strchr(p, '=');
+		char *end;
+		int pos = eq ? find_size(k, p, eq - p) : -1;
+
+		if (pos < 0) {
+			fprintf(stderr, "ein: error: bad size '%.*s' in "
+				"--sizes; the kernel's sizes are: ",
+				(int) strcspn(p, ","), p);
+			return print_size_names(k), -1;
+		}
+		sizes[pos] = strtoll(eq + 1, &end, 10);
+		if (end == eq + 1 || (*end && *end != ',') || sizes[pos] < 1) {
+			fprintf(stderr, "ein: error: size %.*s needs a "
+				"positive integer value\n", (int) (eq - p), p);
+			return -1;
+		}
+		p = *end ? end + 1 : end;
+	}
+	for (i = 0; i < n; ++i)
+		if (sizes[i] < 0) {
+			fprintf(stderr, "ein: error: --sizes gives no value "
+				"for %s; the kernel's sizes are: ",
+				ein_kernel_get_size_name(k, i));
+			return print_size_names(k), -1;
+		}
+	return 0;
+}

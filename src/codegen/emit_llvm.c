@@ -1,0 +1,839 @@
+/*
+ * emit_llvm.c: the LLVM backend of the AST walker.
+ *
+ * Loop iterators live in allocas of the entry block, which LLVM's SROA
+ * turns into SSA values; index arithmetic is in i64; tensors are row-major
+ * arrays behind noalias pointers, so that LLVM may vectorise the innermost
+ * loop.  Statement bodies (the source expressions) are lowered here, in
+ * the tensors' element type.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Analysis.h>
+#include "ctx.h"
+#include "diag.h"
+#include "codegen/walk.h"
+#include "codegen/emit_llvm.h"
+
+/* A loop or condition being emitted: the blocks its end jumps to. */
+struct block_frame {
+	LLVMBasicBlockRef header;
+	LLVMBasicBlockRef exit;
+	LLVMBasicBlockRef other;
+};
+
+/* The state of one emission.
+ * ctx, scop: what is compiled; c, m, b: LLVM context, module, builder;
+ * fn, entry: the kernel and its entry block (home of the allocas);
+ * i64, elem, ptr: the index, element and pointer types;
+ * tensor: the base pointer of each tensor; extent: the i64 extents of
+ *	each tensor; size: the size arguments;
+ * n_iter, iter_id, iter_slot: the loop iterators seen so far;
+ * n_frame, frame: the enclosing loops and conditions;
+ * em: the walker's emitter, which statement bodies use for indices. */
+struct llvm_emit {
+	ein_ctx *ctx;
+	const struct ein_emitter *em;
+	struct ein_scop *scop;
+	LLVMContextRef c;
+	LLVMModuleRef m;
+	LLVMBuilderRef b;
+	LLVMValueRef fn;
+	LLVMBasicBlockRef entry;
+	LLVMTypeRef i64, elem, ptr;
+	LLVMValueRef *tensor;
+	LLVMValueRef **extent;
+	LLVMValueRef *size;
+	int n_iter;
+	isl_id **iter_id;
+	LLVMValueRef *iter_slot;
+	int n_frame;
+	struct block_frame frame[64];
+};
+
+static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
+{
+	LLVMBuilderRef ab;
+	LLVMValueRef slot;
+	int i;
+
+	for (i = 0; i < e->n_iter; ++i)
+		if (e->iter_id[i] == id)
+			return e->iter_slot[i];
+	if (!create)
+		return NULL;
+	e->iter_id = realloc(e->iter_id, (e->n_iter + 1) * sizeof(isl_id *));
+	e->iter_slot = realloc(e->iter_slot,
+		(e->n_iter + 1) * sizeof(LLVMValueRef));
+	if (!e->iter_id || !e->iter_slot)
+		return NULL;
+	ab = LLVMCreateBuilderInContext(e->c);
+	LLVMPositionBuilder(ab, e->entry, LLVMGetFirstInstruction(e->entry));
+	slot = LLVMBuildAlloca(ab, e->i64, isl_id_get_name(id));
+	LLVMDisposeBuilder(ab);
+	e->iter_id[e->n_iter] = id;
+	e->iter_slot[e->n_iter++] = slot;
+	return slot;
+}
+
+static ein_value expr_int(void *user, long v)
+{
+	struct llvm_emit *e = user;
+
+	return LLVMConstInt(e->i64, (unsigned long long) v, 1);
+}
+
+static ein_value expr_id(void *user, isl_id *id)
+{
+	struct llvm_emit *e = user;
+	LLVMValueRef slot = iter_slot(e, id, 0);
+	int pos;
+
+	if (slot)
+		return LLVMBuildLoad2(e->b, e->i64, slot, isl_id_get_name(id));
+	pos = ein_func_find_size(e->scop->func, isl_id_get_name(id));
+	if (pos >= 0)
+		return e->size[pos];
+	ein_internal(e->ctx, "unknown identifier '%s' in the AST",
+		isl_id_get_name(id));
+	return NULL;
+}
+
+/* floor(a / b) for b > 0, as isl's fdiv_q: the quotient rounded towards
+ * minus infinity. */
+static LLVMValueRef floor_div(struct llvm_emit *e, LLVMValueRef a,
+	LLVMValueRef b)
+{
+	LLVMValueRef q = LLVMBuildSDiv(e->b, a, b, "q");
+	LLVMValueRef r = LLVMBuildSRem(e->b, a, b, "r");
+	LLVMValueRef zero = LLVMConstInt(e->i64, 0, 0);
+	LLVMValueRef neg = LLVMBuildICmp(e->b, LLVMIntSLT, r, zero, "");
+
+	return LLVMBuildSub(e->b, q, LLVMBuildZExt(e->b, neg, e->i64, ""),
+		"fdiv");
+}
+
+static LLVMValueRef icmp_select(struct llvm_emit *e, LLVMIntPredicate pred,
+	LLVMValueRef a, LLVMValueRef b)
+{
+	return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, pred, a, b, ""),
+		a, b, "");
+}
+
+static ein_value expr_op(void *user, enum isl_ast_expr_op_type op, int n,
+	ein_value *args)
+{
+	struct llvm_emit *e = user;
+	LLVMValueRef *a = (LLVMValueRef *) args;
+	LLVMBuilderRef b = e->b;
+
+	switch (op) {
+	case isl_ast_expr_op_and:
+	case isl_ast_expr_op_and_then:
+		return LLVMBuildAnd(b, a[0], a[1], "");
+	case isl_ast_expr_op_or:
+	case isl_ast_expr_op_or_else:
+		return LLVMBuildOr(b, a[0], a[1], "");
+	case isl_ast_expr_op_max:
+	case isl_ast_expr_op_min: {
+		LLVMValueRef v = a[0];
+		int i;
+
+		for (i = 1; i < n; ++i)
+			v = icmp_select(e, op == isl_ast_expr_op_max ?
+				LLVMIntSGT : LLVMIntSLT, v, a[i]);
+		return v;
+	}
+	case isl_ast_expr_op_minus:
+		return LLVMBuildNeg(b, a[0], "");
+	case isl_ast_expr_op_add:
+		return LLVMBuildNSWAdd(b, a[0], a[1], "");
+	case isl_ast_expr_op_sub:
+		return LLVMBuildNSWSub(b, a[0], a[1], "");
+	case isl_ast_expr_op_mul:
+		return LLVMBuildNSWMul(b, a[0], a[1], "");
+	case isl_ast_expr_op_div:
+		return LLVMBuildExactSDiv(b, a[0], a[1], "");
+	case isl_ast_expr_op_fdiv_q:
+		return floor_div(e, a[0], a[1]);
+	case isl_ast_expr_op_pdiv_q:
+		return LLVMBuildSDiv(b, a[0], a[1], "");
+	case isl_ast_expr_op_pdiv_r:
+	case isl_ast_expr_op_zdiv_r:
+		return LLVMBuildSRem(b, a[0], a[1], "");
+	case isl_ast_expr_op_cond:
+	case isl_ast_expr_op_select:
+		return LLVMBuildSelect(b, a[0], a[1], a[2], "");
+	case isl_ast_expr_op_eq:
+		return LLVMBuildICmp(b, LLVMIntEQ, a[0], a[1], "");
+	case isl_ast_expr_op_le:
+		return LLVMBuildICmp(b, LLVMIntSLE, a[0], a[1], "");
+	case isl_ast_expr_op_lt:
+		return LLVMBuildICmp(b, LLVMIntSLT, a[0], a[1], "");
+	case isl_ast_expr_op_ge:
+		return LLVMBuildICmp(b, LLVMIntSGE, a[0], a[1], "");
+	case isl_ast_expr_op_gt:
+		return LLVMBuildICmp(b, LLVMIntSGT, a[0], a[1], "");
+	default:
+		ein_internal(e->ctx, "unexpected operation %d in the AST", op);
+		return NULL;
+	}
+}
+
+static LLVMBasicBlockRef new_block(struct llvm_emit *e, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(e->c, e->fn, name);
+}
+
+static struct block_frame *push_frame(struct llvm_emit *e)
+{
+	if (e->n_frame >= (int) (sizeof(e->frame) / sizeof(e->frame[0]))) {
+		ein_internal(e->ctx, "loop nest too deep");
+		return NULL;
+	}
+	return &e->frame[e->n_frame++];
+}
+
+static int for_open(void *user, isl_id *iter, ein_value init)
+{
+	struct llvm_emit *e = user;
+	LLVMValueRef slot = iter_slot(e, iter, 1);
+	struct block_frame *f = push_frame(e);
+
+	if (!slot || !f)
+		return -1;
+	LLVMBuildStore(e->b, init, slot);
+	f->header = new_block(e, "loop");
+	LLVMBuildBr(e->b, f->header);
+	LLVMPositionBuilderAtEnd(e->b, f->header);
+	return 0;
+}
+
+static int for_test(void *user, ein_value cond)
+{
+	struct llvm_emit *e = user;
+	struct block_frame *f = &e->frame[e->n_frame - 1];
+	LLVMBasicBlockRef body = new_block(e, "body");
+
+	f->exit = new_block(e, "exit");
+	LLVMBuildCondBr(e->b, cond, body, f->exit);
+	LLVMPositionBuilderAtEnd(e->b, body);
+	return 0;
+}
+
+static int for_close(void *user, isl_id *iter, ein_value inc)
+{
+	struct llvm_emit *e = user;
+	struct block_frame *f = &e->frame[--e->n_frame];
+	LLVMValueRef slot = iter_slot(e, iter, 0);
+	LLVMValueRef v = LLVMBuildLoad2(e->b, e->i64, slot, "");
+
+	LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, v, inc, "next"), slot);
+	LLVMBuildBr(e->b, f->header);
+	LLVMPositionBuilderAtEnd(e->b, f->exit);
+	return 0;
+}
+
+static int if_open(void *user, ein_value cond)
+{
+	struct llvm_emit *e = user;
+	struct block_frame *f = push_frame(e);
+	LLVMBasicBlockRef then;
+
+	if (!f)
+		return -1;
+	then = new_block(e, "then");
+	f->other = new_block(e, "else");
+	f->exit = new_block(e, "endif");
+	LLVMBuildCondBr(e->b, cond, then, f->other);
+	LLVMPositionBuilderAtEnd(e->b, then);
+	return 0;
+}
+
+static int if_else(void *user)
+{
+	struct llvm_emit *e = user;
+	struct block_frame *f = &e->frame[e->n_frame - 1];
+
+	LLVMBuildBr(e->b, f->exit);
+	LLVMPositionBuilderAtEnd(e->b, f->other);
+	f->other = NULL;
+	return 0;
+}
+
+static int if_close(void *user)
+{
+	struct llvm_emit *e = user;
+	struct block_frame *f = &e->frame[--e->n_frame];
+
+	LLVMBuildBr(e->b, f->exit);
+	if (f->other) {
+		LLVMPositionBuilderAtEnd(e->b, f->other);
+		LLVMBuildBr(e->b, f->exit);
+	}
+	LLVMPositionBuilderAtEnd(e->b, f->exit);
+	return 0;
+}
+
+/* The body of a statement instance: the walker's emitter, and the
+ * statement's expressions. */
+struct stmt_emit {
+	struct llvm_emit *e;
+	const struct ein_emitter *em;
+	const struct ein_user_stmt *us;
+};
+
+/* The address of access "pos" of the statement: the row-major offset of
+ * its index expressions within its tensor. */
+static LLVMValueRef access_addr(struct stmt_emit *s, int pos)
+{
+	struct llvm_emit *e = s->e;
+	const struct ein_scop_access *a = &s->us->stmt->access[pos];
+	int d, n = e->scop->func->tensor[a->tensor].n_dim;
+	LLVMValueRef off = LLVMConstInt(e->i64, 0, 0);
+
+	for (d = 0; d < n; ++d) {
+		LLVMValueRef idx = ein_walk_expr(s->em, s->us->index[pos][d]);
+
+		if (!idx)
+			return NULL;
+		if (d > 0)
+			off = LLVMBuildNSWMul(e->b, off,
+				e->extent[a->tensor][d], "");
+		off = d > 0 ? LLVMBuildNSWAdd(e->b, off, idx, "") : idx;
+	}
+	return LLVMBuildInBoundsGEP2(e->b, e->elem, e->tensor[a->tensor],
+		&off, 1, "addr");
+}
+
+static LLVMValueRef lower(struct stmt_emit *s, const struct ein_ast_expr *x);
+
+static LLVMValueRef lower_load(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	const struct ein_scop_access *a = ein_scop_stmt_find_access(
+		s->us->stmt, x);
+	LLVMValueRef addr;
+
+	if (!a) {
+		ein_internal(s->e->ctx, "access to '%s' not in the model",
+			x->name);
+		return NULL;
+	}
+	addr = access_addr(s, a - s->us->stmt->access);
+	return addr ? LLVMBuildLoad2(s->e->b, s->e->elem, addr, x->name) :
+		NULL;
+}
+
+static LLVMValueRef lower_ident(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	LLVMValueRef v;
+
+	if (x->ident_kind == EIN_IDENT_INDEX)
+		v = ein_walk_expr(s->em, s->us->iter[x->slot]);
+	else
+		v = s->e->size[x->slot];
+	return v ? LLVMBuildSIToFP(s->e->b, v, s->e->elem, x->name) : NULL;
+}
+
+/* Call intrinsic "name" overloaded on the element type. */
+static LLVMValueRef call_intrinsic(struct llvm_emit *e, const char *name,
+	int n, LLVMValueRef *args)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, &e->elem, 1);
+	LLVMTypeRef ty = LLVMIntrinsicGetType(e->c, id, &e->elem, 1);
+
+	return LLVMBuildCall2(e->b, ty, fn, args, n, "");
+}
+
+/* Call the C library's "name" (float version "name"f). */
+static LLVMValueRef call_libm(struct llvm_emit *e, const char *name,
+	LLVMValueRef arg)
+{
+	char buf[32];
+	LLVMTypeRef ty = LLVMFunctionType(e->elem, &e->elem, 1, 0);
+	LLVMValueRef fn;
+
+	snprintf(buf, sizeof(buf), "%s%s", name,
+		LLVMGetTypeKind(e->elem) == LLVMFloatTypeKind ? "f" : "");
+	fn = LLVMGetNamedFunction(e->m, buf);
+	if (!fn)
+		fn = LLVMAddFunction(e->m, buf, ty);
+	return LLVMBuildCall2(e->b, ty, fn, &arg, 1, "");
+}
+
+static LLVMValueRef fconst(struct llvm_emit *e, double v)
+{
+	return LLVMConstReal(e->elem, v);
+}
+
+static LLVMValueRef lower_call(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	struct llvm_emit *e = s->e;
+	LLVMValueRef a[3], t;
+	int i;
+
+	for (i = 0; i < x->n_arg && i < 3; ++i)
+		if (!(a[i] = lower(s, x->args[i])))
+			return NULL;
+	if (!strcmp(x->name, "rsqrt"))
+		return LLVMBuildFDiv(e->b, fconst(e, 1),
+			call_intrinsic(e, "llvm.sqrt", 1, a), "");
+	if (!strcmp(x->name, "sigmoid")) {
+		t = call_intrinsic(e, "llvm.exp", 1,
+			(LLVMValueRef[]) { LLVMBuildFNeg(e->b, a[0], "") });
+		return LLVMBuildFDiv(e->b, fconst(e, 1),
+			LLVMBuildFAdd(e->b, fconst(e, 1), t, ""), "");
+	}
+	if (!strcmp(x->name, "tanh") || !strcmp(x->name, "erf"))
+		return call_libm(e, x->name, a[0]);
+	if (!strcmp(x->name, "abs"))
+		return call_intrinsic(e, "llvm.fabs", 1, a);
+	if (!strcmp(x->name, "min"))
+		return call_intrinsic(e, "llvm.minnum", 2, a);
+	if (!strcmp(x->name, "max"))
+		return call_intrinsic(e, "llvm.maxnum", 2, a);
+	{
+		char name[32];
+
+		snprintf(name, sizeof(name), "llvm.%s", x->name);
+		return call_intrinsic(e, name, x->n_arg, a);
+	}
+}
+
+/* "x" as an i1 truth value: non-zero (or NaN) is true, as in C. */
+static LLVMValueRef lower_cond(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	LLVMValueRef v = lower(s, x);
+
+	if (!v)
+		return NULL;
+	return LLVMBuildFCmp(s->e->b, LLVMRealUNE, v, fconst(s->e, 0), "");
+}
+
+static LLVMValueRef from_bool(struct llvm_emit *e, LLVMValueRef c)
+{
+	return LLVMBuildUIToFP(e->b, c, e->elem, "");
+}
+
+static LLVMValueRef lower_compare(struct stmt_emit *s, enum ein_op op,
+	LLVMValueRef a, LLVMValueRef b)
+{
+	static const LLVMRealPredicate pred[] = {
+		[EIN_OP_LT] = LLVMRealOLT, [EIN_OP_LE] = LLVMRealOLE,
+		[EIN_OP_GT] = LLVMRealOGT, [EIN_OP_GE] = LLVMRealOGE,
+		[EIN_OP_EQ] = LLVMRealOEQ, [EIN_OP_NE] = LLVMRealUNE,
+	};
+
+	return from_bool(s->e, LLVMBuildFCmp(s->e->b, pred[op], a, b, ""));
+}
+
+static LLVMValueRef lower_binary(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	LLVMBuilderRef b = s->e->b;
+	LLVMValueRef l = lower(s, x->args[0]), r = lower(s, x->args[1]);
+
+	if (!l || !r)
+		return NULL;
+	switch (x->op) {
+	case EIN_OP_ADD: return LLVMBuildFAdd(b, l, r, "");
+	case EIN_OP_SUB: return LLVMBuildFSub(b, l, r, "");
+	case EIN_OP_MUL: return LLVMBuildFMul(b, l, r, "");
+	case EIN_OP_DIV: return LLVMBuildFDiv(b, l, r, "");
+	case EIN_OP_MOD: return LLVMBuildFRem(b, l, r, "");
+	case EIN_OP_AND:
+	case EIN_OP_OR:
+		l = LLVMBuildFCmp(b, LLVMRealUNE, l, fconst(s->e, 0), "");
+		r = LLVMBuildFCmp(b, LLVMRealUNE, r, fconst(s->e, 0), "");
+		return from_bool(s->e, x->op == EIN_OP_AND ?
+			LLVMBuildAnd(b, l, r, "") : LLVMBuildOr(b, l, r, ""));
+	default:
+		return lower_compare(s, x->op, l, r);
+	}
+}
+
+/* c ? a : b, evaluating only the branch taken: a guarded access may be
+ * out of bounds when its guard is false. */
+static LLVMValueRef lower_select(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	struct llvm_emit *e = s->e;
+	LLVMValueRef c = lower_cond(s, x->args[0]), v[2], phi;
+	LLVMBasicBlockRef bb[2], join;
+	int i;
+
+	if (!c)
+		return NULL;
+	bb[0] = new_block(e, "sel.t");
+	bb[1] = new_block(e, "sel.f");
+	join = new_block(e, "sel.join");
+	LLVMBuildCondBr(e->b, c, bb[0], bb[1]);
+	for (i = 0; i < 2; ++i) {
+		LLVMPositionBuilderAtEnd(e->b, bb[i]);
+		if (!(v[i] = lower(s, x->args[1 + i])))
+			return NULL;
+		bb[i] = LLVMGetInsertBlock(e->b);
+		LLVMBuildBr(e->b, join);
+	}
+	LLVMPositionBuilderAtEnd(e->b, join);
+	phi = LLVMBuildPhi(e->b, e->elem, "sel");
+	LLVMAddIncoming(phi, v, bb, 2);
+	return phi;
+}
+
+/* A cast of a value to "type": to an integer type it truncates towards
+ * zero, to bool it tests for non-zero; the element type is unchanged. */
+static LLVMValueRef lower_cast(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	LLVMValueRef v = lower(s, x->args[0]);
+
+	if (!v || x->type == EIN_TYPE_F32 || x->type == EIN_TYPE_F64)
+		return v;
+	if (x->type == EIN_TYPE_BOOL)
+		return from_bool(s->e, LLVMBuildFCmp(s->e->b, LLVMRealUNE, v,
+			fconst(s->e, 0), ""));
+	return call_intrinsic(s->e, "llvm.trunc", 1, &v);
+}
+
+static LLVMValueRef lower(struct stmt_emit *s, const struct ein_ast_expr *x)
+{
+	LLVMValueRef v;
+
+	switch (x->kind) {
+	case EIN_EXPR_INT:
+		return fconst(s->e, (double) x->ival);
+	case EIN_EXPR_FLOAT:
+		return fconst(s->e, x->fval);
+	case EIN_EXPR_IDENT:
+		return lower_ident(s, x);
+	case EIN_EXPR_ACCESS:
+		return lower_load(s, x);
+	case EIN_EXPR_UNARY:
+		v = x->op == EIN_OP_NEG ? lower(s, x->args[0]) :
+			lower_cond(s, x->args[0]);
+		if (!v)
+			return NULL;
+		if (x->op == EIN_OP_NEG)
+			return LLVMBuildFNeg(s->e->b, v, "");
+		return from_bool(s->e, LLVMBuildNot(s->e->b, v, ""));
+	case EIN_EXPR_BINARY:
+		return lower_binary(s, x);
+	case EIN_EXPR_SELECT:
+		return lower_select(s, x);
+	case EIN_EXPR_CALL:
+		return lower_call(s, x);
+	case EIN_EXPR_CAST:
+		return lower_cast(s, x);
+	}
+	return NULL;
+}
+
+/* The identity of reduction "op": the value a "!" statement starts from. */
+static LLVMValueRef identity(struct llvm_emit *e, enum ein_assign op)
+{
+	switch (op) {
+	case EIN_ASSIGN_MUL:
+		return fconst(e, 1);
+	case EIN_ASSIGN_MAX:
+		return fconst(e, -__builtin_inf());
+	case EIN_ASSIGN_MIN:
+		return fconst(e, __builtin_inf());
+	default:
+		return fconst(e, 0);
+	}
+}
+
+static LLVMValueRef combine(struct llvm_emit *e, enum ein_assign op,
+	LLVMValueRef old, LLVMValueRef v)
+{
+	LLVMValueRef args[2] = { old, v };
+
+	switch (op) {
+	case EIN_ASSIGN_ADD:
+		return LLVMBuildFAdd(e->b, old, v, "");
+	case EIN_ASSIGN_MUL:
+		return LLVMBuildFMul(e->b, old, v, "");
+	case EIN_ASSIGN_MAX:
+		return call_intrinsic(e, "llvm.maxnum", 2, args);
+	case EIN_ASSIGN_MIN:
+		return call_intrinsic(e, "llvm.minnum", 2, args);
+	default:
+		return v;
+	}
+}
+
+static int user_stmt(void *user, const struct ein_user_stmt *us)
+{
+	struct llvm_emit *e = user;
+	const struct ein_scop_stmt *stmt = us->stmt;
+	const struct ein_ast_stmt *src = e->scop->func->stmt[stmt->src].ast;
+	struct stmt_emit s = { e, e->em, us };
+	LLVMValueRef v, addr;
+
+	if (stmt->is_init)
+		v = identity(e, src->op);
+	else
+		v = lower(&s, src->rhs);
+	addr = v ? access_addr(&s, 0) : NULL;
+	if (!addr)
+		return -1;
+	if (!stmt->is_init && src->op != EIN_ASSIGN_SET)
+		v = combine(e, src->op, LLVMBuildLoad2(e->b, e->elem, addr,
+			""), v);
+	LLVMBuildStore(e->b, v, addr);
+	return 0;
+}
+
+static LLVMTypeRef elem_type(LLVMContextRef c, enum ein_type type)
+{
+	return type == EIN_TYPE_F64 ? LLVMDoubleTypeInContext(c) :
+		LLVMFloatTypeInContext(c);
+}
+
+static void add_attr(struct llvm_emit *e, LLVMValueRef fn, unsigned idx,
+	const char *name)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+
+	LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(e->c, kind,
+		0));
+}
+
+/* The number of tensors passed as arguments: inputs and outputs. */
+static int n_arg_tensor(const struct ein_func *func)
+{
+	int i, n = 0;
+
+	for (i = 0; i < func->n_tensor; ++i)
+		if (func->tensor[i].role != EIN_ROLE_TEMP)
+			n++;
+	return n;
+}
+
+/* Declare the kernel: one noalias pointer per argument tensor, then one
+ * i64 per size. */
+static LLVMValueRef declare_kernel(struct llvm_emit *e, const char *name)
+{
+	const struct ein_func *func = e->scop->func;
+	int i, n_t = n_arg_tensor(func), n = n_t + func->n_size;
+	LLVMTypeRef params[n + 1];
+	LLVMValueRef fn;
+
+	for (i = 0; i < n; ++i)
+		params[i] = i < n_t ? e->ptr : e->i64;
+	fn = LLVMAddFunction(e->m, name,
+		LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, n, 0));
+	for (i = 0; i < n_t; ++i) {
+		add_attr(e, fn, i + 1, "noalias");
+		add_attr(e, fn, i + 1, "nocapture");
+	}
+	add_attr(e, fn, LLVMAttributeFunctionIndex, "nounwind");
+	return fn;
+}
+
+/* Compute the extents of every tensor at the start of the kernel. */
+static int emit_extents(struct llvm_emit *e)
+{
+	const struct ein_func *func = e->scop->func;
+	int i, d;
+
+	e->extent = calloc(func->n_tensor + 1, sizeof(*e->extent));
+	for (i = 0; e->extent && i < func->n_tensor; ++i) {
+		e->extent[i] = calloc(func->tensor[i].n_dim + 1,
+			sizeof(LLVMValueRef));
+		if (!e->extent[i])
+			return -1;
+		for (d = 0; d < func->tensor[i].n_dim; ++d) {
+			isl_ast_expr *x = ein_ast_build_extent(e->scop,
+				func->tensor[i].shape[d]);
+
+			e->extent[i][d] = x ? ein_walk_expr(e->em, x) : NULL;
+			isl_ast_expr_free(x);
+			if (!e->extent[i][d])
+				return -1;
+		}
+	}
+	return e->extent ? 0 : -1;
+}
+
+static LLVMValueRef libc_function(struct llvm_emit *e, const char *name,
+	LLVMTypeRef ret, LLVMTypeRef arg)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(e->m, name);
+
+	if (!fn)
+		fn = LLVMAddFunction(e->m, name, LLVMFunctionType(ret, &arg, 1,
+			0));
+	return fn;
+}
+
+/* Allocate the temporaries on the heap: they may be far larger than a
+ * stack. */
+static void emit_temp_alloc(struct llvm_emit *e)
+{
+	const struct ein_func *func = e->scop->func;
+	LLVMValueRef fn = libc_function(e, "malloc", e->ptr, e->i64);
+	LLVMTypeRef ty = LLVMGlobalGetValueType(fn);
+	int i, d;
+
+	for (i = 0; i < func->n_tensor; ++i) {
+		LLVMValueRef bytes = LLVMSizeOf(e->elem);
+
+		if (func->tensor[i].role != EIN_ROLE_TEMP)
+			continue;
+		for (d = 0; d < func->tensor[i].n_dim; ++d)
+			bytes = LLVMBuildMul(e->b, bytes, e->extent[i][d], "");
+		e->tensor[i] = LLVMBuildCall2(e->b, ty, fn, &bytes, 1,
+			func->tensor[i].name);
+	}
+}
+
+static void emit_temp_free(struct llvm_emit *e)
+{
+	const struct ein_func *func = e->scop->func;
+	LLVMValueRef fn = libc_function(e, "free",
+		LLVMVoidTypeInContext(e->c), e->ptr);
+	LLVMTypeRef ty = LLVMGlobalGetValueType(fn);
+	int i;
+
+	for (i = 0; i < func->n_tensor; ++i)
+		if (func->tensor[i].role == EIN_ROLE_TEMP)
+			LLVMBuildCall2(e->b, ty, fn, &e->tensor[i], 1, "");
+}
+
+/* Bind the kernel's parameters to tensors and sizes. */
+static void bind_params(struct llvm_emit *e)
+{
+	const struct ein_func *func = e->scop->func;
+	int i, k = 0;
+
+	for (i = 0; i < func->n_tensor; ++i)
+		if (func->tensor[i].role != EIN_ROLE_TEMP) {
+			e->tensor[i] = LLVMGetParam(e->fn, k++);
+			LLVMSetValueName2(e->tensor[i], func->tensor[i].name,
+				strlen(func->tensor[i].name));
+		}
+	for (i = 0; i < func->n_size; ++i) {
+		e->size[i] = LLVMGetParam(e->fn, k++);
+		LLVMSetValueName2(e->size[i], func->size[i],
+			strlen(func->size[i]));
+	}
+}
+
+/* The entry point NAME__entry(void **tensors, const int64_t *sizes), which
+ * lets the JIT call every kernel through one C type. */
+static void emit_entry(struct llvm_emit *e, const char *name)
+{
+	const struct ein_func *func = e->scop->func;
+	int i, n_t = n_arg_tensor(func), n = n_t + func->n_size;
+	LLVMTypeRef params[2] = { e->ptr, e->ptr };
+	LLVMTypeRef ty = LLVMFunctionType(LLVMVoidTypeInContext(e->c), params,
+		2, 0);
+	char buf[strlen(name) + sizeof(EIN_ENTRY_SUFFIX)];
+	LLVMValueRef fn, args[n + 1];
+
+	snprintf(buf, sizeof(buf), "%s%s", name, EIN_ENTRY_SUFFIX);
+	fn = LLVMAddFunction(e->m, buf, ty);
+	LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(e->c, fn,
+		"entry"));
+	for (i = 0; i < n; ++i) {
+		LLVMValueRef base = LLVMGetParam(fn, i < n_t ? 0 : 1);
+		LLVMValueRef idx = LLVMConstInt(e->i64, i < n_t ? i : i - n_t,
+			0);
+		LLVMTypeRef t = i < n_t ? e->ptr : e->i64;
+		LLVMValueRef addr = LLVMBuildInBoundsGEP2(e->b, t, base, &idx,
+			1, "");
+
+		args[i] = LLVMBuildLoad2(e->b, t, addr, "");
+	}
+	LLVMBuildCall2(e->b, LLVMGlobalGetValueType(e->fn), e->fn, args, n,
+		"");
+	LLVMBuildRetVoid(e->b);
+}
+
+static int emit_kernel(struct llvm_emit *e, __isl_keep isl_ast_node *tree,
+	const char *name)
+{
+	LLVMBasicBlockRef body;
+
+	e->fn = declare_kernel(e, name);
+	e->entry = LLVMAppendBasicBlockInContext(e->c, e->fn, "entry");
+	body = LLVMAppendBasicBlockInContext(e->c, e->fn, "body");
+	LLVMPositionBuilderAtEnd(e->b, e->entry);
+	bind_params(e);
+	if (emit_extents(e) < 0)
+		return -1;
+	emit_temp_alloc(e);
+	LLVMBuildBr(e->b, body);
+	LLVMPositionBuilderAtEnd(e->b, body);
+	if (ein_walk_node(e->em, tree) < 0)
+		return -1;
+	emit_temp_free(e);
+	LLVMBuildRetVoid(e->b);
+	emit_entry(e, name);
+	return 0;
+}
+
+static void llvm_emit_clear(struct llvm_emit *e)
+{
+	int i;
+
+	for (i = 0; e->extent && i < e->scop->func->n_tensor; ++i)
+		free(e->extent[i]);
+	free(e->extent);
+	free(e->tensor);
+	free(e->size);
+	free(e->iter_id);
+	free(e->iter_slot);
+	if (e->b)
+		LLVMDisposeBuilder(e->b);
+}
+
+static int verify(ein_ctx *ctx, LLVMModuleRef m)
+{
+	char *msg = NULL;
+	int bad = LLVMVerifyModule(m, LLVMReturnStatusAction, &msg);
+
+	if (bad)
+		ein_internal(ctx, "invalid LLVM IR: %s", msg ? msg : "?");
+	LLVMDisposeMessage(msg);
+	return bad ? -1 : 0;
+}
+
+LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
+	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name)
+{
+	struct llvm_emit e = { .ctx = ctx, .scop = scop, .c = llctx };
+	struct ein_emitter em = { &e, &expr_int, &expr_id, &expr_op,
+		&for_open, &for_test, &for_close, &if_open, &if_else,
+		&if_close, &user_stmt };
+	const struct ein_func *func = scop->func;
+	int ok;
+
+	e.em = &em;
+	e.m = LLVMModuleCreateWithNameInContext(name, llctx);
+	e.b = LLVMCreateBuilderInContext(llctx);
+	e.i64 = LLVMInt64TypeInContext(llctx);
+	e.ptr = LLVMPointerTypeInContext(llctx, 0);
+	e.elem = elem_type(llctx, func->tensor[0].type);
+	e.tensor = calloc(func->n_tensor + 1, sizeof(*e.tensor));
+	e.size = calloc(func->n_size + 1, sizeof(*e.size));
+	ok = e.tensor && e.size ? emit_kernel(&e, tree, name) : -1;
+	llvm_emit_clear(&e);
+	if (ok == 0)
+		ok = verify(ctx, e.m);
+	if (ok < 0) {
+		if (ein_diag_n_error(ctx) == 0)
+			ein_internal(ctx, "LLVM code generation failed");
+		LLVMDisposeModule(e.m);
+		return NULL;
+	}
+	return e.m;
+}

@@ -1,0 +1,26 @@
+/*
+ * emit_llvm.h: LLVM IR for the isl AST of a scop.
+ */
+#ifndef EIN_CODEGEN_EMIT_LLVM_H
+#define EIN_CODEGEN_EMIT_LLVM_H
+
+#include <isl/ast.h>
+#include <llvm-c/Core.h>
+#include "ein.h"
+#include "poly/scop.h"
+
+/* The suffix of the uniform entry point added next to each kernel:
+ * void NAME__entry(void **tensors, const int64_t *sizes). */
+#define EIN_ENTRY_SUFFIX "__entry"
+
+/* Build a module in "llctx" holding
+ *
+ *	void NAME(T *noalias t0, ..., int64_t size0, ...)
+ *
+ * (one pointer per input and output, in signature order, then one value
+ * per size) running "tree", and its entry point NAME__entry.  The module
+ * is verified; returns NULL (with an internal error) when it is not. */
+LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
+	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * target.c: the host target and the O3 pipeline.
+ *
+ * LLVM only vectorises for the vector width it is told of: the kernels get
+ * the host's CPU name and features as function attributes as well as a
+ * target machine, so that the loop vectoriser and the code generator agree
+ * on AVX-512, AVX2 or NEON.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include "diag.h"
+#include "codegen/target.h"
+
+/* triple, cpu, features: as LLVM names them (owned, LLVM messages);
+ * tm: the target machine. */
+struct ein_target {
+	char *triple;
+	char *cpu;
+	char *features;
+	LLVMTargetMachineRef tm;
+};
+
+static pthread_once_t llvm_init_once = PTHREAD_ONCE_INIT;
+
+/* LLVM's target registry is process-wide: initialise it once. */
+static void llvm_init(void)
+{
+	LLVMInitializeNativeTarget();
+	LLVMInitializeNativeAsmPrinter();
+}
+
+void ein_target_free(struct ein_target *target)
+{
+	if (!target)
+		return;
+	if (target->tm)
+		LLVMDisposeTargetMachine(target->tm);
+	LLVMDisposeMessage(target->triple);
+	LLVMDisposeMessage(target->cpu);
+	LLVMDisposeMessage(target->features);
+	free(target);
+}
+
+void ein_target_init(void)
+{
+	pthread_once(&llvm_init_once, &llvm_init);
+}
+
+struct ein_target *ein_target_host(ein_ctx *ctx)
+{
+	struct ein_target *t = calloc(1, sizeof(*t));
+	LLVMTargetRef target;
+	char *msg = NULL;
+
+	ein_target_init();
+	if (!t)
+		return NULL;
+	t->triple = LLVMGetDefaultTargetTriple();
+	t->cpu = LLVMGetHostCPUName();
+	t->features = LLVMGetHostCPUFeatures();
+	if (LLVMGetTargetFromTriple(t->triple, &target, &msg)) {
+		ein_internal(ctx, "no LLVM target for %s: %s", t->triple, msg);
+		LLVMDisposeMessage(msg);
+		ein_target_free(t);
+		return NULL;
+	}
+	t->tm = LLVMCreateTargetMachine(target, t->triple, t->cpu,
+		t->features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+		LLVMCodeModelJITDefault);
+	return t;
+}
+
+/* Tell every function defined in "m" which CPU it runs on. */
+static void set_cpu_attrs(struct ein_target *t, LLVMModuleRef m)
+{
+	LLVMContextRef c = LLVMGetModuleContext(m);
+	LLVMValueRef fn;
+
+	for (fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+		if (LLVMIsDeclaration(fn))
+			continue;
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+			LLVMCreateStringAttribute(c, "target-cpu", 10,
+				t->cpu, strlen(t->cpu)));
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+			LLVMCreateStringAttribute(c, "target-features", 15,
+				t->features, strlen(t->features)));
+	}
+}
+
+int ein_target_optimize(ein_ctx *ctx, struct ein_target *t, LLVMModuleRef m)
+{
+	LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(t->tm);
+	char *str = LLVMCopyStringRepOfTargetData(layout);
+	LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err;
+
+	LLVMSetTarget(m, t->triple);
+	LLVMSetDataLayout(m, str);
+	LLVMDisposeMessage(str);
+	LLVMDisposeTargetData(layout);
+	set_cpu_attrs(t, m);
+	LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
+	LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
+	LLVMPassBuilderOptionsSetLoopInterleaving(opts, 1);
+	LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
+	err = LLVMRunPasses(m, "default<O3>", t->tm, opts);
+	LLVMDisposePassBuilderOptions(opts);
+	if (err) {
+		char *msg = LLVMGetErrorMessage(err);
+
+		ein_internal(ctx, "LLVM's optimiser failed: %s", msg);
+		LLVMDisposeErrorMessage(msg);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,160 @@
+/*
+ * walk.c: traversal of isl ASTs and lowering of their expressions, shared
+ * by the backends.
+ */
+#include <stdlib.h>
+#include <isl/ast.h>
+#include <isl/val.h>
+#include "codegen/walk.h"
+
+static ein_value walk_op(const struct ein_emitter *e,
+	__isl_keep isl_ast_expr *expr)
+{
+	int i, n = isl_ast_expr_op_get_n_arg(expr);
+	ein_value args[n > 0 ? n : 1];
+
+	for (i = 0; i < n; ++i) {
+		isl_ast_expr *arg = isl_ast_expr_op_get_arg(expr, i);
+
+		args[i] = ein_walk_expr(e, arg);
+		isl_ast_expr_free(arg);
+		if (!args[i])
+			return NULL;
+	}
+	return e->expr_op(e->user, isl_ast_expr_op_get_type(expr), n, args);
+}
+
+ein_value ein_walk_expr(const struct ein_emitter *e,
+	__isl_keep isl_ast_expr *expr)
+{
+	ein_value v = NULL;
+	isl_val *val;
+	isl_id *id;
+
+	switch (isl_ast_expr_get_type(expr)) {
+	case isl_ast_expr_int:
+		val = isl_ast_expr_int_get_val(expr);
+		if (val && isl_val_is_int(val))
+			v = e->expr_int(e->user, isl_val_get_num_si(val));
+		isl_val_free(val);
+		return v;
+	case isl_ast_expr_id:
+		id = isl_ast_expr_id_get_id(expr);
+		v = id ? e->expr_id(e->user, id) : NULL;
+		isl_id_free(id);
+		return v;
+	case isl_ast_expr_op:
+		return walk_op(e, expr);
+	default:
+		return NULL;
+	}
+}
+
+/* Lower "expr" (taken), as walkers of isl objects usually take them. */
+static ein_value walk_taken(const struct ein_emitter *e,
+	__isl_take isl_ast_expr *expr)
+{
+	ein_value v = expr ? ein_walk_expr(e, expr) : NULL;
+
+	isl_ast_expr_free(expr);
+	return v;
+}
+
+static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node)
+{
+	isl_ast_expr *it = isl_ast_node_for_get_iterator(node);
+	isl_id *iter = isl_ast_expr_get_id(it);
+	isl_ast_node *body;
+	ein_value init, cond, inc = NULL;
+	int ok = -1;
+
+	isl_ast_expr_free(it);
+	init = walk_taken(e, isl_ast_node_for_get_init(node));
+	if (!iter || !init || e->for_open(e->user, iter, init) < 0)
+		goto out;
+	cond = walk_taken(e, isl_ast_node_for_get_cond(node));
+	inc = walk_taken(e, isl_ast_node_for_get_inc(node));
+	if (!cond || !inc || e->for_test(e->user, cond) < 0)
+		goto out;
+	body = isl_ast_node_for_get_body(node);
+	ok = ein_walk_node(e, body);
+	isl_ast_node_free(body);
+	if (ok == 0)
+		ok = e->for_close(e->user, iter, inc);
+out:
+	isl_id_free(iter);
+	return ok;
+}
+
+static int walk_if(const struct ein_emitter *e, __isl_keep isl_ast_node *node)
+{
+	ein_value cond = walk_taken(e, isl_ast_node_if_get_cond(node));
+	isl_ast_node *branch;
+	int ok;
+
+	if (!cond || e->if_open(e->user, cond) < 0)
+		return -1;
+	branch = isl_ast_node_if_get_then_node(node);
+	ok = ein_walk_node(e, branch);
+	isl_ast_node_free(branch);
+	if (ok == 0 && isl_ast_node_if_has_else_node(node) == isl_bool_true) {
+		branch = isl_ast_node_if_get_else_node(node);
+		ok = e->if_else(e->user);
+		if (ok == 0)
+			ok = ein_walk_node(e, branch);
+		isl_ast_node_free(branch);
+	}
+	return ok == 0 ? e->if_close(e->user) : -1;
+}
+
+static int walk_block(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node)
+{
+	isl_ast_node_list *list = isl_ast_node_block_get_children(node);
+	int i, n = isl_ast_node_list_n_ast_node(list), ok = list ? 0 : -1;
+
+	for (i = 0; ok == 0 && i < n; ++i) {
+		isl_ast_node *child = isl_ast_node_list_get_ast_node(list, i);
+
+		ok = ein_walk_node(e, child);
+		isl_ast_node_free(child);
+	}
+	isl_ast_node_list_free(list);
+	return ok;
+}
+
+static int walk_mark(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node)
+{
+	isl_ast_node *child = isl_ast_node_mark_get_node(node);
+	int ok = ein_walk_node(e, child);
+
+	isl_ast_node_free(child);
+	return ok;
+}
+
+static int walk_user(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node)
+{
+	const struct ein_user_stmt *us = ein_ast_node_get_user_stmt(node);
+
+	return us ? e->user_stmt(e->user, us) : -1;
+}
+
+int ein_walk_node(const struct ein_emitter *e, __isl_keep isl_ast_node *node)
+{
+	switch (isl_ast_node_get_type(node)) {
+	case isl_ast_node_for:
+		return walk_for(e, node);
+	case isl_ast_node_if:
+		return walk_if(e, node);
+	case isl_ast_node_block:
+		return walk_block(e, node);
+	case isl_ast_node_mark:
+		return walk_mark(e, node);
+	case isl_ast_node_user:
+		return walk_user(e, node);
+	default:
+		return -1;
+	}
+}

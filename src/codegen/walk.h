@@ -1,0 +1,52 @@
+/*
+ * walk.h: the one walker over isl ASTs that every backend shares.
+ *
+ * A backend is an ein_emitter: callbacks for loops, conditions and
+ * statements, and for the integer expressions of the AST, whose values it
+ * represents as it likes (LLVM values, C text) behind "ein_value".  The
+ * walker owns the traversal and the lowering of isl_ast_expr trees; the
+ * emitter only builds.  A callback returns NULL or -1 on error, which stops
+ * the walk.
+ */
+#ifndef EIN_CODEGEN_WALK_H
+#define EIN_CODEGEN_WALK_H
+
+#include <isl/ast.h>
+#include <isl/id.h>
+#include "codegen/ast_build.h"
+
+typedef void *ein_value;
+
+/* The callbacks of a backend; "user" is passed to each.
+ * expr_int: an integer constant; expr_id: a loop iterator or a size;
+ * expr_op: an operation of isl's AST on already lowered arguments
+ *	(and_then and or_else may evaluate both sides: isl's expressions
+ *	have no side effects);
+ * for_open: start a loop over "iter" from "init"; the walker then lowers
+ *	the condition and the increment inside the loop's header and calls
+ *	for_test with the condition; after the body, for_close gets the
+ *	increment;
+ * if_open, if_else, if_close: a condition with an optional else branch;
+ * user: a statement instance. */
+struct ein_emitter {
+	void *user;
+	ein_value (*expr_int)(void *user, long v);
+	ein_value (*expr_id)(void *user, __isl_keep isl_id *id);
+	ein_value (*expr_op)(void *user, enum isl_ast_expr_op_type op,
+		int n, ein_value *args);
+	int (*for_open)(void *user, __isl_keep isl_id *iter, ein_value init);
+	int (*for_test)(void *user, ein_value cond);
+	int (*for_close)(void *user, __isl_keep isl_id *iter, ein_value inc);
+	int (*if_open)(void *user, ein_value cond);
+	int (*if_else)(void *user);
+	int (*if_close)(void *user);
+	int (*user_stmt)(void *user, const struct ein_user_stmt *us);
+};
+
+/* Emit "node" and everything under it.  Returns -1 on error. */
+int ein_walk_node(const struct ein_emitter *e, __isl_keep isl_ast_node *node);
+/* Lower "expr" through e's expression callbacks; NULL on error. */
+ein_value ein_walk_expr(const struct ein_emitter *e,
+	__isl_keep isl_ast_expr *expr);
+
+#endif

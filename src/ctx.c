@@ -1,0 +1,77 @@
+/*
+ * ctx.c: ein_ctx, the owner of the isl context and of diagnostics.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <isl/ctx.h>
+#include <isl/options.h>
+#include "ein.h"
+#include "ctx.h"
+#include "ctx_private.h"
+
+ein_ctx *ein_ctx_alloc(void)
+{
+	ein_ctx *ctx = calloc(1, sizeof(*ctx));
+
+	if (!ctx)
+		return NULL;
+	ctx->isl = isl_ctx_alloc();
+	if (!ctx->isl) {
+		free(ctx);
+		return NULL;
+	}
+	/* isl reports errors to us through return values; printing them on
+	 * stderr from inside a library is not its job. */
+	isl_options_set_on_error(ctx->isl, ISL_ON_ERROR_CONTINUE);
+	pthread_mutex_init(&ctx->lock, NULL);
+	return ctx;
+}
+
+void ein_ctx_free(ein_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	isl_ctx_free(ctx->isl);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx->msg);
+	free(ctx);
+}
+
+isl_ctx *ein_ctx_get_isl(ein_ctx *ctx)
+{
+	return ctx ? ctx->isl : NULL;
+}
+
+const char *ein_ctx_last_error(const ein_ctx *ctx)
+{
+	if (!ctx || !ctx->msg)
+		return "";
+	return ctx->msg;
+}
+
+ein_status ein_ctx_last_status(const ein_ctx *ctx)
+{
+	return ctx ? ctx->status : EIN_ERROR_INVALID;
+}
+
+void ein_ctx_clear_error(ein_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	free(ctx->msg);
+	ctx->msg = NULL;
+	ctx->len = 0;
+	ctx->n_error = 0;
+	ctx->status = EIN_OK;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+const char *ein_version(void)
+{
+	return PACKAGE_VERSION;
+}

@@ -1,0 +1,26 @@
+/*
+ * ctx_private.h: the body of ein_ctx, shared by ctx.c and diag.c only.
+ */
+#ifndef EIN_CTX_PRIVATE_H
+#define EIN_CTX_PRIVATE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <isl/ctx.h>
+#include "ein.h"
+
+/* isl: the isl context of every set, map and schedule made under this ctx;
+ * lock: guards the diagnostics, which concurrent kernel calls may write;
+ * msg, len: the messages of the current call (NULL when none);
+ * n_error: how many errors msg holds;
+ * status: the status of the first error of the current call. */
+struct ein_ctx {
+	isl_ctx *isl;
+	pthread_mutex_t lock;
+	char *msg;
+	size_t len;
+	int n_error;
+	ein_status status;
+};
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * diag.c: formatting of user and internal errors into the context.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ein.h"
+#include "diag.h"
+#include "ctx_private.h"
+
+/* Append the formatted text to ctx->msg; ctx->lock is held. */
+static void append_v(ein_ctx *ctx, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+	char *msg;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	msg = realloc(ctx->msg, ctx->len + n + 1);
+	if (!msg)
+		return;
+	ctx->msg = msg;
+	vsnprintf(ctx->msg + ctx->len, n + 1, fmt, ap);
+	ctx->len += n;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void append(ein_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	append_v(ctx, fmt, ap);
+	va_end(ap);
+}
+
+static void record(ein_ctx *ctx, ein_status status)
+{
+	if (ctx->n_error++ == 0)
+		ctx->status = status;
+}
+
+/* Append line "line" of "text" and a caret under column "col", so that the
+ * user sees what the message is about.  Tabs are kept under the caret so it
+ * lines up however the terminal expands them. */
+static void quote_line(ein_ctx *ctx, const char *text, int line, int col)
+{
+	const char *p = text, *end;
+	int i;
+
+	for (i = 1; i < line && p; ++i) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p || !*p)
+		return;
+	end = strchr(p, '\n');
+	if (!end)
+		end = p + strlen(p);
+	append(ctx, "    %.*s\n    ", (int) (end - p), p);
+	for (i = 1; i < col && p + i - 1 < end; ++i)
+		append(ctx, "%c", p[i - 1] == '\t' ? '\t' : ' ');
+	append(ctx, "^\n");
+}
+
+void ein_error_at(ein_ctx *ctx, struct ein_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	record(ctx, EIN_ERROR_SOURCE);
+	if (loc.src)
+		append(ctx, "%s:%d:%d: ",
+			loc.src->name ? loc.src->name : "<input>",
+			loc.line, loc.col);
+	append(ctx, "error: ");
+	va_start(ap, fmt);
+	append_v(ctx, fmt, ap);
+	va_end(ap);
+	append(ctx, "\n");
+	if (loc.src && loc.src->text)
+		quote_line(ctx, loc.src->text, loc.line, loc.col);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+void ein_hint(ein_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	append(ctx, "hint: ");
+	va_start(ap, fmt);
+	append_v(ctx, fmt, ap);
+	va_end(ap);
+	append(ctx, "\n");
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+void ein_error(ein_ctx *ctx, ein_status status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	record(ctx, status);
+	append(ctx, "error: ");
+	va_start(ap, fmt);
+	append_v(ctx, fmt, ap);
+	va_end(ap);
+	append(ctx, "\n");
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+void ein_internal_at(ein_ctx *ctx, const char *file, int line,
+	const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	record(ctx, EIN_ERROR_INTERNAL);
+	append(ctx, "internal error (%s:%d): ", file, line);
+	va_start(ap, fmt);
+	append_v(ctx, fmt, ap);
+	va_end(ap);
+	append(ctx, "\nplease report this as a bug in ein\n");
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+int ein_diag_n_error(const ein_ctx *ctx)
+{
+	return ctx ? ctx->n_error : 0;
+}
+
+struct ein_src *ein_src_alloc(const char *name, const char *text)
+{
+	struct ein_src *src = calloc(1, sizeof(*src));
+
+	if (!src)
+		return NULL;
+	src->name = strdup(name ? name : "<input>");
+	src->text = strdup(text ? text : "");
+	if (!src->name || !src->text) {
+		ein_src_free(src);
+		return NULL;
+	}
+	return src;
+}
+
+void ein_src_free(struct ein_src *src)
+{
+	if (!src)
+		return;
+	free(src->name);
+	free(src->text);
+	free(src);
+}

@@ -1,0 +1,56 @@
+/*
+ * diag.h: user errors with source positions, and internal errors.
+ *
+ * A user error is printed as a compiler does:
+ *
+ *     matmul.ein:2:27: error: unknown tensor 'D'
+ *         C(i, j) +=! A(i, k) * D(k, j)
+ *                               ^
+ *     hint: the tensors in scope are A, B, C
+ *
+ * Messages accumulate in the context (several errors in one file are
+ * reported together) until the next public API call clears them.
+ */
+#ifndef EIN_DIAG_H
+#define EIN_DIAG_H
+
+#include <stdarg.h>
+#include "ein.h"
+
+/* A source file held in memory: its name (for messages) and its text (for
+ * the quoted line under each message).  Owned by whoever parsed it. */
+struct ein_src {
+	char *name;
+	char *text;
+};
+
+/* A position in a source: 1-based line and column.  src may be NULL for
+ * positions without a file (then only "error: ..." is printed). */
+struct ein_loc {
+	const struct ein_src *src;
+	int line;
+	int col;
+};
+
+__attribute__((format(printf, 3, 4)))
+void ein_error_at(ein_ctx *ctx, struct ein_loc loc, const char *fmt, ...);
+/* Append "hint: ..." to the last error. */
+__attribute__((format(printf, 2, 3)))
+void ein_hint(ein_ctx *ctx, const char *fmt, ...);
+/* A user error without a position (API misuse, wrong shapes, I/O). */
+__attribute__((format(printf, 3, 4)))
+void ein_error(ein_ctx *ctx, ein_status status, const char *fmt, ...);
+/* A bug in ein, recorded with the place in ein's source that found it. */
+__attribute__((format(printf, 4, 5)))
+void ein_internal_at(ein_ctx *ctx, const char *file, int line,
+	const char *fmt, ...);
+#define ein_internal(ctx, ...) \
+	ein_internal_at(ctx, __FILE__, __LINE__, __VA_ARGS__)
+
+/* The number of errors recorded since the last clear. */
+int ein_diag_n_error(const ein_ctx *ctx);
+
+struct ein_src *ein_src_alloc(const char *name, const char *text);
+void ein_src_free(struct ein_src *src);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * pipeline.c: the whole compiler, one line per pass.
+ *
+ *   lex -> parse -> sema -> range inference          (ein_frontend)
+ *   scop -> AST build -> emit LLVM -> O3 -> JIT       (ein_compile)
+ *
+ * The schedules issue adds reading the schedule, applying its directives
+ * and the legality check between the scop and the AST build.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "diag.h"
+#include "frontend/parse.h"
+#include "frontend/range.h"
+#include "codegen/ast_build.h"
+#include "codegen/emit_llvm.h"
+#include "driver/pipeline.h"
+
+void ein_checked_file_free(struct ein_checked_file *cf)
+{
+	int i;
+
+	if (!cf)
+		return;
+	for (i = 0; i < cf->n_func; ++i)
+		ein_func_free(cf->func[i]);
+	free(cf->func);
+	ein_ast_file_free(cf->file);
+	free(cf);
+}
+
+/* Check one definition: sema, then range inference. */
+static struct ein_func *check_def(ein_ctx *ctx, struct ein_ast_def *def)
+{
+	struct ein_func *func = ein_sema_def(ctx, def);
+
+	if (func && ein_range_infer(ctx, func) < 0) {
+		ein_func_free(func);
+		return NULL;
+	}
+	return func;
+}
+
+struct ein_checked_file *ein_frontend(ein_ctx *ctx, struct ein_src *src)
+{
+	struct ein_checked_file *cf = calloc(1, sizeof(*cf));
+	int i, ok = 0;
+
+	if (!cf) {
+		ein_src_free(src);
+		return NULL;
+	}
+	cf->file = ein_parse(ctx, src);
+	if (!cf->file)
+		return (ein_checked_file_free(cf), NULL);
+	cf->func = calloc(cf->file->n_def + 1, sizeof(*cf->func));
+	if (!cf->func)
+		return (ein_checked_file_free(cf), NULL);
+	for (i = 0; i < cf->file->n_def; ++i) {
+		cf->func[cf->n_func++] = check_def(ctx, cf->file->defs[i]);
+		if (!cf->func[i])
+			ok = -1;
+	}
+	if (ok < 0)
+		return (ein_checked_file_free(cf), NULL);
+	return cf;
+}
+
+void ein_job_clear(struct ein_job *job)
+{
+	isl_ast_node_free(job->tree);
+	ein_scop_free(job->scop);
+	if (job->module)
+		LLVMDisposeModule(job->module);
+	ein_jit_free(job->jit);
+	ein_target_free(job->target);
+	job->scop = NULL;
+	job->tree = NULL;
+	job->module = NULL;
+	job->jit = NULL;
+	job->target = NULL;
+	job->entry = NULL;
+}
+
+static int emit(ein_ctx *ctx, struct ein_job *job)
+{
+	const char *name = job->func->def->name;
+
+	job->jit = ein_jit_alloc(ctx);
+	if (!job->jit)
+		return -1;
+	job->module = ein_emit_llvm(ctx, job->scop, job->tree,
+		ein_jit_get_context(job->jit), name);
+	return job->module ? 0 : -1;
+}
+
+static int jit(ein_ctx *ctx, struct ein_job *job)
+{
+	const char *name = job->func->def->name;
+	char entry[strlen(name) + sizeof(EIN_ENTRY_SUFFIX)];
+
+	snprintf(entry, sizeof(entry), "%s%s", name, EIN_ENTRY_SUFFIX);
+	job->entry = ein_jit_add_module(ctx, job->jit, job->module, entry);
+	job->module = NULL;
+	return job->entry ? 0 : -1;
+}
+
+int ein_compile(ein_ctx *ctx, struct ein_job *job)
+{
+	job->scop = ein_scop_from_func(ctx, job->func);
+	if (!job->scop || job->until == EIN_PASS_SCOP)
+		return job->scop ? 0 : -1;
+	job->tree = ein_ast_build(ctx, job->scop);
+	if (!job->tree || job->until == EIN_PASS_AST)
+		return job->tree ? 0 : -1;
+	if (emit(ctx, job) < 0 || job->until == EIN_PASS_LLVM)
+		return job->module ? 0 : -1;
+	job->target = ein_target_host(ctx);
+	if (!job->target || ein_target_optimize(ctx, job->target,
+			job->module) < 0)
+		return -1;
+	if (job->until == EIN_PASS_OPT)
+		return 0;
+	return jit(ctx, job);
+}

@@ -1,0 +1,60 @@
+/*
+ * pipeline.h: the compiler's passes, in order, in one place.
+ */
+#ifndef EIN_DRIVER_PIPELINE_H
+#define EIN_DRIVER_PIPELINE_H
+
+#include <isl/ast.h>
+#include <llvm-c/Core.h>
+#include "ein.h"
+#include "frontend/ast.h"
+#include "frontend/sema.h"
+#include "poly/scop.h"
+#include "codegen/target.h"
+#include "runtime/jit.h"
+
+/* The passes after the frontend, in the order they run. */
+enum ein_pass {
+	EIN_PASS_SCOP,		/* polyhedral model and default schedule */
+	EIN_PASS_AST,		/* isl AST generation */
+	EIN_PASS_LLVM,		/* LLVM IR */
+	EIN_PASS_OPT,		/* LLVM's O3 pipeline for the host */
+	EIN_PASS_JIT		/* native code */
+};
+
+/* A checked file: the syntax tree and one checked function (with domains)
+ * per definition, in source order. */
+struct ein_checked_file {
+	struct ein_ast_file *file;
+	int n_func;
+	struct ein_func **func;
+};
+
+/* One compilation of a definition.
+ * func: the checked definition (not owned); until: the last pass to run;
+ * scop, tree, target, jit, module: what the passes made (owned; module is
+ *	NULL once the JIT has taken it);
+ * entry: the kernel's entry point once compiled. */
+struct ein_job {
+	const struct ein_func *func;
+	enum ein_pass until;
+	struct ein_scop *scop;
+	isl_ast_node *tree;
+	struct ein_target *target;
+	struct ein_jit *jit;
+	LLVMModuleRef module;
+	void *entry;
+};
+
+/* The frontend: lex, parse, check and infer ranges of every definition of
+ * "src" (taken).  Returns NULL after reporting every error found. */
+struct ein_checked_file *ein_frontend(ein_ctx *ctx, struct ein_src *src);
+void ein_checked_file_free(struct ein_checked_file *cf);
+
+/* Run the passes after the frontend on job->func, up to job->until.
+ * Returns -1 on error. */
+int ein_compile(ein_ctx *ctx, struct ein_job *job);
+/* Free what the passes of "job" made. */
+void ein_job_clear(struct ein_job *job);
+
+#endif

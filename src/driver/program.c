@@ -1,0 +1,216 @@
+/*
+ * program.c: ein_program, a parsed and checked .ein file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <isl/printer.h>
+#include "ctx.h"
+#include "diag.h"
+#include "driver/pipeline.h"
+#include "driver/program.h"
+
+/* ctx: the context (not owned); ref: the number of references (the user's
+ * and one per kernel); cf: the checked file. */
+struct ein_program {
+	ein_ctx *ctx;
+	int ref;
+	struct ein_checked_file *cf;
+};
+
+ein_program *ein_program_parse(ein_ctx *ctx, const char *source,
+	const char *filename)
+{
+	ein_program *prog;
+	struct ein_src *src;
+
+	if (!ctx)
+		return NULL;
+	ein_ctx_clear_error(ctx);
+	if (!source) {
+		ein_error(ctx, EIN_ERROR_INVALID, "no source text given");
+		return NULL;
+	}
+	prog = calloc(1, sizeof(*prog));
+	src = ein_src_alloc(filename, source);
+	if (!prog || !src) {
+		free(prog);
+		ein_src_free(src);
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		return NULL;
+	}
+	prog->ctx = ctx;
+	prog->ref = 1;
+	prog->cf = ein_frontend(ctx, src);
+	if (!prog->cf) {
+		free(prog);
+		return NULL;
+	}
+	return prog;
+}
+
+/* Read all of "path" into a string the caller frees. */
+static char *read_file(ein_ctx *ctx, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	if (!f) {
+		ein_error(ctx, EIN_ERROR_IO, "cannot open '%s': %s", path,
+			strerror(errno));
+		return NULL;
+	}
+	out = open_memstream(&text, &len);
+	if (out) {
+		char buf[65536];
+		size_t n;
+
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, out);
+		fclose(out);
+	}
+	if (ferror(f) || !text) {
+		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s'", path);
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+ein_program *ein_program_read_file(ein_ctx *ctx, const char *path)
+{
+	ein_program *prog;
+	char *text;
+
+	if (!ctx)
+		return NULL;
+	ein_ctx_clear_error(ctx);
+	if (!path) {
+		ein_error(ctx, EIN_ERROR_INVALID, "no file name given");
+		return NULL;
+	}
+	text = read_file(ctx, path);
+	if (!text)
+		return NULL;
+	prog = ein_program_parse(ctx, text, path);
+	free(text);
+	return prog;
+}
+
+ein_program *ein_program_copy(ein_program *prog)
+{
+	if (prog)
+		prog->ref++;
+	return prog;
+}
+
+void ein_program_free(ein_program *prog)
+{
+	if (!prog || --prog->ref > 0)
+		return;
+	ein_checked_file_free(prog->cf);
+	free(prog);
+}
+
+ein_ctx *ein_program_get_ctx(const ein_program *prog)
+{
+	return prog ? prog->ctx : NULL;
+}
+
+int ein_program_n_def(const ein_program *prog)
+{
+	return prog ? prog->cf->n_func : -1;
+}
+
+const char *ein_program_get_def_name(const ein_program *prog, int pos)
+{
+	if (!prog || pos < 0 || pos >= prog->cf->n_func)
+		return NULL;
+	return prog->cf->func[pos]->def->name;
+}
+
+const struct ein_func *ein_program_get_func(ein_program *prog,
+	const char *name)
+{
+	int i;
+
+	for (i = 0; i < prog->cf->n_func; ++i)
+		if (!name || !strcmp(prog->cf->func[i]->def->name, name))
+			return prog->cf->func[i];
+	ein_error(prog->ctx, EIN_ERROR_INVALID, "no definition named '%s'",
+		name);
+	return NULL;
+}
+
+/* The text of stage "stage" of the compilation "job" just ran. */
+static char *show_job(struct ein_job *job, ein_stage stage)
+{
+	isl_printer *p;
+	char *str, *llvm;
+
+	if (stage == EIN_STAGE_LLVM || stage == EIN_STAGE_LLVM_UNOPT) {
+		llvm = LLVMPrintModuleToString(job->module);
+		str = llvm ? strdup(llvm) : NULL;
+		LLVMDisposeMessage(llvm);
+		return str;
+	}
+	p = isl_printer_to_str(isl_set_get_ctx(job->scop->context));
+	if (stage == EIN_STAGE_DOMAINS) {
+		p = ein_scop_print(p, job->scop);
+	} else {
+		p = isl_printer_set_output_format(p, ISL_FORMAT_C);
+		p = isl_printer_print_ast_node(p, job->tree);
+	}
+	str = isl_printer_get_str(p);
+	isl_printer_free(p);
+	return str;
+}
+
+static char *show_source(const struct ein_func *func)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
+	ein_ast_def_print(out, func->def);
+	fclose(out);
+	return text;
+}
+
+char *ein_program_show(ein_program *prog, const char *def, ein_stage stage)
+{
+	static const enum ein_pass until[] = {
+		[EIN_STAGE_DOMAINS] = EIN_PASS_SCOP,
+		[EIN_STAGE_AST] = EIN_PASS_AST,
+		[EIN_STAGE_LLVM_UNOPT] = EIN_PASS_LLVM,
+		[EIN_STAGE_LLVM] = EIN_PASS_OPT,
+	};
+	struct ein_job job = { 0 };
+	char *str = NULL;
+
+	if (!prog)
+		return NULL;
+	ein_ctx_clear_error(prog->ctx);
+	job.func = ein_program_get_func(prog, def);
+	if (!job.func)
+		return NULL;
+	if (stage == EIN_STAGE_SOURCE)
+		return show_source(job.func);
+	if (stage < EIN_STAGE_SOURCE || stage > EIN_STAGE_LLVM) {
+		ein_error(prog->ctx, EIN_ERROR_INVALID, "unknown stage %d",
+			stage);
+		return NULL;
+	}
+	job.until = until[stage];
+	if (ein_compile(prog->ctx, &job) == 0)
+		str = show_job(&job, stage);
+	ein_job_clear(&job);
+	return str;
+}

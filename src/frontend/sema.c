@@ -1,0 +1,529 @@
+/*
+ * sema.c: name resolution and checks of one definition.
+ *
+ * Pre: an ein_ast_def as the parser builds it.
+ * Post: an ein_func whose tensors, sizes and statement indices are known,
+ *	and whose AST identifiers and accesses carry their resolution
+ *	(ident_kind and slot).  Shapes of declared tensors are isl_pw_affs
+ *	over the sizes.
+ *
+ * Index variables are implicit: an identifier that is not a size and that
+ * appears in the indices of some access of a statement (or in its where
+ * clause) is an index variable of that statement.  Those of the left-hand
+ * side come first; the others are reduction indices.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <isl/space.h>
+#include <isl/set.h>
+#include <isl/aff.h>
+#include <isl/id.h>
+#include <isl/point.h>
+#include <isl/val.h>
+#include "ctx.h"
+#include "diag.h"
+#include "frontend/sema.h"
+
+/* The builtin functions and their arities. */
+static const struct {
+	const char *name;
+	int n_arg;
+} builtins[] = {
+	{ "exp", 1 }, { "log", 1 }, { "sqrt", 1 }, { "rsqrt", 1 },
+	{ "tanh", 1 }, { "sigmoid", 1 }, { "erf", 1 }, { "abs", 1 },
+	{ "floor", 1 }, { "ceil", 1 }, { "pow", 2 }, { "min", 2 },
+	{ "max", 2 }, { "fma", 3 },
+};
+
+int ein_func_find_tensor(const struct ein_func *func, const char *name)
+{
+	int i;
+
+	for (i = 0; i < func->n_tensor; ++i)
+		if (!strcmp(func->tensor[i].name, name))
+			return i;
+	return -1;
+}
+
+int ein_func_find_size(const struct ein_func *func, const char *name)
+{
+	int i;
+
+	for (i = 0; i < func->n_size; ++i)
+		if (!strcmp(func->size[i], name))
+			return i;
+	return -1;
+}
+
+static int builtin_arity(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); ++i)
+		if (!strcmp(builtins[i].name, name))
+			return builtins[i].n_arg;
+	return -1;
+}
+
+static void func_stmt_clear(struct ein_func_stmt *stmt)
+{
+	free(stmt->index);
+	free(stmt->index_loc);
+	isl_set_free(stmt->domain);
+}
+
+static void tensor_clear(struct ein_tensor *tensor)
+{
+	int i;
+
+	if (tensor->shape)
+		for (i = 0; i < tensor->n_dim; ++i)
+			isl_pw_aff_free(tensor->shape[i]);
+	free(tensor->shape);
+}
+
+void ein_func_free(struct ein_func *func)
+{
+	int i;
+
+	if (!func)
+		return;
+	for (i = 0; i < func->n_tensor; ++i)
+		tensor_clear(&func->tensor[i]);
+	for (i = 0; i < func->n_stmt; ++i)
+		func_stmt_clear(&func->stmt[i]);
+	free(func->tensor);
+	free(func->stmt);
+	free(func->size);
+	isl_set_free(func->context);
+	free(func);
+}
+
+isl_space *ein_func_get_param_space(ein_ctx *ctx, const struct ein_func *func)
+{
+	isl_ctx *ictx = ein_ctx_get_isl(ctx);
+	isl_space *space = isl_space_params_alloc(ictx, func->n_size);
+	int i;
+
+	for (i = 0; i < func->n_size; ++i)
+		space = isl_space_set_dim_id(space, isl_dim_param, i,
+			isl_id_alloc(ictx, func->size[i], NULL));
+	return space;
+}
+
+int ein_func_eval_shape(ein_ctx *ctx, const struct ein_func *func,
+	const int64_t *sizes, int pos, int64_t *shape)
+{
+	const struct ein_tensor *t = &func->tensor[pos];
+	int d, i;
+
+	for (d = 0; d < t->n_dim; ++d) {
+		isl_pw_aff *pa = isl_pw_aff_copy(t->shape[d]);
+		isl_point *pnt = isl_point_zero(isl_pw_aff_get_domain_space(pa));
+		isl_val *v;
+
+		for (i = 0; i < func->n_size; ++i)
+			pnt = isl_point_set_coordinate_val(pnt, isl_dim_param,
+				i, isl_val_int_from_si(ein_ctx_get_isl(ctx),
+					sizes[i]));
+		v = isl_pw_aff_eval(pa, pnt);
+		if (!v || !isl_val_is_int(v)) {
+			isl_val_free(v);
+			return -1;
+		}
+		shape[d] = isl_val_get_num_si(v);
+		isl_val_free(v);
+	}
+	return 0;
+}
+
+/* Add "name" to the sizes of func unless it is there already. */
+static int add_size(struct ein_func *func, const char *name)
+{
+	const char **size;
+
+	if (ein_func_find_size(func, name) >= 0)
+		return 0;
+	size = realloc(func->size, (func->n_size + 1) * sizeof(*size));
+	if (!size)
+		return -1;
+	func->size = size;
+	func->size[func->n_size++] = name;
+	return 0;
+}
+
+/* Collect the size symbols of "param"'s shape and check its constants. */
+static void collect_sizes(ein_ctx *ctx, struct ein_func *func,
+	struct ein_ast_param *param)
+{
+	int i;
+
+	for (i = 0; i < param->n_dim; ++i) {
+		struct ein_ast_expr *dim = param->dims[i];
+
+		if (dim->kind == EIN_EXPR_IDENT) {
+			dim->ident_kind = EIN_IDENT_SIZE;
+			if (add_size(func, dim->name) < 0)
+				ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		} else if (dim->kind != EIN_EXPR_INT || dim->ival < 1) {
+			ein_error_at(ctx, dim->loc, "the extent of a dimension "
+				"of '%s' must be a size symbol or a positive "
+				"integer", param->name);
+		}
+	}
+}
+
+/* Add a tensor to func; returns its position or -1. */
+static int add_tensor(ein_ctx *ctx, struct ein_func *func, const char *name,
+	enum ein_role role, struct ein_ast_param *param, struct ein_loc loc)
+{
+	struct ein_tensor *t;
+	int pos = ein_func_find_tensor(func, name);
+
+	if (pos >= 0) {
+		ein_error_at(ctx, loc, "tensor '%s' is declared twice", name);
+		return -1;
+	}
+	if (ein_func_find_size(func, name) >= 0) {
+		ein_error_at(ctx, loc, "'%s' is already a size symbol", name);
+		return -1;
+	}
+	t = realloc(func->tensor, (func->n_tensor + 1) * sizeof(*t));
+	if (!t)
+		return -1;
+	func->tensor = t;
+	t = &func->tensor[func->n_tensor];
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	t->role = role;
+	t->param = param;
+	t->loc = loc;
+	t->type = param ? param->type : EIN_TYPE_NONE;
+	t->n_dim = param ? param->n_dim : -1;
+	t->declared = param && param->n_dim >= 0;
+	return func->n_tensor++;
+}
+
+/* The extent "dim" of a declared shape as a piecewise affine function of
+ * the sizes. */
+static isl_pw_aff *dim_extent(isl_space *params, const struct ein_func *func,
+	const struct ein_ast_expr *dim)
+{
+	isl_local_space *ls = isl_local_space_from_space(isl_space_copy(params));
+
+	if (dim->kind == EIN_EXPR_IDENT)
+		return isl_pw_aff_from_aff(isl_aff_var_on_domain(ls,
+			isl_dim_param, ein_func_find_size(func, dim->name)));
+	return isl_pw_aff_from_aff(isl_aff_val_on_domain(ls,
+		isl_val_int_from_si(isl_space_get_ctx(params), dim->ival)));
+}
+
+/* Give the tensors with declared shapes their extents. */
+static int declare_shapes(ein_ctx *ctx, struct ein_func *func)
+{
+	isl_space *params = ein_func_get_param_space(ctx, func);
+	int i, d;
+
+	for (i = 0; i < func->n_tensor; ++i) {
+		struct ein_tensor *t = &func->tensor[i];
+
+		if (!t->declared)
+			continue;
+		t->shape = calloc(t->n_dim + 1, sizeof(*t->shape));
+		if (!t->shape)
+			break;
+		for (d = 0; d < t->n_dim; ++d)
+			t->shape[d] = dim_extent(params, func,
+				t->param->dims[d]);
+	}
+	isl_space_free(params);
+	return i < func->n_tensor ? -1 : 0;
+}
+
+/* The context: every size is at least 1. */
+static isl_set *size_context(ein_ctx *ctx, const struct ein_func *func)
+{
+	isl_set *set = isl_set_universe(ein_func_get_param_space(ctx, func));
+	int i;
+
+	for (i = 0; i < func->n_size; ++i)
+		set = isl_set_lower_bound_si(set, isl_dim_param, i, 1);
+	return set;
+}
+
+/* Declare the inputs and outputs of func->def. */
+static void declare_params(ein_ctx *ctx, struct ein_func *func)
+{
+	struct ein_ast_def *def = func->def;
+	int i;
+
+	for (i = 0; i < def->n_input; ++i)
+		collect_sizes(ctx, func, def->inputs[i]);
+	for (i = 0; i < def->n_output; ++i)
+		if (def->outputs[i]->n_dim >= 0)
+			collect_sizes(ctx, func, def->outputs[i]);
+	for (i = 0; i < def->n_input; ++i) {
+		struct ein_ast_param *p = def->inputs[i];
+
+		if (p->type == EIN_TYPE_NONE || p->n_dim < 0)
+			ein_error_at(ctx, p->loc, "input '%s' needs a type and "
+				"a shape, as in float32(M, N) %s",
+				p->name, p->name);
+		add_tensor(ctx, func, p->name, EIN_ROLE_INPUT, p, p->loc);
+	}
+	for (i = 0; i < def->n_output; ++i)
+		add_tensor(ctx, func, def->outputs[i]->name, EIN_ROLE_OUTPUT,
+			def->outputs[i], def->outputs[i]->loc);
+}
+
+/* Add index "name" first seen at "loc" to "stmt" unless it is there;
+ * return its position. */
+static int add_index(struct ein_func_stmt *stmt, const char *name,
+	struct ein_loc loc)
+{
+	const char **index;
+	struct ein_loc *iloc;
+	int i;
+
+	for (i = 0; i < stmt->n_index; ++i)
+		if (!strcmp(stmt->index[i], name))
+			return i;
+	index = realloc(stmt->index, (stmt->n_index + 1) * sizeof(*index));
+	if (index)
+		stmt->index = index;
+	iloc = realloc(stmt->index_loc, (stmt->n_index + 1) * sizeof(*iloc));
+	if (iloc)
+		stmt->index_loc = iloc;
+	if (!index || !iloc)
+		return -1;
+	stmt->index[stmt->n_index] = name;
+	stmt->index_loc[stmt->n_index] = loc;
+	return stmt->n_index++;
+}
+
+/* Add the identifiers in the indices of every access in "expr" that are
+ * not sizes as index variables of "stmt".  "in_index" is set inside the
+ * index list of an access. */
+static void collect_indices(struct ein_func *func, struct ein_func_stmt *stmt,
+	struct ein_ast_expr *expr, int in_index)
+{
+	int i;
+
+	if (expr->kind == EIN_EXPR_IDENT && in_index &&
+	    ein_func_find_size(func, expr->name) < 0)
+		add_index(stmt, expr->name, expr->loc);
+	for (i = 0; i < expr->n_arg; ++i)
+		collect_indices(func, stmt, expr->args[i],
+			in_index || expr->kind == EIN_EXPR_ACCESS);
+}
+
+/* The position of index "name" in stmt, -1 if none. */
+static int find_index(const struct ein_func_stmt *stmt, const char *name)
+{
+	int i;
+
+	for (i = 0; i < stmt->n_index; ++i)
+		if (!strcmp(stmt->index[i], name))
+			return i;
+	return -1;
+}
+
+static void resolve_expr(ein_ctx *ctx, struct ein_func *func,
+	struct ein_func_stmt *stmt, struct ein_ast_expr *expr);
+
+static void resolve_ident(ein_ctx *ctx, struct ein_func *func,
+	struct ein_func_stmt *stmt, struct ein_ast_expr *expr)
+{
+	int pos = find_index(stmt, expr->name);
+
+	if (pos >= 0) {
+		expr->ident_kind = EIN_IDENT_INDEX;
+		expr->slot = pos;
+		return;
+	}
+	pos = ein_func_find_size(func, expr->name);
+	if (pos >= 0) {
+		expr->ident_kind = EIN_IDENT_SIZE;
+		expr->slot = pos;
+		return;
+	}
+	if (ein_func_find_tensor(func, expr->name) >= 0) {
+		ein_error_at(ctx, expr->loc, "tensor '%s' used without "
+			"indices", expr->name);
+		return;
+	}
+	ein_error_at(ctx, expr->loc, "unknown name '%s'", expr->name);
+	ein_hint(ctx, "an index variable must index some tensor of the "
+		"statement; sizes come from the parameters' shapes");
+}
+
+static void resolve_access(ein_ctx *ctx, struct ein_func *func,
+	struct ein_func_stmt *stmt, struct ein_ast_expr *expr)
+{
+	int pos = ein_func_find_tensor(func, expr->name);
+	const struct ein_tensor *t;
+
+	if (pos < 0) {
+		int n_arg = builtin_arity(expr->name);
+
+		if (n_arg >= 0) {
+			ein_error_at(ctx, expr->loc, "'%s' takes %d "
+				"argument%s, not %d", expr->name, n_arg,
+				n_arg == 1 ? "" : "s", expr->n_arg);
+			return;
+		}
+		ein_error_at(ctx, expr->loc, "unknown tensor '%s'", expr->name);
+		return;
+	}
+	t = &func->tensor[pos];
+	expr->slot = pos;
+	if (t->n_dim >= 0 && t->n_dim != expr->n_arg)
+		ein_error_at(ctx, expr->loc, "tensor '%s' has %d dimension%s "
+			"but is indexed with %d", expr->name, t->n_dim,
+			t->n_dim == 1 ? "" : "s", expr->n_arg);
+}
+
+/* Resolve the names in "expr", a right-hand side or an index. */
+static void resolve_expr(ein_ctx *ctx, struct ein_func *func,
+	struct ein_func_stmt *stmt, struct ein_ast_expr *expr)
+{
+	int i;
+
+	if (expr->kind == EIN_EXPR_IDENT)
+		resolve_ident(ctx, func, stmt, expr);
+	else if (expr->kind == EIN_EXPR_ACCESS)
+		resolve_access(ctx, func, stmt, expr);
+	else if (expr->kind == EIN_EXPR_CALL &&
+		 builtin_arity(expr->name) != expr->n_arg)
+		ein_error_at(ctx, expr->loc, "'%s' takes %d argument%s, not "
+			"%d", expr->name, builtin_arity(expr->name),
+			builtin_arity(expr->name) == 1 ? "" : "s", expr->n_arg);
+	for (i = 0; i < expr->n_arg; ++i)
+		resolve_expr(ctx, func, stmt, expr->args[i]);
+}
+
+/* Check the left-hand side of "stmt": a tensor that may be written, indexed
+ * by distinct index variables.  A tensor assigned for the first time that
+ * is neither an input nor an output becomes a temporary. */
+static void check_lhs(ein_ctx *ctx, struct ein_func *func,
+	struct ein_func_stmt *stmt)
+{
+	struct ein_ast_expr *lhs = stmt->ast->lhs;
+	int i, pos = ein_func_find_tensor(func, lhs->name);
+
+	if (pos >= 0 && func->tensor[pos].role == EIN_ROLE_INPUT)
+		ein_error_at(ctx, lhs->loc, "cannot assign to input '%s'",
+			lhs->name);
+	if (pos < 0)
+		pos = add_tensor(ctx, func, lhs->name, EIN_ROLE_TEMP, NULL,
+			lhs->loc);
+	if (pos >= 0 && func->tensor[pos].n_dim < 0)
+		func->tensor[pos].n_dim = lhs->n_arg;
+	for (i = 0; i < lhs->n_arg; ++i) {
+		struct ein_ast_expr *idx = lhs->args[i];
+
+		if (idx->kind != EIN_EXPR_IDENT ||
+		    ein_func_find_size(func, idx->name) >= 0) {
+			ein_error_at(ctx, idx->loc, "the indices of the "
+				"assigned tensor must be index variables");
+			continue;
+		}
+		if (add_index(stmt, idx->name, idx->loc) != i)
+			ein_error_at(ctx, idx->loc, "index '%s' appears twice "
+				"on the left-hand side", idx->name);
+	}
+	stmt->n_lhs = stmt->n_index;
+}
+
+/* A statement with reduction indices must reduce: "=" would keep only the
+ * last value. */
+static void check_reduction_op(ein_ctx *ctx, struct ein_func_stmt *stmt)
+{
+	if (stmt->n_index == stmt->n_lhs || stmt->ast->op != EIN_ASSIGN_SET)
+		return;
+	ein_error_at(ctx, stmt->index_loc[stmt->n_lhs], "index '%s' appears "
+		"only on the right-hand side, so it is a reduction index, but "
+		"'=' does not reduce", stmt->index[stmt->n_lhs]);
+	ein_hint(ctx, "did you mean '+=!'?");
+}
+
+static void check_where(ein_ctx *ctx, struct ein_func *func,
+	struct ein_func_stmt *stmt)
+{
+	int i;
+
+	for (i = 0; i < stmt->ast->n_where; ++i) {
+		struct ein_ast_where *w = stmt->ast->where[i];
+
+		if (find_index(stmt, w->name) < 0)
+			ein_error_at(ctx, w->loc, "'%s' is not an index of "
+				"this statement", w->name);
+		resolve_expr(ctx, func, stmt, w->lo);
+		resolve_expr(ctx, func, stmt, w->hi);
+	}
+}
+
+static void check_stmt(ein_ctx *ctx, struct ein_func *func,
+	struct ein_func_stmt *stmt)
+{
+	check_lhs(ctx, func, stmt);
+	collect_indices(func, stmt, stmt->ast->rhs, 0);
+	resolve_expr(ctx, func, stmt, stmt->ast->lhs);
+	resolve_expr(ctx, func, stmt, stmt->ast->rhs);
+	check_where(ctx, func, stmt);
+	check_reduction_op(ctx, stmt);
+}
+
+/* Give untyped outputs and temporaries the type of the first input, and
+ * refuse element types the code generator does not handle yet. */
+static void check_types(ein_ctx *ctx, struct ein_func *func)
+{
+	enum ein_type type = EIN_TYPE_F32;
+	int i;
+
+	if (func->n_tensor > 0 && func->tensor[0].type != EIN_TYPE_NONE)
+		type = func->tensor[0].type;
+	for (i = 0; i < func->n_tensor; ++i) {
+		struct ein_tensor *t = &func->tensor[i];
+
+		if (t->type == EIN_TYPE_NONE)
+			t->type = type;
+		if (t->type != type)
+			ein_error_at(ctx, t->loc, "tensor '%s' is %s but '%s' "
+				"is %s: one element type per definition is "
+				"supported for now", t->name,
+				ein_type_name(t->type), func->tensor[0].name,
+				ein_type_name(type));
+		else if (t->type != EIN_TYPE_F32 && t->type != EIN_TYPE_F64)
+			ein_error_at(ctx, t->loc, "element type %s of '%s' is "
+				"not supported yet: use float32 or float64",
+				ein_type_name(t->type), t->name);
+	}
+}
+
+struct ein_func *ein_sema_def(ein_ctx *ctx, struct ein_ast_def *def)
+{
+	struct ein_func *func = calloc(1, sizeof(*func));
+	int n_error = ein_diag_n_error(ctx), i;
+
+	if (!func)
+		return NULL;
+	func->def = def;
+	declare_params(ctx, func);
+	func->stmt = calloc(def->n_stmt + 1, sizeof(*func->stmt));
+	if (!func->stmt)
+		return (ein_func_free(func), NULL);
+	for (i = 0; i < def->n_stmt; ++i) {
+		func->stmt[i].ast = def->stmts[i];
+		func->n_stmt++;
+		check_stmt(ctx, func, &func->stmt[i]);
+	}
+	if (def->n_stmt == 0)
+		ein_error_at(ctx, def->loc, "definition '%s' has no "
+			"statements", def->name);
+	check_types(ctx, func);
+	func->context = size_context(ctx, func);
+	if (ein_diag_n_error(ctx) != n_error || declare_shapes(ctx, func) < 0)
+		return (ein_func_free(func), NULL);
+	return func;
+}

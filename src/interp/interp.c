@@ -1,0 +1,424 @@
+/*
+ * interp.c: the reference interpreter.
+ *
+ * Plain and obviously correct rather than fast: statements run in source
+ * order, each "!" initialisation first; each statement visits its domain in
+ * the lexicographic order of its indices (left-hand side, then reductions),
+ * exactly the sequential meaning of the source; every value is a double.
+ * The domains come from isl with the sizes fixed; a box (the usual case)
+ * is enumerated by plain loops, anything else one index at a time with the
+ * outer indices fixed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <isl/set.h>
+#include <isl/ilp.h>
+#include <isl/val.h>
+#include <isl/aff.h>
+#include "ctx.h"
+#include "diag.h"
+#include "interp/interp.h"
+
+/* The state of one run.
+ * func: what runs; sizes: the size values; data: one array per tensor;
+ * extent: the extents of each tensor at these sizes;
+ * stmt: the statement running; is_init: whether it is an initialisation;
+ * idx: the values of its indices at the current instance;
+ * counting: count the instances in n_instance instead of running them. */
+struct interp {
+	ein_ctx *ctx;
+	const struct ein_func *func;
+	const int64_t *sizes;
+	double **data;
+	int64_t **extent;
+	const struct ein_func_stmt *stmt;
+	int is_init;
+	int64_t idx[64];
+	int counting;
+	double n_instance;
+};
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* The value of integer index expression "x". */
+static int64_t eval_index(const struct interp *in, const struct ein_ast_expr *x)
+{
+	int64_t a, b;
+
+	switch (x->kind) {
+	case EIN_EXPR_INT:
+		return x->ival;
+	case EIN_EXPR_IDENT:
+		return x->ident_kind == EIN_IDENT_INDEX ? in->idx[x->slot] :
+			in->sizes[x->slot];
+	case EIN_EXPR_UNARY:
+		return -eval_index(in, x->args[0]);
+	default:
+		break;
+	}
+	a = eval_index(in, x->args[0]);
+	b = eval_index(in, x->args[1]);
+	switch (x->op) {
+	case EIN_OP_ADD: return a + b;
+	case EIN_OP_SUB: return a - b;
+	case EIN_OP_MUL: return a * b;
+	case EIN_OP_DIV: return floor_div(a, b);
+	default: return a - b * floor_div(a, b);
+	}
+}
+
+/* The element of access "x", or NULL (after an internal error) if it is
+ * out of bounds, which range inference should have made impossible. */
+static double *element(struct interp *in, const struct ein_ast_expr *x)
+{
+	const int64_t *extent = in->extent[x->slot];
+	int64_t off = 0;
+	int d;
+
+	for (d = 0; d < x->n_arg; ++d) {
+		int64_t i = eval_index(in, x->args[d]);
+
+		if (i < 0 || i >= extent[d]) {
+			ein_internal(in->ctx, "reference: %s index %d is %lld, "
+				"outside 0..%lld", x->name, d, (long long) i,
+				(long long) extent[d] - 1);
+			return NULL;
+		}
+		off = off * extent[d] + i;
+	}
+	return &in->data[x->slot][off];
+}
+
+static double eval(struct interp *in, const struct ein_ast_expr *x, int *ok);
+
+static double eval_call(struct interp *in, const struct ein_ast_expr *x,
+	int *ok)
+{
+	double a[3] = { 0, 0, 0 };
+	int i;
+
+	for (i = 0; i < x->n_arg && i < 3; ++i)
+		a[i] = eval(in, x->args[i], ok);
+	if (!strcmp(x->name, "exp")) return exp(a[0]);
+	if (!strcmp(x->name, "log")) return log(a[0]);
+	if (!strcmp(x->name, "sqrt")) return sqrt(a[0]);
+	if (!strcmp(x->name, "rsqrt")) return 1 / sqrt(a[0]);
+	if (!strcmp(x->name, "tanh")) return tanh(a[0]);
+	if (!strcmp(x->name, "sigmoid")) return 1 / (1 + exp(-a[0]));
+	if (!strcmp(x->name, "erf")) return erf(a[0]);
+	if (!strcmp(x->name, "abs")) return fabs(a[0]);
+	if (!strcmp(x->name, "floor")) return floor(a[0]);
+	if (!strcmp(x->name, "ceil")) return ceil(a[0]);
+	if (!strcmp(x->name, "pow")) return pow(a[0], a[1]);
+	if (!strcmp(x->name, "min")) return fmin(a[0], a[1]);
+	if (!strcmp(x->name, "max")) return fmax(a[0], a[1]);
+	return fma(a[0], a[1], a[2]);
+}
+
+static double eval_binary(enum ein_op op, double a, double b)
+{
+	switch (op) {
+	case EIN_OP_ADD: return a + b;
+	case EIN_OP_SUB: return a - b;
+	case EIN_OP_MUL: return a * b;
+	case EIN_OP_DIV: return a / b;
+	case EIN_OP_MOD: return fmod(a, b);
+	case EIN_OP_LT: return a < b;
+	case EIN_OP_LE: return a <= b;
+	case EIN_OP_GT: return a > b;
+	case EIN_OP_GE: return a >= b;
+	case EIN_OP_EQ: return a == b;
+	case EIN_OP_NE: return a != b;
+	case EIN_OP_AND: return a != 0 && b != 0;
+	default: return a != 0 || b != 0;
+	}
+}
+
+static double eval_cast(enum ein_type type, double v)
+{
+	if (type == EIN_TYPE_F32 || type == EIN_TYPE_F64)
+		return v;
+	if (type == EIN_TYPE_BOOL)
+		return v != 0;
+	return trunc(v);
+}
+
+/* The value of "x"; *ok is cleared on error. */
+static double eval(struct interp *in, const struct ein_ast_expr *x, int *ok)
+{
+	double *p;
+
+	switch (x->kind) {
+	case EIN_EXPR_INT:
+		return (double) x->ival;
+	case EIN_EXPR_FLOAT:
+		return x->fval;
+	case EIN_EXPR_IDENT:
+		return (double) eval_index(in, x);
+	case EIN_EXPR_ACCESS:
+		p = element(in, x);
+		if (!p)
+			*ok = 0;
+		return p ? *p : 0;
+	case EIN_EXPR_UNARY:
+		if (x->op == EIN_OP_NEG)
+			return -eval(in, x->args[0], ok);
+		return eval(in, x->args[0], ok) == 0;
+	case EIN_EXPR_BINARY:
+		return eval_binary(x->op, eval(in, x->args[0], ok),
+			eval(in, x->args[1], ok));
+	case EIN_EXPR_SELECT:
+		return eval(in, x->args[0], ok) != 0 ?
+			eval(in, x->args[1], ok) : eval(in, x->args[2], ok);
+	case EIN_EXPR_CALL:
+		return eval_call(in, x, ok);
+	case EIN_EXPR_CAST:
+		return eval_cast(x->type, eval(in, x->args[0], ok));
+	}
+	return 0;
+}
+
+static double identity(enum ein_assign op)
+{
+	switch (op) {
+	case EIN_ASSIGN_MUL: return 1;
+	case EIN_ASSIGN_MAX: return -INFINITY;
+	case EIN_ASSIGN_MIN: return INFINITY;
+	default: return 0;
+	}
+}
+
+static double combine(enum ein_assign op, double old, double v)
+{
+	switch (op) {
+	case EIN_ASSIGN_ADD: return old + v;
+	case EIN_ASSIGN_MUL: return old * v;
+	case EIN_ASSIGN_MAX: return fmax(old, v);
+	case EIN_ASSIGN_MIN: return fmin(old, v);
+	default: return v;
+	}
+}
+
+/* Run the current statement at the instance in->idx. */
+static int run_instance(struct interp *in)
+{
+	const struct ein_ast_stmt *s = in->stmt->ast;
+	double *lhs = element(in, s->lhs), v;
+	int ok = 1;
+
+	if (!lhs)
+		return -1;
+	if (in->is_init) {
+		*lhs = identity(s->op);
+		return 0;
+	}
+	v = eval(in, s->rhs, &ok);
+	if (!ok)
+		return -1;
+	*lhs = combine(s->op, *lhs, v);
+	return 0;
+}
+
+/* Visit the box lo[d..n-1] .. hi[d..n-1] lexicographically. */
+static int run_box(struct interp *in, int d, int n, const int64_t *lo,
+	const int64_t *hi)
+{
+	int64_t i;
+	double n_box = 1;
+
+	if (in->counting) {
+		for (i = d; i < n; ++i)
+			n_box *= (double) (hi[i] - lo[i] + 1);
+		in->n_instance += n_box;
+		return 0;
+	}
+	if (d == n)
+		return run_instance(in);
+	for (i = lo[d]; i <= hi[d]; ++i) {
+		in->idx[d] = i;
+		if (run_box(in, d + 1, n, lo, hi) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Is "set", whose sizes and dimensions before d are fixed, the box
+ * lo[d..n-1] .. hi[d..n-1] in its other dimensions?  Fills in lo and hi. */
+static isl_bool bounds_are_box(const struct interp *in,
+	__isl_keep isl_set *set, int d, int n, int64_t *lo, int64_t *hi)
+{
+	isl_set *box = isl_set_universe(isl_set_get_space(set));
+	isl_bool equal;
+	int i;
+
+	for (i = 0; i < in->func->n_size; ++i)
+		box = isl_set_fix_si(box, isl_dim_param, i, in->sizes[i]);
+	for (i = 0; i < d; ++i)
+		box = isl_set_fix_si(box, isl_dim_set, i, in->idx[i]);
+	for (i = d; i < n; ++i) {
+		isl_val *min = isl_set_dim_min_val(isl_set_copy(set), i);
+		isl_val *max = isl_set_dim_max_val(isl_set_copy(set), i);
+
+		lo[i] = isl_val_get_num_si(min);
+		hi[i] = isl_val_get_num_si(max);
+		isl_val_free(min);
+		isl_val_free(max);
+		box = isl_set_lower_bound_si(box, isl_dim_set, i, lo[i]);
+		box = isl_set_upper_bound_si(box, isl_dim_set, i, hi[i]);
+	}
+	equal = isl_set_is_equal(set, box);
+	isl_set_free(box);
+	return equal;
+}
+
+/* Visit the points of "set" (taken; its dimensions before d are fixed to
+ * in->idx) lexicographically. */
+static int run_set(struct interp *in, __isl_take isl_set *set, int d, int n)
+{
+	int64_t lo[64], hi[64], i;
+	isl_bool box;
+	int ok = 0;
+
+	if (isl_set_is_empty(set) != isl_bool_false) {
+		isl_set_free(set);
+		return 0;
+	}
+	box = bounds_are_box(in, set, d, n, lo, hi);
+	if (box < 0) {
+		isl_set_free(set);
+		return -1;
+	}
+	if (box) {
+		isl_set_free(set);
+		return run_box(in, d, n, lo, hi);
+	}
+	for (i = lo[d]; ok == 0 && i <= hi[d]; ++i) {
+		in->idx[d] = i;
+		ok = run_set(in, isl_set_fix_si(isl_set_copy(set), isl_dim_set,
+			d, i), d + 1, n);
+	}
+	isl_set_free(set);
+	return ok;
+}
+
+/* "set" with the sizes fixed to their values. */
+static isl_set *fix_sizes(const struct interp *in, __isl_take isl_set *set)
+{
+	int i;
+
+	for (i = 0; i < in->func->n_size; ++i)
+		set = isl_set_fix_si(set, isl_dim_param, i, in->sizes[i]);
+	return set;
+}
+
+static int run_stmt(struct interp *in, const struct ein_func_stmt *stmt)
+{
+	isl_set *dom = fix_sizes(in, isl_set_copy(stmt->domain));
+
+	in->stmt = stmt;
+	if (stmt->n_index > 64)
+		return isl_set_free(dom), -1;
+	if (stmt->ast->init) {
+		in->is_init = 1;
+		if (run_set(in, isl_set_project_out(isl_set_copy(dom),
+				isl_dim_set, stmt->n_lhs,
+				stmt->n_index - stmt->n_lhs),
+				0, stmt->n_lhs) < 0)
+			return isl_set_free(dom), -1;
+	}
+	in->is_init = 0;
+	return run_set(in, dom, 0, stmt->n_index);
+}
+
+/* Compute every tensor's extents; allocate the temporaries. */
+static int setup(struct interp *in, double **temps)
+{
+	const struct ein_func *func = in->func;
+	int i, d;
+
+	for (i = 0; i < func->n_tensor; ++i) {
+		int64_t n = 1;
+
+		in->extent[i] = calloc(func->tensor[i].n_dim + 1,
+			sizeof(int64_t));
+		if (!in->extent[i] || ein_func_eval_shape(in->ctx, func,
+				in->sizes, i, in->extent[i]) < 0)
+			return -1;
+		if (func->tensor[i].role != EIN_ROLE_TEMP)
+			continue;
+		for (d = 0; d < func->tensor[i].n_dim; ++d)
+			n *= in->extent[i][d];
+		temps[i] = calloc(n > 0 ? n : 1, sizeof(double));
+		if (!temps[i])
+			return -1;
+		in->data[i] = temps[i];
+	}
+	return 0;
+}
+
+int ein_interp_run(ein_ctx *ctx, const struct ein_func *func,
+	const int64_t *sizes, double **data)
+{
+	int n = func->n_tensor, i, ok;
+	double *all[n + 1], *temps[n + 1];
+	int64_t *extent[n + 1];
+	struct interp in = { .ctx = ctx, .func = func, .sizes = sizes,
+		.data = all, .extent = extent };
+
+	for (i = 0; i < n; ++i) {
+		all[i] = data[i];
+		temps[i] = NULL;
+		extent[i] = NULL;
+	}
+	ok = setup(&in, temps);
+	for (i = 0; ok == 0 && i < func->n_stmt; ++i)
+		ok = run_stmt(&in, &func->stmt[i]);
+	for (i = 0; i < n; ++i) {
+		free(temps[i]);
+		free(extent[i]);
+	}
+	return ok;
+}
+
+/* The number of arithmetic operations "x" evaluates. */
+static int count_ops(const struct ein_ast_expr *x)
+{
+	int i, n = 0;
+
+	if (x->kind == EIN_EXPR_UNARY || x->kind == EIN_EXPR_BINARY ||
+	    x->kind == EIN_EXPR_CALL)
+		n = 1;
+	if (x->kind == EIN_EXPR_ACCESS)
+		return 0;
+	for (i = 0; i < x->n_arg; ++i)
+		n += count_ops(x->args[i]);
+	return n;
+}
+
+double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
+	const int64_t *sizes)
+{
+	struct interp in = { .ctx = ctx, .func = func, .sizes = sizes };
+	double flops = 0;
+	int i;
+
+	in.counting = 1;
+	for (i = 0; i < func->n_stmt; ++i) {
+		const struct ein_func_stmt *stmt = &func->stmt[i];
+		int ops = count_ops(stmt->ast->rhs) +
+			(stmt->ast->op != EIN_ASSIGN_SET);
+
+		in.n_instance = 0;
+		if (run_set(&in, fix_sizes(&in, isl_set_copy(stmt->domain)),
+				0, stmt->n_index) < 0)
+			return -1;
+		flops += ops * in.n_instance;
+	}
+	return flops;
+}

@@ -1,0 +1,170 @@
+/*
+ * check_sema.c: name resolution, range inference and their errors, through
+ * the public API.  Each error case asserts the exact first line of the
+ * message: file, line, column and text.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+#include "ein.h"
+
+static const struct {
+	const char *src;
+	const char *msg;
+} error_cases[] = {
+	{ "def f(float32(N) A) -> (B) {\n    B(i) = D(i)\n}\n",
+	  "t.ein:2:12: error: unknown tensor 'D'" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i) = A(i, i)\n}\n",
+	  "t.ein:2:12: error: tensor 'A' has 1 dimension but is indexed "
+	  "with 2" },
+	{ "def f(float32(M, N) A) -> (B) {\n    B(i) = A(i, j)\n}\n",
+	  "t.ein:2:17: error: index 'j' appears only on the right-hand side, "
+	  "so it is a reduction index, but '=' does not reduce" },
+	{ "def f(float32(N) A) -> (B) {\n    A(i) = A(i) + 1\n}\n",
+	  "t.ein:2:5: error: cannot assign to input 'A'" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i) = A(i * i)\n}\n",
+	  "t.ein:2:14: error: index expression is not affine: a product "
+	  "needs a constant factor" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i, j) = A(i)\n}\n",
+	  "t.ein:2:10: error: index 'j' has no range: no access to a tensor "
+	  "of known shape bounds it" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i) = A(i) * q\n}\n",
+	  "t.ein:2:19: error: unknown name 'q'" },
+	{ "def f(float32(N) A) -> (B, C) {\n    B(i) = A(i)\n}\n",
+	  "t.ein:1:28: error: output 'C' is never assigned" },
+	{ "def f(float32(N) A, float32(N) A) -> (B) {\n    B(i) = A(i)\n}\n",
+	  "t.ein:1:32: error: tensor 'A' is declared twice" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i, i) = A(i)\n}\n",
+	  "t.ein:2:10: error: index 'i' appears twice on the left-hand "
+	  "side" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i) = exp(A(i), 1)\n}\n",
+	  "t.ein:2:12: error: 'exp' takes 1 argument, not 2" },
+	{ "def f(int8(N) A) -> (B) {\n    B(i) = A(i)\n}\n",
+	  "t.ein:1:15: error: element type int8 of 'A' is not supported yet: "
+	  "use float32 or float64" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i) = A(i) where j in 0:N\n}\n",
+	  "t.ein:2:23: error: 'j' is not an index of this statement" },
+};
+
+/* The first line of "msg". */
+static char *first_line(const char *msg)
+{
+	size_t n = strcspn(msg, "\n");
+	char *line = malloc(n + 1);
+
+	memcpy(line, msg, n);
+	line[n] = '\0';
+	return line;
+}
+
+START_TEST(sema_error)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, error_cases[_i].src,
+		"t.ein");
+	char *line;
+
+	ck_assert_ptr_null(prog);
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_SOURCE);
+	line = first_line(ein_ctx_last_error(ctx));
+	ck_assert_str_eq(line, error_cases[_i].msg);
+	free(line);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A reduction with "=" gets a hint towards "+=!". */
+START_TEST(reduction_hint)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx,
+		"def f(float32(M, N) A) -> (B) {\n    B(i) = A(i, j)\n}\n",
+		"t.ein");
+
+	ck_assert_ptr_null(prog);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+		"hint: did you mean '+=!'?"));
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* Several errors in one file are reported together. */
+START_TEST(several_errors)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx,
+		"def f(float32(N) A) -> (B) {\n    B(i) = D(i)\n}\n"
+		"def g(float32(N) A) -> (B) {\n    B(i) = A(i) * q\n}\n",
+		"t.ein");
+	const char *msg = ein_ctx_last_error(ctx);
+
+	ck_assert_ptr_null(prog);
+	ck_assert_ptr_nonnull(strstr(msg, "t.ein:2:12: error: unknown "
+		"tensor 'D'"));
+	ck_assert_ptr_nonnull(strstr(msg, "t.ein:5:19: error: unknown name "
+		"'q'"));
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* Shapes of outputs are inferred from the ranges of their indices. */
+static const struct {
+	const char *src;
+	int64_t sizes[3];
+	int tensor;
+	int64_t shape[3];
+} shape_cases[] = {
+	{ "def f(float32(M, K) A, float32(K, N) B) -> (C) {\n"
+	  "    C(i, j) +=! A(i, k) * B(k, j)\n}\n", { 3, 5, 7 }, 2,
+	  { 3, 7 } },
+	{ "def f(float32(N) X, float32(R) W) -> (Y) {\n"
+	  "    Y(i) +=! X(i + r) * W(r)\n}\n", { 10, 3 }, 2, { 8 } },
+	{ "def f(float32(N) X) -> (Y) {\n"
+	  "    Y(i) = X(2 * i + 1)\n}\n", { 9 }, 1, { 4 } },
+	{ "def f(float32(N) X) -> (Y) {\n"
+	  "    Y(i) = X(i) where i in 0:N-2\n}\n", { 9 }, 1, { 7 } },
+};
+
+START_TEST(inferred_shape)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, shape_cases[_i].src,
+		"t.ein");
+	ein_kernel *k;
+	int64_t shape[3] = { -1, -1, -1 };
+	int d, t = shape_cases[_i].tensor;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	k = ein_kernel_compile(prog, NULL);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_int_eq(ein_kernel_tensor_shape(k, t, shape_cases[_i].sizes,
+		ein_kernel_n_size(k), shape), EIN_OK);
+	for (d = 0; d < ein_kernel_tensor_ndim(k, t); ++d)
+		ck_assert_int_eq(shape[d], shape_cases[_i].shape[d]);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sema");
+	TCase *tc = tcase_create("sema");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, sema_error, 0,
+		sizeof(error_cases) / sizeof(error_cases[0]));
+	tcase_add_test(tc, reduction_hint);
+	tcase_add_test(tc, several_errors);
+	tcase_add_loop_test(tc, inferred_shape, 0,
+		sizeof(shape_cases) / sizeof(shape_cases[0]));
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

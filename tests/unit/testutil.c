@@ -1,0 +1,62 @@
+/*
+ * testutil.c: helpers shared by the Check suites.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+#include "testutil.h"
+
+void tt_alloc(struct tt *t, int ndim, const int64_t *shape)
+{
+	int d;
+
+	memset(t, 0, sizeof(*t));
+	t->n = 1;
+	for (d = 0; d < ndim; ++d) {
+		t->shape[d] = shape[d];
+		t->n *= shape[d];
+	}
+	t->f = calloc(t->n + 1, sizeof(float));
+	ck_assert_ptr_nonnull(t->f);
+	t->dl.data = t->f;
+	t->dl.ndim = ndim;
+	t->dl.shape = t->shape;
+	t->dl.device.device_type = kDLCPU;
+	t->dl.dtype.code = kDLFloat;
+	t->dl.dtype.bits = 32;
+	t->dl.dtype.lanes = 1;
+}
+
+void tt_randomize(struct tt *t, uint64_t seed)
+{
+	int64_t i;
+
+	for (i = 0; i < t->n; ++i) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		t->f[i] = (float) ((z >> 11) * 0x1p-52 - 1.0);
+	}
+}
+
+void tt_free(struct tt *t)
+{
+	free(t->f);
+	t->f = NULL;
+}
+
+ein_kernel *tt_compile(ein_ctx *ctx, ein_program **prog, const char *source,
+	const char *def)
+{
+	ein_kernel *k;
+
+	*prog = ein_program_parse(ctx, source, "test.ein");
+	ck_assert_msg(*prog != NULL, "parse failed: %s",
+		ein_ctx_last_error(ctx));
+	k = ein_kernel_compile(*prog, def);
+	ck_assert_msg(k != NULL, "compile failed: %s",
+		ein_ctx_last_error(ctx));
+	return k;
+}

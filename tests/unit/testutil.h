@@ -1,0 +1,30 @@
+/*
+ * testutil.h: tensors and kernels for the Check suites.
+ */
+#ifndef EIN_TESTUTIL_H
+#define EIN_TESTUTIL_H
+
+#include <stdint.h>
+#include <dlpack/dlpack.h>
+#include "ein.h"
+
+/* A float32 tensor owned by a test. */
+struct tt {
+	DLTensor dl;
+	int64_t shape[8];
+	int64_t n;
+	float *f;
+};
+
+/* A zero-filled float32 tensor of the given shape. */
+void tt_alloc(struct tt *t, int ndim, const int64_t *shape);
+/* Uniform random values in [-1, 1), reproducible from "seed". */
+void tt_randomize(struct tt *t, uint64_t seed);
+void tt_free(struct tt *t);
+
+/* Parse "source" and compile its definition "def"; the test fails with
+ * the library's message if either step fails. */
+ein_kernel *tt_compile(ein_ctx *ctx, ein_program **prog, const char *source,
+	const char *def);
+
+#endif
