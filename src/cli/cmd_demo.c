@@ -61,7 +61,7 @@ static int demo_size(ein_kernel *k, int64_t n)
 			n, 10);
 		ein_cli_tensor_compare(&t[2], &t[3], &err, &scale);
 		ok = ein_s < 0 || !(err <= 1e-4 * scale) ? -1 : 0;
-		printf("%6lld %10.3f %9.2f %10.3f %9.2f %7.2f %12.2e%s\n",
+		printf("%6lld %10.3f %9.2f %10.3f %9.2f %8.2f %12.2e%s\n",
 			(long long) n, ein_s * 1e3, gflop / ein_s,
 			blas_s * 1e3, gflop / blas_s, blas_s / ein_s, err,
 			ok == 0 ? "" : "  MISMATCH");
@@ -93,8 +93,8 @@ int ein_cmd_demo(int argc, char **argv)
 		printf("ein %s: matmul C(i, j) +=! A(i, k) * B(k, j), default "
 			"schedule, compiled in %.1f ms; 1 thread\n",
 			ein_version(), (ein_cli_now() - t0) * 1e3);
-		printf("%6s %10s %9s %10s %9s %7s %12s\n", "n", "ein ms",
-			"GFLOP/s", "BLAS ms", "GFLOP/s", "ratio",
+		printf("%6s %10s %9s %10s %9s %8s %12s\n", "n", "ein ms",
+			"GFLOP/s", "BLAS ms", "GFLOP/s", "ein/BLAS",
 			"max |error|");
 	}
 	while (k && *spec) {
