@@ -144,6 +144,23 @@ ein_status ein_kernel_call_reference(ein_kernel *kernel,
 	DLTensor *const *tensors, int n_tensor, const int64_t *sizes,
 	int n_size);
 
+/* The number of threads that run the parallel loops of a kernel (loops a
+ * schedule marks parallel) in calls that start after ein_set_num_threads
+ * returns; calls in progress keep theirs.  n >= 1 sets the count (1 runs
+ * every loop on the calling thread); n = 0 restores the default: the
+ * environment variable EIN_NUM_THREADS if it is a whole number >= 1 when
+ * libein first runs a parallel loop, else the number of CPUs the process
+ * may use.  Returns EIN_ERROR_INVALID if n < 0 or n > 256.
+ *
+ * The count is global to the process, not to a context.  Both functions
+ * may be called from any thread at any time.  The threads are a pool that
+ * starts on the first parallel loop and is reused; a parallel loop
+ * started while another application thread's loop runs on the pool, or
+ * inside a parallel loop, runs on its calling thread alone. */
+ein_status ein_set_num_threads(int n);
+/* The thread count the next parallel loop will use. */
+int ein_get_num_threads(void);
+
 /* The version of libein as "MAJOR.MINOR.PATCH". */
 const char *ein_version(void);
 
