@@ -67,12 +67,20 @@ typedef enum ein_stage {
 	/* LLVM IR before optimisation. */
 	EIN_STAGE_LLVM_UNOPT = 3,
 	/* LLVM IR after the O3 pipeline for the host CPU. */
-	EIN_STAGE_LLVM = 4
+	EIN_STAGE_LLVM = 4,
+	/* The exact dependences the schedule must respect. */
+	EIN_STAGE_DEPS = 5,
+	/* The schedule: each statement's named loops, then the isl schedule
+	 * tree, after the schedule file's directives. */
+	EIN_STAGE_SCHEDULE = 6,
+	/* Assembly for the host CPU. */
+	EIN_STAGE_ASM = 7
 } ein_stage;
 
 typedef struct ein_ctx ein_ctx;
 typedef struct ein_program ein_program;
 typedef struct ein_kernel ein_kernel;
+typedef struct ein_options ein_options;
 
 /* Allocate a context.  Returns NULL only when out of memory. */
 ein_ctx *ein_ctx_alloc(void);
@@ -100,11 +108,48 @@ const char *ein_program_get_def_name(const ein_program *prog, int pos);
 /* Print an intermediate form of definition "def" (NULL: the first one) as a
  * string the caller frees with free().  Returns NULL on error. */
 char *ein_program_show(ein_program *prog, const char *def, ein_stage stage);
+/* ein_program_show with the schedule and options of "opts" (NULL: the
+ * defaults). */
+char *ein_program_show_with(ein_program *prog, const char *def,
+	ein_stage stage, const ein_options *opts);
 
 /* Compile definition "def" (NULL: the first one) to native code for the host
- * CPU with the default schedule.  Returns NULL on error. */
+ * CPU, with the schedule found by lookup (see ein_options) or else the
+ * default schedule.  Returns NULL on error. */
 ein_kernel *ein_kernel_compile(ein_program *prog, const char *def);
 void ein_kernel_free(ein_kernel *kernel);
+
+/* Compilation options.  A NULL ein_options means the defaults: schedule
+ * lookup on, no sizes, floating-point reductions may be reordered.
+ * Options are plain data: they may be freed once the compile returns, and
+ * used by several threads at once if none changes them. */
+ein_options *ein_options_alloc(void);
+void ein_options_free(ein_options *opts);
+/* Use the schedule file "path" (NULL: none given; look it up).  A schedule
+ * that cannot be read, is malformed or is illegal for the definition makes
+ * the compile fail with EIN_ERROR_SOURCE and the file's line and column. */
+ein_status ein_options_set_schedule(ein_options *opts, const char *path);
+/* Look schedules up as schedules/<target>/<def>.sched along the directories
+ * of EIN_SCHEDULE_PATH, then the installed data directory, when no file is
+ * given (1, the default) or never (0: the default schedule). */
+ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable);
+/* The size values the kernel will be called with, used to choose among
+ * schedules tuned for different sizes.  Returns EIN_ERROR_INVALID if
+ * value < 1. */
+ein_status ein_options_set_size(ein_options *opts, const char *name,
+	int64_t value);
+/* Keep floating-point results bit-identical to the source order: no
+ * schedule may reorder or vectorise a floating-point reduction (0, the
+ * default: they may). */
+ein_status ein_options_set_strict_fp(ein_options *opts, int strict);
+
+/* ein_kernel_compile with options (NULL: the defaults). */
+ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
+	const ein_options *opts);
+/* The schedule file the kernel was compiled with and why it was chosen,
+ * or NULL for the default schedule.  Owned by the kernel. */
+const char *ein_kernel_get_schedule(const ein_kernel *kernel);
+const char *ein_kernel_get_schedule_reason(const ein_kernel *kernel);
 
 /* The kernel's signature.  Tensors are numbered inputs first, then outputs,
  * in the order of the definition; sizes are the size symbols in order of

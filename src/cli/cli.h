@@ -44,6 +44,16 @@ double ein_cli_now(void);
 /* The median of n values (sorts them). */
 double ein_cli_median(double *v, int n);
 
+/* If argv[*i] is a compile option (--schedule FILE, --no-schedule,
+ * --strict-fp), apply it to "opts", advance *i past its argument and
+ * return 1; return 0 if it is none, -1 after an error message. */
+int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i);
+
+/* Pass the sizes of "M=512,N=256" (NULL: none) to "opts" as hints for
+ * choosing a schedule; malformed parts are left to
+ * ein_cli_parse_sizes to report. */
+int ein_cli_size_hints(ein_options *opts, const char *spec);
+
 /* Parse "M=512,N=256" into sizes[] in k's order.  Returns -1 after an
  * error message naming the missing or unknown size. */
 int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes);

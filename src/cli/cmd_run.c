@@ -17,14 +17,18 @@ struct run_opts {
 	const char *sizes;
 	int repeat;
 	int check;	/* 1: always, 0: never, -1: when cheap enough */
+	ein_options *opts;
 };
 
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
-	int i;
+	int i, r;
 
 	for (i = 1; i < argc; ++i) {
-		if (!strcmp(argv[i], "--def") && i + 1 < argc)
+		if ((r = ein_cli_parse_option(o->opts, argc, argv, &i)) != 0) {
+			if (r < 0)
+				return -1;
+		} else if (!strcmp(argv[i], "--def") && i + 1 < argc)
 			o->def = argv[++i];
 		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
 			o->sizes = argv[++i];
@@ -186,13 +190,15 @@ int ein_cmd_run(int argc, char **argv)
 	double t0;
 	int ok = -1;
 
+	o.opts = ein_options_alloc();
 	if (parse_args(argc, argv, &o) < 0)
-		return 2;
+		return (ein_options_free(o.opts), 2);
+	ein_cli_size_hints(o.opts, o.sizes);
 	ctx = ein_ctx_alloc();
 	t0 = ein_cli_now();
 	prog = ein_program_read_file(ctx, o.file);
 	if (prog)
-		k = ein_kernel_compile(prog, o.def);
+		k = ein_kernel_compile_with(prog, o.def, o.opts);
 	if (k) {
 		int64_t sizes[ein_kernel_n_size(k) + 1];
 
@@ -202,6 +208,12 @@ int ein_cmd_run(int argc, char **argv)
 			print_sizes(k, sizes);
 			printf("): compiled in %.1f ms\n",
 				(ein_cli_now() - t0) * 1e3);
+			if (ein_kernel_get_schedule(k))
+				printf("  schedule: %s (%s)\n",
+					ein_kernel_get_schedule(k),
+					ein_kernel_get_schedule_reason(k));
+			else
+				printf("  schedule: default\n");
 			ok = run_kernel(k, &o, sizes);
 		}
 	}
@@ -209,6 +221,7 @@ int ein_cmd_run(int argc, char **argv)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	ein_kernel_free(k);
 	ein_program_free(prog);
+	ein_options_free(o.opts);
 	ein_ctx_free(ctx);
 	return ok == 0 ? 0 : 1;
 }

@@ -15,6 +15,9 @@ static const struct {
 	{ "ast", EIN_STAGE_AST },
 	{ "llvm-unopt", EIN_STAGE_LLVM_UNOPT },
 	{ "llvm", EIN_STAGE_LLVM },
+	{ "deps", EIN_STAGE_DEPS },
+	{ "schedule", EIN_STAGE_SCHEDULE },
+	{ "asm", EIN_STAGE_ASM },
 };
 
 static int parse_stage(const char *name, ein_stage *stage)
@@ -27,7 +30,7 @@ static int parse_stage(const char *name, ein_stage *stage)
 			return 0;
 		}
 	fprintf(stderr, "ein show: error: unknown stage '%s' (stages: "
-		"source, domains, ast, llvm-unopt, llvm)\n", name);
+		"source, domains, deps, schedule, ast, llvm-unopt, llvm, asm)\n", name);
 	return -1;
 }
 
@@ -35,38 +38,43 @@ int ein_cmd_show(int argc, char **argv)
 {
 	const char *file = NULL, *def = NULL;
 	ein_stage stage = EIN_STAGE_AST;
+	ein_options *opts = ein_options_alloc();
 	ein_program *prog;
 	ein_ctx *ctx;
 	char *text;
-	int i;
+	int i, r;
 
 	for (i = 1; i < argc; ++i) {
-		if (!strcmp(argv[i], "--def") && i + 1 < argc)
+		if ((r = ein_cli_parse_option(opts, argc, argv, &i)) != 0) {
+			if (r < 0)
+				return (ein_options_free(opts), 2);
+		} else if (!strcmp(argv[i], "--def") && i + 1 < argc)
 			def = argv[++i];
 		else if (!strncmp(argv[i], "--stage=", 8)) {
 			if (parse_stage(argv[i] + 8, &stage) < 0)
-				return 2;
+				return (ein_options_free(opts), 2);
 		} else if (argv[i][0] != '-' && !file)
 			file = argv[i];
 		else {
 			fprintf(stderr, "ein show: error: unexpected argument "
 				"'%s'\n", argv[i]);
-			return 2;
+			return (ein_options_free(opts), 2);
 		}
 	}
 	if (!file) {
 		fprintf(stderr, "ein show: error: no .ein file given\n");
-		return 2;
+		return (ein_options_free(opts), 2);
 	}
 	ctx = ein_ctx_alloc();
 	prog = ein_program_read_file(ctx, file);
-	text = prog ? ein_program_show(prog, def, stage) : NULL;
+	text = prog ? ein_program_show_with(prog, def, stage, opts) : NULL;
 	if (text)
 		fputs(text, stdout);
 	else
 		fputs(ein_ctx_last_error(ctx), stderr);
 	free(text);
 	ein_program_free(prog);
+	ein_options_free(opts);
 	ein_ctx_free(ctx);
 	return text ? 0 : 1;
 }

@@ -116,15 +116,15 @@ static __isl_give isl_ast_node *annotate(__isl_take isl_ast_node *node,
 	return isl_ast_node_set_annotation(node, id);
 }
 
-__isl_give isl_ast_node *ein_ast_build(ein_ctx *ctx, struct ein_scop *scop)
+__isl_give isl_ast_node *ein_ast_build(ein_ctx *ctx, struct ein_scop *scop,
+	__isl_take isl_schedule *sched)
 {
 	isl_ast_build *build;
 	isl_ast_node *tree;
 
 	build = isl_ast_build_from_context(isl_set_copy(scop->context));
 	build = isl_ast_build_set_at_each_domain(build, &annotate, scop);
-	tree = isl_ast_build_node_from_schedule(build,
-		isl_schedule_copy(scop->schedule));
+	tree = isl_ast_build_node_from_schedule(build, sched);
 	isl_ast_build_free(build);
 	if (!tree)
 		ein_internal(ctx, "isl could not build the AST: %s",

@@ -21,8 +21,10 @@ struct ein_user_stmt {
 	isl_ast_expr **iter;
 };
 
-/* Generate the AST of scop's schedule.  Returns NULL on error. */
-__isl_give isl_ast_node *ein_ast_build(ein_ctx *ctx, struct ein_scop *scop);
+/* Generate the AST of schedule "sched" of "scop".  Returns NULL on
+ * error. */
+__isl_give isl_ast_node *ein_ast_build(ein_ctx *ctx, struct ein_scop *scop,
+	__isl_take isl_schedule *sched);
 
 /* The statement of user node "node" (NULL if it has none); owned by the
  * node. */

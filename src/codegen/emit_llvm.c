@@ -14,13 +14,17 @@
 #include "ctx.h"
 #include "diag.h"
 #include "codegen/walk.h"
+#include "codegen/loop_md.h"
 #include "codegen/emit_llvm.h"
 
-/* A loop or condition being emitted: the blocks its end jumps to. */
+/* A loop or condition being emitted: the blocks its end jumps to, and for
+ * a loop its iterator and attributes. */
 struct block_frame {
 	LLVMBasicBlockRef header;
 	LLVMBasicBlockRef exit;
 	LLVMBasicBlockRef other;
+	isl_id *iter;
+	const struct ein_loop_attr *attr;
 };
 
 /* The state of one emission.
@@ -31,7 +35,9 @@ struct block_frame {
  *	each tensor; size: the size arguments;
  * n_iter, iter_id, iter_slot: the loop iterators seen so far;
  * n_frame, frame: the enclosing loops and conditions;
- * em: the walker's emitter, which statement bodies use for indices. */
+ * em: the walker's emitter, which statement bodies use for indices;
+ * name: the kernel's name; n_par: the number of parallel loops outlined
+ *	so far (shared by the functions of one kernel). */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -50,6 +56,8 @@ struct llvm_emit {
 	LLVMValueRef *iter_slot;
 	int n_frame;
 	struct block_frame frame[64];
+	const char *name;
+	int *n_par;
 };
 
 static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
@@ -195,7 +203,8 @@ static struct block_frame *push_frame(struct llvm_emit *e)
 	return &e->frame[e->n_frame++];
 }
 
-static int for_open(void *user, isl_id *iter, ein_value init)
+static int for_open(void *user, isl_id *iter, ein_value init,
+	const struct ein_loop_attr *attr)
 {
 	struct llvm_emit *e = user;
 	LLVMValueRef slot = iter_slot(e, iter, 1);
@@ -203,6 +212,8 @@ static int for_open(void *user, isl_id *iter, ein_value init)
 
 	if (!slot || !f)
 		return -1;
+	f->iter = iter;
+	f->attr = attr;
 	LLVMBuildStore(e->b, init, slot);
 	f->header = new_block(e, "loop");
 	LLVMBuildBr(e->b, f->header);
@@ -230,7 +241,7 @@ static int for_close(void *user, isl_id *iter, ein_value inc)
 	LLVMValueRef v = LLVMBuildLoad2(e->b, e->i64, slot, "");
 
 	LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, v, inc, "next"), slot);
-	LLVMBuildBr(e->b, f->header);
+	ein_loop_md_attach(e->c, LLVMBuildBr(e->b, f->header), f->attr);
 	LLVMPositionBuilderAtEnd(e->b, f->exit);
 	return 0;
 }
@@ -243,6 +254,7 @@ static int if_open(void *user, ein_value cond)
 
 	if (!f)
 		return -1;
+	f->iter = NULL;
 	then = new_block(e, "then");
 	f->other = new_block(e, "else");
 	f->exit = new_block(e, "endif");
@@ -273,6 +285,286 @@ static int if_close(void *user)
 		LLVMBuildBr(e->b, f->exit);
 	}
 	LLVMPositionBuilderAtEnd(e->b, f->exit);
+	return 0;
+}
+
+/* ---- parallel loops ------------------------------------------------------
+ *
+ * A parallel loop becomes a call to the runtime's ein_rt_parallel_for with
+ * a trampoline and a closure.  The loop's body is outlined into a function
+ * of its own taking every tensor as a noalias pointer (so that its inner
+ * loops vectorise as the kernel's do), the sizes, the enclosing loops'
+ * iterators, the loop's start and step, and the range [lo, hi) of
+ * iteration numbers it runs.  The trampoline unpacks the closure (an array
+ * of 8-byte slots in the kernel's frame) and calls it.
+ */
+
+/* The loop "node" as start, step and trip count: isl's for loops run
+ * "for (it = init; it <= ub (or < ub); it += inc)". */
+static int loop_range(struct llvm_emit *e, __isl_keep isl_ast_node *node,
+	LLVMValueRef *init, LLVMValueRef *inc, LLVMValueRef *trip)
+{
+	isl_ast_expr *cond = isl_ast_node_for_get_cond(node);
+	isl_ast_expr *ub = isl_ast_expr_op_get_arg(cond, 1), *x;
+	enum isl_ast_expr_op_type op = isl_ast_expr_op_get_type(cond);
+	LLVMValueRef u, n, zero = LLVMConstInt(e->i64, 0, 0);
+
+	x = isl_ast_node_for_get_init(node);
+	*init = ein_walk_expr(e->em, x);
+	isl_ast_expr_free(x);
+	x = isl_ast_node_for_get_inc(node);
+	*inc = ein_walk_expr(e->em, x);
+	isl_ast_expr_free(x);
+	u = ub ? ein_walk_expr(e->em, ub) : NULL;
+	isl_ast_expr_free(ub);
+	isl_ast_expr_free(cond);
+	if (!*init || !*inc || !u || (op != isl_ast_expr_op_le &&
+			op != isl_ast_expr_op_lt)) {
+		ein_internal(e->ctx, "unexpected form of a parallel loop");
+		return -1;
+	}
+	if (op == isl_ast_expr_op_lt)
+		u = LLVMBuildSub(e->b, u, LLVMConstInt(e->i64, 1, 0), "");
+	n = LLVMBuildSub(e->b, u, *init, "");
+	n = LLVMBuildAdd(e->b, LLVMBuildSDiv(e->b, n, *inc, ""),
+		LLVMConstInt(e->i64, 1, 0), "");
+	*trip = LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, u, *init,
+		""), zero, n, "trip");
+	return 0;
+}
+
+/* The iterators the body of a parallel loop may use: every iterator with
+ * a slot, which includes those of the enclosing loops (the others are
+ * dead, and passing their values is harmless). */
+static int enclosing_iters(struct llvm_emit *e, isl_id **iters)
+{
+	int i;
+
+	for (i = 0; i < e->n_iter; ++i)
+		iters[i] = e->iter_id[i];
+	return e->n_iter;
+}
+
+/* The parameters of an outlined body: tensors, sizes, "n_cap" iterators,
+ * start, step, lo, hi. */
+static int n_body_param(struct llvm_emit *e, int n_cap)
+{
+	return e->scop->func->n_tensor + e->scop->func->n_size + n_cap + 4;
+}
+
+static LLVMTypeRef body_type(struct llvm_emit *e, int n_cap)
+{
+	int i, n = n_body_param(e, n_cap), n_t = e->scop->func->n_tensor;
+	LLVMTypeRef params[n];
+
+	for (i = 0; i < n; ++i)
+		params[i] = i < n_t ? e->ptr : e->i64;
+	return LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, n, 0);
+}
+
+/* Emit "for (k = lo; k < hi; ++k) { iter = init + k * inc; body }" in the
+ * outlined function "c". */
+static int emit_chunk_loop(struct llvm_emit *c, __isl_keep isl_ast_node *node,
+	isl_id *iter, LLVMValueRef *p, const struct ein_loop_attr *attr)
+{
+	LLVMValueRef kslot = LLVMBuildAlloca(c->b, c->i64, "k");
+	LLVMValueRef slot = iter_slot(c, iter, 1), k, v;
+	LLVMBasicBlockRef header = new_block(c, "chunk"), body, exit;
+	isl_ast_node *inner;
+	int ok;
+
+	if (!slot)
+		return -1;
+	LLVMBuildStore(c->b, p[2], kslot);
+	LLVMBuildBr(c->b, header);
+	LLVMPositionBuilderAtEnd(c->b, header);
+	body = new_block(c, "chunk.body");
+	exit = new_block(c, "chunk.exit");
+	k = LLVMBuildLoad2(c->b, c->i64, kslot, "");
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, k, p[3], ""),
+		body, exit);
+	LLVMPositionBuilderAtEnd(c->b, body);
+	v = LLVMBuildAdd(c->b, p[0], LLVMBuildMul(c->b, k, p[1], ""), "");
+	LLVMBuildStore(c->b, v, slot);
+	inner = isl_ast_node_for_get_body(node);
+	ok = ein_walk_node(c->em, inner);
+	isl_ast_node_free(inner);
+	if (ok < 0)
+		return -1;
+	k = LLVMBuildLoad2(c->b, c->i64, kslot, "");
+	LLVMBuildStore(c->b, LLVMBuildAdd(c->b, k, LLVMConstInt(c->i64, 1, 0),
+		""), kslot);
+	ein_loop_md_attach(c->c, LLVMBuildBr(c->b, header), attr);
+	LLVMPositionBuilderAtEnd(c->b, exit);
+	LLVMBuildRetVoid(c->b);
+	return 0;
+}
+
+static int emit_extents(struct llvm_emit *e);
+static void add_attr(struct llvm_emit *e, LLVMValueRef fn, unsigned idx,
+	const char *name);
+static void llvm_emit_clear(struct llvm_emit *e);
+
+/* Bind the parameters of outlined body "c->fn" and emit it. */
+static int emit_body(struct llvm_emit *c, __isl_keep isl_ast_node *node,
+	int n_cap, isl_id **cap, const struct ein_loop_attr *attr)
+{
+	const struct ein_func *func = c->scop->func;
+	int i, k = 0;
+
+	for (i = 0; i < func->n_tensor; ++i)
+		c->tensor[i] = LLVMGetParam(c->fn, k++);
+	for (i = 0; i < func->n_size; ++i)
+		c->size[i] = LLVMGetParam(c->fn, k++);
+	if (emit_extents(c) < 0)
+		return -1;
+	for (i = 0; i < n_cap; ++i) {
+		LLVMValueRef slot = iter_slot(c, cap[i], 1);
+
+		if (!slot)
+			return -1;
+		LLVMBuildStore(c->b, LLVMGetParam(c->fn, k++), slot);
+	}
+	{
+		LLVMValueRef p[4];
+		isl_ast_expr *it = isl_ast_node_for_get_iterator(node);
+		isl_id *iter = isl_ast_expr_get_id(it);
+		int ok;
+
+		for (i = 0; i < 4; ++i)
+			p[i] = LLVMGetParam(c->fn, k++);
+		isl_ast_expr_free(it);
+		ok = emit_chunk_loop(c, node, iter, p, attr);
+		isl_id_free(iter);
+		return ok;
+	}
+}
+
+/* Outline the body of parallel loop "node" into a new function. */
+static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
+	int n_cap, isl_id **cap, const struct ein_loop_attr *attr)
+{
+	struct llvm_emit c = *e;
+	struct ein_emitter cem = *e->em;
+	char name[strlen(e->name) + 32];
+	int i, ok;
+
+	snprintf(name, sizeof(name), "%s__par%d", e->name, (*e->n_par)++);
+	cem.user = &c;
+	c.em = &cem;
+	c.fn = LLVMAddFunction(e->m, name, body_type(e, n_cap));
+	LLVMSetLinkage(c.fn, LLVMInternalLinkage);
+	for (i = 0; i < e->scop->func->n_tensor; ++i) {
+		add_attr(&c, c.fn, i + 1, "noalias");
+		add_attr(&c, c.fn, i + 1, "nocapture");
+	}
+	add_attr(&c, c.fn, LLVMAttributeFunctionIndex, "nounwind");
+	c.entry = LLVMAppendBasicBlockInContext(e->c, c.fn, "entry");
+	c.b = LLVMCreateBuilderInContext(e->c);
+	LLVMPositionBuilderAtEnd(c.b, c.entry);
+	c.tensor = calloc(e->scop->func->n_tensor + 1, sizeof(LLVMValueRef));
+	c.size = calloc(e->scop->func->n_size + 1, sizeof(LLVMValueRef));
+	c.extent = NULL;
+	c.n_iter = 0;
+	c.iter_id = NULL;
+	c.iter_slot = NULL;
+	c.n_frame = 0;
+	ok = c.tensor && c.size ? emit_body(&c, node, n_cap, cap, attr) : -1;
+	llvm_emit_clear(&c);
+	return ok < 0 ? NULL : c.fn;
+}
+
+/* The trampoline "void NAME_tramp(void *closure, i64 lo, i64 hi)" that
+ * calls "body" with the closure's slots. */
+static LLVMValueRef trampoline(struct llvm_emit *e, LLVMValueRef body,
+	int n_cap)
+{
+	int i, n = n_body_param(e, n_cap), n_t = e->scop->func->n_tensor;
+	LLVMTypeRef params[3] = { e->ptr, e->i64, e->i64 };
+	LLVMValueRef fn, args[n];
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(e->c);
+	size_t len;
+	const char *body_name = LLVMGetValueName2(body, &len);
+	char name[len + 8];
+
+	snprintf(name, sizeof(name), "%s_tramp", body_name);
+	fn = LLVMAddFunction(e->m, name, LLVMFunctionType(
+		LLVMVoidTypeInContext(e->c), params, 3, 0));
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(e->c, fn,
+		"entry"));
+	for (i = 0; i < n - 2; ++i) {
+		LLVMValueRef idx = LLVMConstInt(e->i64, i, 0);
+		LLVMValueRef addr = LLVMBuildInBoundsGEP2(b, e->i64,
+			LLVMGetParam(fn, 0), &idx, 1, "");
+
+		args[i] = LLVMBuildLoad2(b, i < n_t ? e->ptr : e->i64, addr,
+			"");
+	}
+	args[n - 2] = LLVMGetParam(fn, 1);
+	args[n - 1] = LLVMGetParam(fn, 2);
+	LLVMBuildCall2(b, LLVMGlobalGetValueType(body), body, args, n, "");
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return fn;
+}
+
+/* Store the closure of a parallel loop: tensors, sizes, the captured
+ * iterators, start and step. */
+static LLVMValueRef build_closure(struct llvm_emit *e, int n_cap,
+	isl_id **cap, LLVMValueRef init, LLVMValueRef inc)
+{
+	const struct ein_func *func = e->scop->func;
+	int i, k = 0, n = n_body_param(e, n_cap) - 2;
+	LLVMBuilderRef ab = LLVMCreateBuilderInContext(e->c);
+	LLVMValueRef closure, v;
+
+	LLVMPositionBuilder(ab, e->entry, LLVMGetFirstInstruction(e->entry));
+	closure = LLVMBuildArrayAlloca(ab, e->i64, LLVMConstInt(e->i64, n, 0),
+		"closure");
+	LLVMDisposeBuilder(ab);
+	for (i = 0; i < n; ++i) {
+		LLVMValueRef idx = LLVMConstInt(e->i64, i, 0);
+
+		if (i < func->n_tensor)
+			v = e->tensor[i];
+		else if (i < func->n_tensor + func->n_size)
+			v = e->size[i - func->n_tensor];
+		else if (i < func->n_tensor + func->n_size + n_cap)
+			v = LLVMBuildLoad2(e->b, e->i64, iter_slot(e,
+				cap[k++], 0), "");
+		else
+			v = i == n - 2 ? init : inc;
+		LLVMBuildStore(e->b, v, LLVMBuildInBoundsGEP2(e->b, e->i64,
+			closure, &idx, 1, ""));
+	}
+	return closure;
+}
+
+static int parallel_for(void *user, __isl_keep isl_ast_node *node,
+	const struct ein_loop_attr *attr)
+{
+	struct llvm_emit *e = user;
+	isl_id *cap[e->n_iter + 1];
+	int n_cap = enclosing_iters(e, cap);
+	LLVMValueRef init, inc, trip, body, args[4], rt;
+	LLVMTypeRef params[4] = { e->ptr, e->ptr, e->i64, e->i64 };
+	LLVMTypeRef rt_type = LLVMFunctionType(LLVMVoidTypeInContext(e->c),
+		params, 4, 0);
+
+	if (loop_range(e, node, &init, &inc, &trip) < 0)
+		return -1;
+	body = outline(e, node, n_cap, cap, attr);
+	if (!body)
+		return -1;
+	rt = LLVMGetNamedFunction(e->m, EIN_RT_PARALLEL_FOR);
+	if (!rt)
+		rt = LLVMAddFunction(e->m, EIN_RT_PARALLEL_FOR, rt_type);
+	args[0] = trampoline(e, body, n_cap);
+	args[1] = build_closure(e, n_cap, cap, init, inc);
+	args[2] = LLVMConstInt(e->i64, 0, 0);
+	args[3] = trip;
+	LLVMBuildCall2(e->b, rt_type, rt, args, 4, "");
 	return 0;
 }
 
@@ -812,12 +1104,15 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 {
 	struct llvm_emit e = { .ctx = ctx, .scop = scop, .c = llctx };
 	struct ein_emitter em = { &e, &expr_int, &expr_id, &expr_op,
-		&for_open, &for_test, &for_close, &if_open, &if_else,
-		&if_close, &user_stmt };
+		&for_open, &parallel_for, &for_test, &for_close, &if_open,
+		&if_else, &if_close, &user_stmt };
+	int n_par = 0;
 	const struct ein_func *func = scop->func;
 	int ok;
 
 	e.em = &em;
+	e.name = name;
+	e.n_par = &n_par;
 	e.m = LLVMModuleCreateWithNameInContext(name, llctx);
 	e.b = LLVMCreateBuilderInContext(llctx);
 	e.i64 = LLVMInt64TypeInContext(llctx);

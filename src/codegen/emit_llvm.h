@@ -12,6 +12,8 @@
 /* The suffix of the uniform entry point added next to each kernel:
  * void NAME__entry(void **tensors, const int64_t *sizes). */
 #define EIN_ENTRY_SUFFIX "__entry"
+/* The runtime function parallel loops call (src/runtime/parallel.h). */
+#define EIN_RT_PARALLEL_FOR "ein_rt_parallel_for"
 
 /* Build a module in "llctx" holding
  *

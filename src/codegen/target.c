@@ -120,3 +120,31 @@ int ein_target_optimize(ein_ctx *ctx, struct ein_target *t, LLVMModuleRef m)
 	}
 	return 0;
 }
+
+char *ein_target_emit_asm(ein_ctx *ctx, struct ein_target *target,
+	LLVMModuleRef m)
+{
+	LLVMMemoryBufferRef buf = NULL;
+	char *msg = NULL, *text = NULL;
+	size_t len;
+
+	if (LLVMTargetMachineEmitToMemoryBuffer(target->tm, m,
+			LLVMAssemblyFile, &msg, &buf)) {
+		ein_internal(ctx, "cannot emit assembly: %s", msg ? msg : "?");
+		LLVMDisposeMessage(msg);
+		return NULL;
+	}
+	len = LLVMGetBufferSize(buf);
+	text = malloc(len + 1);
+	if (text) {
+		memcpy(text, LLVMGetBufferStart(buf), len);
+		text[len] = '\0';
+	}
+	LLVMDisposeMemoryBuffer(buf);
+	return text;
+}
+
+char *ein_target_host_name(ein_ctx *ctx)
+{
+	return strdup("x86_64-avx2");
+}

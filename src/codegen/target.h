@@ -26,4 +26,12 @@ void ein_target_free(struct ein_target *target);
 int ein_target_optimize(ein_ctx *ctx, struct ein_target *target,
 	LLVMModuleRef m);
 
+/* The name of the host's target class ("x86_64-avx2"), to free. */
+char *ein_target_host_name(ein_ctx *ctx);
+
+/* The assembly of module "m" for "target", as a string the caller frees;
+ * NULL after reporting an error. */
+char *ein_target_emit_asm(ein_ctx *ctx, struct ein_target *target,
+	LLVMModuleRef m);
+
 #endif

@@ -60,7 +60,8 @@ static ein_value walk_taken(const struct ein_emitter *e,
 	return v;
 }
 
-static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node)
+static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
+	const struct ein_loop_attr *attr)
 {
 	isl_ast_expr *it = isl_ast_node_for_get_iterator(node);
 	isl_id *iter = isl_ast_expr_get_id(it);
@@ -69,8 +70,12 @@ static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node)
 	int ok = -1;
 
 	isl_ast_expr_free(it);
+	if (attr && attr->parallel && e->parallel_for) {
+		isl_id_free(iter);
+		return e->parallel_for(e->user, node, attr);
+	}
 	init = walk_taken(e, isl_ast_node_for_get_init(node));
-	if (!iter || !init || e->for_open(e->user, iter, init) < 0)
+	if (!iter || !init || e->for_open(e->user, iter, init, attr) < 0)
 		goto out;
 	cond = walk_taken(e, isl_ast_node_for_get_cond(node));
 	inc = walk_taken(e, isl_ast_node_for_get_inc(node));
@@ -123,12 +128,22 @@ static int walk_block(const struct ein_emitter *e,
 	return ok;
 }
 
+/* A mark from the schedule (ein_loop_attr) applies to the loop right
+ * under it; isl may have left no loop there (a single iteration), and
+ * then there is nothing to apply it to. */
 static int walk_mark(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node)
 {
 	isl_ast_node *child = isl_ast_node_mark_get_node(node);
-	int ok = ein_walk_node(e, child);
+	isl_id *id = isl_ast_node_mark_get_id(node);
+	const struct ein_loop_attr *attr = ein_loop_attr_from_id(id);
+	int ok;
 
+	if (attr && isl_ast_node_get_type(child) == isl_ast_node_for)
+		ok = walk_for(e, child, attr);
+	else
+		ok = ein_walk_node(e, child);
+	isl_id_free(id);
 	isl_ast_node_free(child);
 	return ok;
 }
@@ -145,7 +160,7 @@ int ein_walk_node(const struct ein_emitter *e, __isl_keep isl_ast_node *node)
 {
 	switch (isl_ast_node_get_type(node)) {
 	case isl_ast_node_for:
-		return walk_for(e, node);
+		return walk_for(e, node, NULL);
 	case isl_ast_node_if:
 		return walk_if(e, node);
 	case isl_ast_node_block:

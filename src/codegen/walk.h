@@ -14,6 +14,7 @@
 #include <isl/ast.h>
 #include <isl/id.h>
 #include "codegen/ast_build.h"
+#include "sched/schedule.h"
 
 typedef void *ein_value;
 
@@ -22,10 +23,14 @@ typedef void *ein_value;
  * expr_op: an operation of isl's AST on already lowered arguments
  *	(and_then and or_else may evaluate both sides: isl's expressions
  *	have no side effects);
- * for_open: start a loop over "iter" from "init"; the walker then lowers
+ * for_open: start a loop over "iter" from "init", with the attributes
+ *	the schedule gives it ("attr", NULL if none); the walker then lowers
  *	the condition and the increment inside the loop's header and calls
  *	for_test with the condition; after the body, for_close gets the
  *	increment;
+ * parallel_for: emit the whole loop "node", whose iterations may run in
+ *	parallel, walking its body itself (NULL: the walker emits it as a
+ *	sequential loop);
  * if_open, if_else, if_close: a condition with an optional else branch;
  * user: a statement instance. */
 struct ein_emitter {
@@ -34,7 +39,10 @@ struct ein_emitter {
 	ein_value (*expr_id)(void *user, __isl_keep isl_id *id);
 	ein_value (*expr_op)(void *user, enum isl_ast_expr_op_type op,
 		int n, ein_value *args);
-	int (*for_open)(void *user, __isl_keep isl_id *iter, ein_value init);
+	int (*for_open)(void *user, __isl_keep isl_id *iter, ein_value init,
+		const struct ein_loop_attr *attr);
+	int (*parallel_for)(void *user, __isl_keep isl_ast_node *node,
+		const struct ein_loop_attr *attr);
 	int (*for_test)(void *user, ein_value cond);
 	int (*for_close)(void *user, __isl_keep isl_id *iter, ein_value inc);
 	int (*if_open)(void *user, ein_value cond);

@@ -2,10 +2,11 @@
  * pipeline.c: the whole compiler, one line per pass.
  *
  *   lex -> parse -> sema -> range inference          (ein_frontend)
- *   scop -> AST build -> emit LLVM -> O3 -> JIT       (ein_compile)
+ *   scop -> dependences -> schedule -> AST build
+ *	-> emit LLVM -> O3 -> JIT                      (ein_compile)
  *
- * The schedules issue adds reading the schedule, applying its directives
- * and the legality check between the scop and the AST build.
+ * The dependences are only computed when a schedule file is applied or
+ * they are asked for: the default schedule is legal by construction.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "diag.h"
 #include "frontend/parse.h"
 #include "frontend/range.h"
+#include "sched/apply.h"
 #include "codegen/ast_build.h"
 #include "codegen/emit_llvm.h"
 #include "driver/pipeline.h"
@@ -70,12 +72,16 @@ struct ein_checked_file *ein_frontend(ein_ctx *ctx, struct ein_src *src)
 void ein_job_clear(struct ein_job *job)
 {
 	isl_ast_node_free(job->tree);
+	ein_schedule_free(job->schedule);
+	ein_deps_free(job->deps);
 	ein_scop_free(job->scop);
 	if (job->module)
 		LLVMDisposeModule(job->module);
 	ein_jit_free(job->jit);
 	ein_target_free(job->target);
 	job->scop = NULL;
+	job->deps = NULL;
+	job->schedule = NULL;
 	job->tree = NULL;
 	job->module = NULL;
 	job->jit = NULL;
@@ -106,12 +112,45 @@ static int jit(ein_ctx *ctx, struct ein_job *job)
 	return job->entry ? 0 : -1;
 }
 
+static int deps(ein_ctx *ctx, struct ein_job *job)
+{
+	struct ein_schedule *source = ein_schedule_source(job->scop);
+
+	job->deps = source ? ein_deps_compute(job->scop,
+		ein_schedule_get_map(source)) : NULL;
+	ein_schedule_free(source);
+	if (!job->deps && ein_diag_n_error(ctx) == 0)
+		ein_internal(ctx, "cannot compute the dependences");
+	return job->deps ? 0 : -1;
+}
+
+static int schedule(ein_ctx *ctx, struct ein_job *job)
+{
+	job->schedule = ein_schedule_default(job->scop);
+	if (!job->schedule)
+		return -1;
+	if (!job->sched_file)
+		return 0;
+	return ein_sched_apply(ctx, job->schedule, job->deps, job->sched_file,
+		job->strict_fp);
+}
+
 int ein_compile(ein_ctx *ctx, struct ein_job *job)
 {
 	job->scop = ein_scop_from_func(ctx, job->func);
 	if (!job->scop || job->until == EIN_PASS_SCOP)
 		return job->scop ? 0 : -1;
-	job->tree = ein_ast_build(ctx, job->scop);
+	if ((job->sched_file || job->until == EIN_PASS_DEPS) &&
+	    deps(ctx, job) < 0)
+		return -1;
+	if (job->until == EIN_PASS_DEPS)
+		return 0;
+	if (schedule(ctx, job) < 0)
+		return -1;
+	if (job->until == EIN_PASS_SCHEDULE)
+		return 0;
+	job->tree = ein_ast_build(ctx, job->scop,
+		ein_schedule_get_tree(job->schedule));
 	if (!job->tree || job->until == EIN_PASS_AST)
 		return job->tree ? 0 : -1;
 	if (emit(ctx, job) < 0 || job->until == EIN_PASS_LLVM)

@@ -10,12 +10,17 @@
 #include "frontend/ast.h"
 #include "frontend/sema.h"
 #include "poly/scop.h"
+#include "poly/deps.h"
+#include "sched/file.h"
+#include "sched/schedule.h"
 #include "codegen/target.h"
 #include "runtime/jit.h"
 
 /* The passes after the frontend, in the order they run. */
 enum ein_pass {
-	EIN_PASS_SCOP,		/* polyhedral model and default schedule */
+	EIN_PASS_SCOP,		/* polyhedral model */
+	EIN_PASS_DEPS,		/* exact dependences */
+	EIN_PASS_SCHEDULE,	/* the schedule file's directives, checked */
 	EIN_PASS_AST,		/* isl AST generation */
 	EIN_PASS_LLVM,		/* LLVM IR */
 	EIN_PASS_OPT,		/* LLVM's O3 pipeline for the host */
@@ -32,13 +37,20 @@ struct ein_checked_file {
 
 /* One compilation of a definition.
  * func: the checked definition (not owned); until: the last pass to run;
- * scop, tree, target, jit, module: what the passes made (owned; module is
- *	NULL once the JIT has taken it);
+ * sched_file: the schedule to apply (not owned; NULL: the default);
+ * strict_fp: keep floating-point results bit-identical to the source
+ *	order (no reordering of reductions);
+ * scop, deps, schedule, tree, target, jit, module: what the passes made
+ *	(owned; module is NULL once the JIT has taken it);
  * entry: the kernel's entry point once compiled. */
 struct ein_job {
 	const struct ein_func *func;
 	enum ein_pass until;
+	const struct ein_sched_file *sched_file;
+	int strict_fp;
 	struct ein_scop *scop;
+	struct ein_deps *deps;
+	struct ein_schedule *schedule;
 	isl_ast_node *tree;
 	struct ein_target *target;
 	struct ein_jit *jit;

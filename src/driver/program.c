@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "driver/pipeline.h"
 #include "driver/program.h"
+#include "driver/options.h"
 
 /* ctx: the context (not owned); ref: the number of references (the user's
  * and one per kernel); cf: the checked file. */
@@ -148,7 +149,7 @@ const struct ein_func *ein_program_get_func(ein_program *prog,
 }
 
 /* The text of stage "stage" of the compilation "job" just ran. */
-static char *show_job(struct ein_job *job, ein_stage stage)
+static char *show_job(ein_ctx *ctx, struct ein_job *job, ein_stage stage)
 {
 	isl_printer *p;
 	char *str, *llvm;
@@ -159,9 +160,15 @@ static char *show_job(struct ein_job *job, ein_stage stage)
 		LLVMDisposeMessage(llvm);
 		return str;
 	}
+	if (stage == EIN_STAGE_ASM)
+		return ein_target_emit_asm(ctx, job->target, job->module);
 	p = isl_printer_to_str(isl_set_get_ctx(job->scop->context));
 	if (stage == EIN_STAGE_DOMAINS) {
 		p = ein_scop_print(p, job->scop);
+	} else if (stage == EIN_STAGE_DEPS) {
+		p = ein_deps_print(p, job->deps);
+	} else if (stage == EIN_STAGE_SCHEDULE) {
+		p = ein_schedule_print(p, job->schedule);
 	} else {
 		p = isl_printer_set_output_format(p, ISL_FORMAT_C);
 		p = isl_printer_print_ast_node(p, job->tree);
@@ -186,13 +193,23 @@ static char *show_source(const struct ein_func *func)
 
 char *ein_program_show(ein_program *prog, const char *def, ein_stage stage)
 {
+	return ein_program_show_with(prog, def, stage, NULL);
+}
+
+char *ein_program_show_with(ein_program *prog, const char *def,
+	ein_stage stage, const ein_options *opts)
+{
 	static const enum ein_pass until[] = {
 		[EIN_STAGE_DOMAINS] = EIN_PASS_SCOP,
 		[EIN_STAGE_AST] = EIN_PASS_AST,
 		[EIN_STAGE_LLVM_UNOPT] = EIN_PASS_LLVM,
 		[EIN_STAGE_LLVM] = EIN_PASS_OPT,
+		[EIN_STAGE_DEPS] = EIN_PASS_DEPS,
+		[EIN_STAGE_SCHEDULE] = EIN_PASS_SCHEDULE,
+		[EIN_STAGE_ASM] = EIN_PASS_OPT,
 	};
 	struct ein_job job = { 0 };
+	struct ein_sched_choice choice;
 	char *str = NULL;
 
 	if (!prog)
@@ -203,14 +220,22 @@ char *ein_program_show(ein_program *prog, const char *def, ein_stage stage)
 		return NULL;
 	if (stage == EIN_STAGE_SOURCE)
 		return show_source(job.func);
-	if (stage < EIN_STAGE_SOURCE || stage > EIN_STAGE_LLVM) {
+	if (stage < EIN_STAGE_SOURCE || stage > EIN_STAGE_ASM) {
 		ein_error(prog->ctx, EIN_ERROR_INVALID, "unknown stage %d",
 			stage);
 		return NULL;
 	}
+	if (ein_options_choose_schedule(prog->ctx, opts, job.func,
+			&choice) < 0) {
+		ein_sched_choice_clear(&choice);
+		return NULL;
+	}
 	job.until = until[stage];
+	job.sched_file = choice.file;
+	job.strict_fp = ein_options_get_strict_fp(opts);
 	if (ein_compile(prog->ctx, &job) == 0)
-		str = show_job(&job, stage);
+		str = show_job(prog->ctx, &job, stage);
 	ein_job_clear(&job);
+	ein_sched_choice_clear(&choice);
 	return str;
 }

@@ -1,23 +1,10 @@
 /*
- * scop.c: statements, accesses and the default schedule of a definition.
+ * scop.c: statements and accesses of a definition.
  *
  * Pre: an ein_func with domains and shapes (range.c).
- * Post: an ein_scop whose schedule runs the statements in source order,
- *	each "!" initialisation just before its update:
- *
- *	sequence
- *	  filter S0_init -> band [i, j]
- *	  filter S0      -> band [i, k, j]
- *	  ...
- *
- * The default loop order of an update keeps the source order of its
- * indices (left-hand side, then reductions) except that the index that is
- * the contiguous (last) index of the most accesses goes innermost, so that
- * LLVM can vectorise it.  Moving an index is safe here, without the
- * dependence analysis the schedules issue adds, because it is only done
- * when the statement reads the tensor it writes at the written element
- * alone: the updates of each output element then still happen in the
- * order of the reduction indices, which keep their relative order.
+ * Post: an ein_scop: one or two polyhedral statements per source
+ *	statement, in source order, with their access relations.  Schedules
+ *	are src/sched's concern.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +45,6 @@ void ein_scop_free(struct ein_scop *scop)
 		scop_stmt_clear(&scop->stmt[i]);
 	free(scop->stmt);
 	isl_set_free(scop->context);
-	isl_schedule_free(scop->schedule);
 	free(scop);
 }
 
@@ -193,117 +179,6 @@ static int add_update(ein_ctx *ctx, struct ein_scop *scop, int src)
 	return add_reads(ctx, scop->func, stmt, fs->ast->rhs);
 }
 
-/* Does "expr" read tensor "tensor" anywhere? */
-static int reads_tensor(const struct ein_ast_expr *expr, int tensor)
-{
-	int i;
-
-	if (expr->kind == EIN_EXPR_ACCESS && expr->slot == tensor)
-		return 1;
-	for (i = 0; i < expr->n_arg; ++i)
-		if (reads_tensor(expr->args[i], tensor))
-			return 1;
-	return 0;
-}
-
-/* Is index "pos" the last index of access "expr", alone? */
-static int is_contiguous_index(const struct ein_ast_expr *expr, int pos)
-{
-	const struct ein_ast_expr *last;
-
-	if (expr->n_arg == 0)
-		return 0;
-	last = expr->args[expr->n_arg - 1];
-	return last->kind == EIN_EXPR_IDENT &&
-		last->ident_kind == EIN_IDENT_INDEX && last->slot == pos;
-}
-
-/* The number of accesses in "expr" whose contiguous index is "pos". */
-static int count_contiguous(const struct ein_ast_expr *expr, int pos)
-{
-	int i, n = 0;
-
-	if (expr->kind == EIN_EXPR_ACCESS && is_contiguous_index(expr, pos))
-		n++;
-	for (i = 0; i < expr->n_arg; ++i)
-		n += count_contiguous(expr->args[i], pos);
-	return n;
-}
-
-/* Fill order[0 .. n_index-1] with the default loop order of the update of
- * source statement "fs" (see the head comment). */
-static void default_order(const struct ein_func_stmt *fs, int *order)
-{
-	int i, best = fs->n_index - 1, best_n = -1, k = 0;
-
-	for (i = 0; i < fs->n_index; ++i)
-		order[i] = i;
-	if (fs->n_index == 0 || reads_tensor(fs->ast->rhs, fs->ast->lhs->slot))
-		return;
-	for (i = fs->n_index - 1; i >= 0; --i) {
-		int n = count_contiguous(fs->ast->lhs, i) +
-			count_contiguous(fs->ast->rhs, i);
-
-		if (n > best_n) {
-			best = i;
-			best_n = n;
-		}
-	}
-	for (i = 0; i < fs->n_index; ++i)
-		if (i != best)
-			order[k++] = i;
-	order[k] = best;
-}
-
-/* The schedule of statement "stmt" alone: a band over its indices in the
- * order "order" (NULL: identity). */
-static isl_schedule *stmt_schedule(struct ein_scop_stmt *stmt,
-	const int *order)
-{
-	isl_space *space = isl_set_get_space(stmt->domain);
-	int i, n = isl_space_dim(space, isl_dim_set);
-	isl_schedule *sched;
-	isl_multi_aff *ma;
-	isl_local_space *ls;
-
-	sched = isl_schedule_from_domain(
-		isl_union_set_from_set(isl_set_copy(stmt->domain)));
-	if (n == 0) {
-		isl_space_free(space);
-		return sched;
-	}
-	ls = isl_local_space_from_space(isl_space_copy(space));
-	space = isl_space_map_from_domain_and_range(isl_space_copy(space),
-		isl_space_add_dims(isl_space_set_from_params(
-			isl_space_params(space)), isl_dim_set, n));
-	ma = isl_multi_aff_zero(space);
-	for (i = 0; i < n; ++i)
-		ma = isl_multi_aff_set_aff(ma, i, isl_aff_var_on_domain(
-			isl_local_space_copy(ls), isl_dim_set,
-			order ? order[i] : i));
-	isl_local_space_free(ls);
-	return isl_schedule_insert_partial_schedule(sched,
-		isl_multi_union_pw_aff_from_multi_aff(ma));
-}
-
-static isl_schedule *default_schedule(struct ein_scop *scop)
-{
-	isl_schedule *sched = NULL;
-	int i;
-
-	for (i = 0; i < scop->n_stmt; ++i) {
-		struct ein_scop_stmt *stmt = &scop->stmt[i];
-		const struct ein_func_stmt *fs = &scop->func->stmt[stmt->src];
-		int order[fs->n_index + 1];
-		isl_schedule *s;
-
-		default_order(fs, order);
-		s = stmt_schedule(stmt, stmt->is_init ? NULL : order);
-		sched = sched ? isl_schedule_sequence(sched, s) : s;
-	}
-	return sched;
-}
-
 struct ein_scop *ein_scop_from_func(ein_ctx *ctx, const struct ein_func *func)
 {
 	struct ein_scop *scop = calloc(1, sizeof(*scop));
@@ -322,9 +197,7 @@ struct ein_scop *ein_scop_from_func(ein_ctx *ctx, const struct ein_func *func)
 		if (ok == 0)
 			ok = add_update(ctx, scop, i);
 	}
-	if (ok == 0)
-		scop->schedule = default_schedule(scop);
-	if (ok < 0 || !scop->schedule) {
+	if (ok < 0) {
 		if (ein_diag_n_error(ctx) == 0)
 			ein_internal(ctx, "cannot build the polyhedral "
 				"model: %s", isl_ctx_last_error_msg(
@@ -359,8 +232,5 @@ __isl_give isl_printer *ein_scop_print(__isl_take isl_printer *p,
 		for (j = 0; j < stmt->n_access; ++j)
 			p = print_access(p, &stmt->access[j]);
 	}
-	p = isl_printer_print_str(p, "schedule:");
-	p = isl_printer_end_line(p);
-	p = isl_printer_set_yaml_style(p, ISL_YAML_STYLE_BLOCK);
-	return isl_printer_print_schedule(p, scop->schedule);
+	return p;
 }

@@ -51,19 +51,16 @@ struct ein_scop_stmt {
 /* The polyhedral model of a definition.
  * func: the checked definition (not owned);
  * context: the constraints on the sizes;
- * n_stmt, stmt: the statements, in execution order of the source;
- * schedule: the schedule tree (the default order until a schedule is
- *	applied). */
+ * n_stmt, stmt: the statements, in execution order of the source. */
 struct ein_scop {
 	const struct ein_func *func;
 	isl_set *context;
 	int n_stmt;
 	struct ein_scop_stmt *stmt;
-	isl_schedule *schedule;
 };
 
-/* Build the model of "func" (which must outlive it) with the default
- * schedule.  Returns NULL on error. */
+/* Build the model of "func" (which must outlive it).  Returns NULL on
+ * error. */
 struct ein_scop *ein_scop_from_func(ein_ctx *ctx, const struct ein_func *func);
 void ein_scop_free(struct ein_scop *scop);
 
@@ -74,7 +71,7 @@ struct ein_scop_stmt *ein_scop_find_stmt(struct ein_scop *scop,
 const struct ein_scop_access *ein_scop_stmt_find_access(
 	const struct ein_scop_stmt *stmt, const struct ein_ast_expr *expr);
 
-/* Print domains, accesses and the schedule (for "ein show"). */
+/* Print domains and accesses (for "ein show"). */
 __isl_give isl_printer *ein_scop_print(__isl_take isl_printer *p,
 	const struct ein_scop *scop);
 

@@ -4,7 +4,10 @@
  * One LLJIT per kernel keeps a kernel's code alive exactly as long as the
  * kernel and makes freeing it trivial; creating one costs well under a
  * millisecond next to the O3 pipeline.  Symbols the kernels call in the C
- * library (malloc, tanhf, ...) are resolved in this process.
+ * library (malloc, tanhf, ...) are resolved in this process; ein's own
+ * runtime functions are defined in the JIT by address, so that they are
+ * found even when libein is linked statically and nothing else refers to
+ * them.
  */
 #include <stdlib.h>
 #include <llvm-c/Core.h>
@@ -14,6 +17,8 @@
 #include <llvm-c/Target.h>
 #include "diag.h"
 #include "codegen/target.h"
+#include "codegen/emit_llvm.h"
+#include "runtime/parallel.h"
 #include "runtime/jit.h"
 
 /* tsc: the thread-safe context modules are built in;
@@ -32,6 +37,13 @@ static void jit_error(ein_ctx *ctx, LLVMErrorRef err, const char *what)
 	LLVMDisposeErrorMessage(msg);
 }
 
+/* LLVM reports to stderr by default, for instance when it cannot honour
+ * a schedule's vectorize or unroll request; a library must not write
+ * there, and a missed optimisation never changes the result. */
+static void ignore_diagnostic(LLVMDiagnosticInfoRef info, void *user)
+{
+}
+
 struct ein_jit *ein_jit_alloc(ein_ctx *ctx)
 {
 	struct ein_jit *jit = calloc(1, sizeof(*jit));
@@ -41,6 +53,9 @@ struct ein_jit *ein_jit_alloc(ein_ctx *ctx)
 		return NULL;
 	}
 	jit->tsc = LLVMOrcCreateNewThreadSafeContext();
+	LLVMContextSetDiagnosticHandler(
+		LLVMOrcThreadSafeContextGetContext(jit->tsc),
+		&ignore_diagnostic, NULL);
 	return jit;
 }
 
@@ -58,6 +73,32 @@ void ein_jit_free(struct ein_jit *jit)
 LLVMContextRef ein_jit_get_context(struct ein_jit *jit)
 {
 	return LLVMOrcThreadSafeContextGetContext(jit->tsc);
+}
+
+/* Define the runtime's functions in the JIT's main library. */
+static int define_runtime(ein_ctx *ctx, struct ein_jit *jit)
+{
+	LLVMJITSymbolFlags flags = {
+		LLVMJITSymbolGenericFlagsExported |
+			LLVMJITSymbolGenericFlagsCallable, 0
+	};
+	LLVMOrcCSymbolMapPair pair;
+	LLVMOrcMaterializationUnitRef mu;
+	LLVMErrorRef err;
+
+	pair.Name = LLVMOrcLLJITMangleAndIntern(jit->lljit,
+		EIN_RT_PARALLEL_FOR);
+	pair.Sym.Address = (LLVMOrcExecutorAddress) (uintptr_t)
+		&ein_rt_parallel_for;
+	pair.Sym.Flags = flags;
+	mu = LLVMOrcAbsoluteSymbols(&pair, 1);
+	err = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(jit->lljit),
+		mu);
+	if (err) {
+		LLVMOrcDisposeMaterializationUnit(mu);
+		return jit_error(ctx, err, "cannot define the runtime"), -1;
+	}
+	return 0;
 }
 
 static int create_lljit(ein_ctx *ctx, struct ein_jit *jit)
@@ -82,7 +123,7 @@ static int create_lljit(ein_ctx *ctx, struct ein_jit *jit)
 		return jit_error(ctx, err, "cannot search this process"), -1;
 	LLVMOrcJITDylibAddGenerator(
 		LLVMOrcLLJITGetMainJITDylib(jit->lljit), gen);
-	return 0;
+	return define_runtime(ctx, jit);
 }
 
 void *ein_jit_add_module(ein_ctx *ctx, struct ein_jit *jit, LLVMModuleRef m,

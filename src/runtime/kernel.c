@@ -13,16 +13,19 @@
 #include "diag.h"
 #include "driver/pipeline.h"
 #include "driver/program.h"
+#include "driver/options.h"
 #include "interp/interp.h"
 
 /* ctx: the context (not owned); prog: a reference to the program;
  * func: the definition (owned by prog); job: its compilation;
+ * sched: the schedule it was compiled with;
  * n_arg, arg: the tensors of the signature (positions in func);
  * entry: the compiled code. */
 struct ein_kernel {
 	ein_ctx *ctx;
 	ein_program *prog;
 	const struct ein_func *func;
+	struct ein_sched_choice sched;
 	struct ein_job job;
 	int n_arg;
 	int *arg;
@@ -34,6 +37,7 @@ void ein_kernel_free(ein_kernel *k)
 	if (!k)
 		return;
 	ein_job_clear(&k->job);
+	ein_sched_choice_clear(&k->sched);
 	ein_program_free(k->prog);
 	free(k->arg);
 	free(k);
@@ -54,6 +58,12 @@ static int init_signature(ein_kernel *k)
 
 ein_kernel *ein_kernel_compile(ein_program *prog, const char *def)
 {
+	return ein_kernel_compile_with(prog, def, NULL);
+}
+
+ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
+	const ein_options *opts)
+{
 	ein_ctx *ctx = ein_program_get_ctx(prog);
 	ein_kernel *k;
 
@@ -70,12 +80,26 @@ ein_kernel *ein_kernel_compile(ein_program *prog, const char *def)
 	k->func = ein_program_get_func(prog, def);
 	if (!k->func || init_signature(k) < 0)
 		return (ein_kernel_free(k), NULL);
+	if (ein_options_choose_schedule(ctx, opts, k->func, &k->sched) < 0)
+		return (ein_kernel_free(k), NULL);
 	k->job.func = k->func;
 	k->job.until = EIN_PASS_JIT;
+	k->job.sched_file = k->sched.file;
+	k->job.strict_fp = ein_options_get_strict_fp(opts);
 	if (ein_compile(ctx, &k->job) < 0)
 		return (ein_kernel_free(k), NULL);
 	k->entry = (void (*)(void **, const int64_t *)) k->job.entry;
 	return k;
+}
+
+const char *ein_kernel_get_schedule(const ein_kernel *k)
+{
+	return k ? k->sched.path : NULL;
+}
+
+const char *ein_kernel_get_schedule_reason(const ein_kernel *k)
+{
+	return k ? k->sched.why : NULL;
 }
 
 int ein_kernel_n_tensor(const ein_kernel *k)

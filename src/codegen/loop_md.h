@@ -1,0 +1,17 @@
+/*
+ * loop_md.h: LLVM loop metadata for the attributes a schedule gives a
+ * loop (vector width, unroll factor), so that LLVM's loop vectoriser and
+ * unroller do what the schedule asks.
+ */
+#ifndef EIN_CODEGEN_LOOP_MD_H
+#define EIN_CODEGEN_LOOP_MD_H
+
+#include <llvm-c/Core.h>
+#include "sched/schedule.h"
+
+/* Attach the loop metadata for "attr" (NULL: none) to "latch", the branch
+ * back to a loop's header. */
+void ein_loop_md_attach(LLVMContextRef c, LLVMValueRef latch,
+	const struct ein_loop_attr *attr);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * options.c: ein_options, and which schedule a compile uses.
+ *
+ * An explicit file always wins.  Otherwise, with lookup on, the file is
+ * searched as schedules/<target>/<def>.sched (and variants tuned for other
+ * sizes) along EIN_SCHEDULE_PATH, then the installed data directory; the
+ * target is the host's class (x86_64-avx2, ...).  Finding nothing is not
+ * an error: the default schedule is used.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "diag.h"
+#include "ctx.h"
+#include "codegen/target.h"
+#include "sched/lookup.h"
+#include "driver/options.h"
+
+struct ein_options {
+	char *schedule;
+	int no_lookup;
+	int strict_fp;
+	int n_size;
+	char **size_name;
+	long *size_value;
+};
+
+ein_options *ein_options_alloc(void)
+{
+	return calloc(1, sizeof(ein_options));
+}
+
+void ein_options_free(ein_options *opts)
+{
+	int i;
+
+	if (!opts)
+		return;
+	for (i = 0; i < opts->n_size; ++i)
+		free(opts->size_name[i]);
+	free(opts->size_name);
+	free(opts->size_value);
+	free(opts->schedule);
+	free(opts);
+}
+
+ein_status ein_options_set_schedule(ein_options *opts, const char *path)
+{
+	char *dup = path ? strdup(path) : NULL;
+
+	if (!opts)
+		return EIN_ERROR_INVALID;
+	if (path && !dup)
+		return EIN_ERROR_NOMEM;
+	free(opts->schedule);
+	opts->schedule = dup;
+	return EIN_OK;
+}
+
+ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable)
+{
+	if (!opts)
+		return EIN_ERROR_INVALID;
+	opts->no_lookup = !enable;
+	return EIN_OK;
+}
+
+ein_status ein_options_set_strict_fp(ein_options *opts, int strict)
+{
+	if (!opts)
+		return EIN_ERROR_INVALID;
+	opts->strict_fp = strict != 0;
+	return EIN_OK;
+}
+
+ein_status ein_options_set_size(ein_options *opts, const char *name,
+	int64_t value)
+{
+	char **names;
+	long *values;
+	int i;
+
+	if (!opts || !name || value < 1)
+		return EIN_ERROR_INVALID;
+	for (i = 0; i < opts->n_size; ++i)
+		if (!strcmp(opts->size_name[i], name)) {
+			opts->size_value[i] = value;
+			return EIN_OK;
+		}
+	names = realloc(opts->size_name, (opts->n_size + 1) * sizeof(*names));
+	if (names)
+		opts->size_name = names;
+	values = realloc(opts->size_value,
+		(opts->n_size + 1) * sizeof(*values));
+	if (values)
+		opts->size_value = values;
+	if (!names || !values)
+		return EIN_ERROR_NOMEM;
+	names[opts->n_size] = strdup(name);
+	if (!names[opts->n_size])
+		return EIN_ERROR_NOMEM;
+	values[opts->n_size++] = value;
+	return EIN_OK;
+}
+
+int ein_options_get_strict_fp(const ein_options *opts)
+{
+	return opts ? opts->strict_fp : 0;
+}
+
+void ein_sched_choice_clear(struct ein_sched_choice *choice)
+{
+	ein_sched_file_free(choice->file);
+	free(choice->path);
+	free(choice->why);
+	memset(choice, 0, sizeof(*choice));
+}
+
+/* Look up a schedule of "func" for the host's target class. */
+static int lookup(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice)
+{
+	char *target = ein_target_host_name(ctx);
+	int r;
+
+	if (!target)
+		return -1;
+	r = ein_sched_lookup(ctx, NULL, target, func->def->name,
+		opts ? opts->n_size : 0,
+		opts ? (const char *const *) opts->size_name : NULL,
+		opts ? opts->size_value : NULL, &choice->path, &choice->why);
+	free(target);
+	return r;
+}
+
+int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice)
+{
+	memset(choice, 0, sizeof(*choice));
+	if (opts && opts->schedule) {
+		choice->path = strdup(opts->schedule);
+		choice->why = strdup("given explicitly");
+		if (!choice->path || !choice->why)
+			return -1;
+	} else if (!(opts && opts->no_lookup)) {
+		if (lookup(ctx, opts, func, choice) < 0)
+			return -1;
+	}
+	if (!choice->path)
+		return 0;
+	choice->file = ein_sched_file_read(ctx, choice->path);
+	return choice->file ? 0 : -1;
+}

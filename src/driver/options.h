@@ -1,0 +1,30 @@
+/*
+ * options.h: the internal side of ein_options, and the choice of a
+ * definition's schedule file.
+ */
+#ifndef EIN_DRIVER_OPTIONS_H
+#define EIN_DRIVER_OPTIONS_H
+
+#include "ein.h"
+#include "frontend/sema.h"
+#include "sched/file.h"
+
+/* The schedule chosen for one compile.
+ * file: the parsed schedule (NULL: the default schedule);
+ * path: where it was read from; why: how it was chosen. */
+struct ein_sched_choice {
+	struct ein_sched_file *file;
+	char *path;
+	char *why;
+};
+
+/* Choose and read the schedule of "func" as "opts" (NULL: the defaults)
+ * say.  Returns -1 after reporting an error (an unreadable or malformed
+ * file). */
+int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice);
+void ein_sched_choice_clear(struct ein_sched_choice *choice);
+
+int ein_options_get_strict_fp(const ein_options *opts);
+
+#endif

@@ -1,0 +1,584 @@
+/*
+ * apply.c: directives, one at a time, each followed by the legality check.
+ *
+ * Checking after every directive (rather than once at the end) is what
+ * lets an error name the directive that broke a dependence.  The checks
+ * are those of deps.h on the flat schedule: the order of every
+ * dependence, and no dependence carried by a parallel or vectorised loop.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "diag.h"
+#include "sched/apply.h"
+
+/* pending, pending_msg: the directive after which the schedule became
+ * illegal (and has stayed so), with the message that says why. */
+struct apply {
+	ein_ctx *ctx;
+	struct ein_schedule *s;
+	const struct ein_deps *deps;
+	int strict;
+	const struct ein_sched_directive *dir;
+	const struct ein_sched_directive *pending;
+	char *pending_msg;
+};
+
+static const char *verb_name(enum ein_sched_verb verb)
+{
+	static const char *names[] = {
+		[EIN_SCHED_SPLIT] = "split", [EIN_SCHED_TILE] = "tile",
+		[EIN_SCHED_REORDER] = "reorder",
+		[EIN_SCHED_VECTORIZE] = "vectorize",
+		[EIN_SCHED_UNROLL] = "unroll",
+		[EIN_SCHED_PARALLEL] = "parallel",
+		[EIN_SCHED_COMPUTE_AT] = "compute_at",
+		[EIN_SCHED_FUSE] = "fuse", [EIN_SCHED_PACK] = "pack",
+		[EIN_SCHED_ACCUMULATE] = "accumulate",
+		[EIN_SCHED_GPU_BLOCKS] = "gpu_blocks",
+		[EIN_SCHED_GPU_THREADS] = "gpu_threads",
+	};
+
+	return names[verb];
+}
+
+/* The name of the tensor source statement "k" writes. */
+static const char *lhs_name(const struct ein_func *func, int k)
+{
+	return func->tensor[func->stmt[k].ast->lhs->slot].name;
+}
+
+/* "A, B, C": the tensors the statements write, each once. */
+static void hint_written(ein_ctx *ctx, const struct ein_func *func)
+{
+	char buf[512] = "";
+	int k, j;
+
+	for (k = 0; k < func->n_stmt; ++k) {
+		for (j = 0; j < k; ++j)
+			if (!strcmp(lhs_name(func, j), lhs_name(func, k)))
+				break;
+		if (j < k || strlen(buf) + strlen(lhs_name(func, k)) + 3 >=
+				sizeof(buf))
+			continue;
+		if (buf[0])
+			strcat(buf, ", ");
+		strcat(buf, lhs_name(func, k));
+	}
+	ein_hint(ctx, "the statements write %s", buf);
+}
+
+/* The source statement "ref" names, -1 after an error. */
+static int find_source_stmt(struct apply *a,
+	const struct ein_sched_stmt_ref *ref)
+{
+	const struct ein_func *func = a->deps->scop->func;
+	int k, count = 0;
+
+	for (k = 0; k < func->n_stmt; ++k)
+		if (!strcmp(lhs_name(func, k), ref->tensor) &&
+		    ++count == ref->occurrence)
+			return k;
+	if (count == 0) {
+		ein_error_at(a->ctx, ref->loc, "no statement writes '%s'",
+			ref->tensor);
+		hint_written(a->ctx, func);
+	} else
+		ein_error_at(a->ctx, ref->loc, "'%s#%d': only %d statement%s "
+			"write%s '%s'", ref->tensor, ref->occurrence, count,
+			count > 1 ? "s" : "", count > 1 ? "" : "s",
+			ref->tensor);
+	return -1;
+}
+
+/* The polyhedral statement (position in the schedule) "ref" names, -1
+ * after an error. */
+static int find_stmt(struct apply *a, const struct ein_sched_stmt_ref *ref)
+{
+	int src = find_source_stmt(a, ref), i;
+
+	if (src < 0)
+		return -1;
+	for (i = 0; i < ein_schedule_n_stmt(a->s); ++i) {
+		struct ein_scop_stmt *stmt = ein_schedule_get_stmt(a->s, i);
+
+		if (stmt->src == src && stmt->is_init == ref->is_init)
+			return i;
+	}
+	ein_error_at(a->ctx, ref->loc, "'%s' has no initialisation",
+		ref->tensor);
+	ein_hint(a->ctx, "only statements with a '!' operator (such as "
+		"'+=!') have one");
+	return -1;
+}
+
+/* The initialisation of the statement at "stmt", -1 if none. */
+static int init_of(struct ein_schedule *s, int stmt)
+{
+	struct ein_scop_stmt *st = ein_schedule_get_stmt(s, stmt);
+	int i;
+
+	for (i = 0; i < ein_schedule_n_stmt(s); ++i) {
+		struct ein_scop_stmt *o = ein_schedule_get_stmt(s, i);
+
+		if (o->src == st->src && o->is_init && !st->is_init)
+			return i;
+	}
+	return -1;
+}
+
+static int find_loop_named(struct apply *a, int stmt, const char *name,
+	struct ein_loc loc)
+{
+	int pos = ein_schedule_find_loop(a->s, stmt, name);
+	char *names;
+
+	if (pos >= 0)
+		return pos;
+	names = ein_schedule_loop_names(a->s, stmt);
+	ein_error_at(a->ctx, loc, "statement %s has no loop '%s'",
+		a->dir->stmt.tensor, name);
+	ein_hint(a->ctx, names && names[0] ? "its loops are %s" :
+		"it has no loops%s", names && names[0] ? names : "");
+	free(names);
+	return -1;
+}
+
+static int find_loop(struct apply *a, int stmt, const struct ein_sched_arg *arg)
+{
+	return find_loop_named(a, stmt, arg->name, arg->loc);
+}
+
+static int do_split(struct apply *a, int stmt)
+{
+	int loop = find_loop(a, stmt, &a->dir->arg[0]);
+
+	if (loop < 0)
+		return -1;
+	return ein_schedule_split(a->s, stmt, loop, a->dir->arg[1].value);
+}
+
+/* Is loop name "name" one of the n tiled loops "tiled", with suffix
+ * "suffix" ("" for the loop before the split)? */
+static int tiled_index(const char *name, int n, const char *const *tiled,
+	const char *suffix)
+{
+	int k;
+	size_t len;
+
+	for (k = 0; k < n; ++k) {
+		len = strlen(tiled[k]);
+		if (!strncmp(name, tiled[k], len) &&
+		    !strcmp(name + len, suffix))
+			return k;
+	}
+	return -1;
+}
+
+/* Split each loop of the tile, then order the loops: those before the
+ * outermost tiled loop, the outer loops of the tile in the order given,
+ * the untiled loops that were between tiled ones, the inner loops of the
+ * tile in the order given, then the rest. */
+static int do_tile(struct apply *a, int stmt)
+{
+	int n = a->dir->n_arg / 2, k, m, first = -1, last = -1, n_loop;
+	const char *tiled[n + 1];
+
+	for (k = 0; k < n; ++k) {
+		int loop = find_loop(a, stmt, &a->dir->arg[2 * k]);
+
+		if (loop < 0)
+			return -1;
+		tiled[k] = a->dir->arg[2 * k].name;
+		if (first < 0 || loop < first)
+			first = loop;
+		if (loop > last)
+			last = loop;
+	}
+	last += n;
+	for (k = 0; k < n; ++k)
+		if (ein_schedule_split(a->s, stmt, ein_schedule_find_loop(a->s,
+				stmt, tiled[k]), a->dir->arg[2 * k + 1].value))
+			return -1;
+	n_loop = ein_schedule_n_loop(a->s, stmt);
+	{
+		int order[n_loop + 1];
+
+		m = 0;
+		for (k = 0; k < first; ++k)
+			order[m++] = k;
+		for (k = 0; k < n; ++k) {
+			char name[strlen(tiled[k]) + 3];
+
+			sprintf(name, "%s.o", tiled[k]);
+			order[m++] = ein_schedule_find_loop(a->s, stmt, name);
+		}
+		for (k = first; k <= last; ++k) {
+			const char *name = ein_schedule_loop_name(a->s, stmt,
+				k);
+
+			if (tiled_index(name, n, tiled, ".o") < 0 &&
+			    tiled_index(name, n, tiled, ".i") < 0)
+				order[m++] = k;
+		}
+		for (k = 0; k < n; ++k) {
+			char name[strlen(tiled[k]) + 3];
+
+			sprintf(name, "%s.i", tiled[k]);
+			order[m++] = ein_schedule_find_loop(a->s, stmt, name);
+		}
+		for (k = last + 1; k < n_loop; ++k)
+			order[m++] = k;
+		return ein_schedule_reorder(a->s, stmt, m, order);
+	}
+}
+
+static int do_reorder(struct apply *a, int stmt)
+{
+	int n = a->dir->n_arg, k, loop[n + 1];
+
+	for (k = 0; k < n; ++k) {
+		loop[k] = find_loop(a, stmt, &a->dir->arg[k]);
+		if (loop[k] < 0)
+			return -1;
+	}
+	return ein_schedule_reorder(a->s, stmt, n, loop);
+}
+
+static int do_mark(struct apply *a, int stmt)
+{
+	int loop = find_loop(a, stmt, &a->dir->arg[0]);
+	struct ein_loop_attr *attr;
+
+	if (loop < 0)
+		return -1;
+	attr = ein_schedule_loop_attr(a->s, stmt, loop);
+	switch (a->dir->verb) {
+	case EIN_SCHED_PARALLEL:
+		attr->parallel = 1;
+		break;
+	case EIN_SCHED_VECTORIZE:
+		attr->vector = a->dir->arg[1].value;
+		break;
+	default:
+		attr->unroll = a->dir->arg[1].kind == EIN_SCHED_ARG_INT ?
+			a->dir->arg[1].value : -1;
+		break;
+	}
+	return 0;
+}
+
+/* The number of levels of "target"'s vector up to and including its loop
+ * "loop". */
+static int level_of(struct ein_schedule *s, int target, int loop)
+{
+	return (ein_schedule_loop_dim(s, target, loop) - 1) / 2 + 1;
+}
+
+static int place(struct apply *a, int stmt, int target, int level,
+	int compute_at)
+{
+	const char *why;
+
+	if (stmt == target) {
+		ein_error_at(a->ctx, a->dir->arg[0].loc, "a statement cannot "
+			"be placed in its own loops");
+		return -1;
+	}
+	if (ein_schedule_get_parent(a->s, stmt) >= 0) {
+		ein_error_at(a->ctx, a->dir->verb_loc, "statement %s is "
+			"already placed in another's loops",
+			a->dir->stmt.tensor);
+		return -1;
+	}
+	if (ein_schedule_place(a->s, stmt, target, level, compute_at,
+			&why) < 0) {
+		ein_error_at(a->ctx, a->dir->verb_loc, "cannot %s %s there: "
+			"%s", verb_name(a->dir->verb), a->dir->stmt.tensor,
+			why ? why : "isl failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* compute_at TARGET LOOP [store]: the statement, and its initialisation
+ * with it, run inside TARGET's LOOP where it is first needed. */
+static int do_compute_at(struct apply *a, int stmt)
+{
+	const struct ein_sched_arg *arg = a->dir->arg;
+	int target = find_stmt(a, &arg[0].stmt), loop, level, init;
+
+	if (target < 0)
+		return -1;
+	loop = find_loop_named(a, target, arg[1].name, arg[1].loc);
+	if (loop < 0)
+		return -1;
+	if (a->dir->n_arg > 2 && !strcmp(arg[2].name, "recompute")) {
+		ein_error_at(a->ctx, arg[2].loc, "'recompute' is not "
+			"supported yet");
+		ein_hint(a->ctx, "'store' (the default) computes each element "
+			"once, in the iteration that first needs it");
+		return -1;
+	}
+	level = level_of(a->s, target, loop);
+	if (place(a, stmt, target, level, 1) < 0)
+		return -1;
+	init = init_of(a->s, stmt);
+	if (init >= 0 && ein_schedule_get_parent(a->s, init) < 0)
+		return place(a, init, target, level, 1);
+	return 0;
+}
+
+/* fuse TARGET [N]: the first N loops (default: as many as both have) of
+ * the statement run as TARGET's. */
+static int do_fuse(struct apply *a, int stmt)
+{
+	const struct ein_sched_arg *arg = a->dir->arg;
+	int target = find_stmt(a, &arg[0].stmt), n, mine, theirs;
+
+	if (target < 0)
+		return -1;
+	mine = ein_schedule_n_loop(a->s, stmt);
+	theirs = ein_schedule_n_loop(a->s, target);
+	n = mine < theirs ? mine : theirs;
+	if (a->dir->n_arg > 1) {
+		if (arg[1].value > n) {
+			ein_error_at(a->ctx, arg[1].loc, "cannot fuse %ld "
+				"loops: %s has %d and %s has %d",
+				arg[1].value, a->dir->stmt.tensor, mine,
+				arg[0].stmt.tensor, theirs);
+			return -1;
+		}
+		n = arg[1].value;
+	}
+	if (n == 0) {
+		ein_error_at(a->ctx, a->dir->verb_loc, "there are no loops to "
+			"fuse");
+		return -1;
+	}
+	return place(a, stmt, target, level_of(a->s, target, n - 1), 0);
+}
+
+static int unsupported(struct apply *a, const char *why)
+{
+	ein_error_at(a->ctx, a->dir->verb_loc, "'%s' %s",
+		verb_name(a->dir->verb), why);
+	return -1;
+}
+
+static int transform(struct apply *a, int stmt)
+{
+	switch (a->dir->verb) {
+	case EIN_SCHED_SPLIT:
+		return do_split(a, stmt);
+	case EIN_SCHED_TILE:
+		return do_tile(a, stmt);
+	case EIN_SCHED_REORDER:
+		return do_reorder(a, stmt);
+	case EIN_SCHED_VECTORIZE:
+	case EIN_SCHED_UNROLL:
+	case EIN_SCHED_PARALLEL:
+		return do_mark(a, stmt);
+	case EIN_SCHED_COMPUTE_AT:
+		return do_compute_at(a, stmt);
+	case EIN_SCHED_FUSE:
+		return do_fuse(a, stmt);
+	case EIN_SCHED_PACK:
+	case EIN_SCHED_ACCUMULATE:
+		return unsupported(a, "is not implemented yet");
+	default:
+		return unsupported(a, "is reserved for the GPU backend; CPU "
+			"targets do not support it");
+	}
+}
+
+/* Record "why" (taken) as the reason the schedule is illegal after
+ * directive a->dir, unless it already was before.  Returns 0, or -1 if
+ * out of memory. */
+static int illegal(struct apply *a, char *why, const char *fmt,
+	const char *name, const char *stmt)
+{
+	char head[256];
+	size_t len;
+
+	if (!why)
+		return -1;
+	if (a->pending) {
+		free(why);
+		return 0;
+	}
+	snprintf(head, sizeof(head), fmt, name, stmt);
+	len = strlen(head) + strlen(why) + 64;
+	a->pending_msg = malloc(len);
+	if (a->pending_msg)
+		snprintf(a->pending_msg, len, "'%s' is illegal: %s %s",
+			verb_name(a->dir->verb), head, why);
+	a->pending = a->dir;
+	free(why);
+	return a->pending_msg ? 0 : -1;
+}
+
+/* Check the loops marked parallel or vectorised in "map".  Returns 1 if
+ * they are all legal, 0 (after recording why) if not, -1 on error. */
+static int check_marks(struct apply *a, __isl_keep isl_union_map *map)
+{
+	int i, k, r;
+	int member[ein_schedule_n_stmt(a->s) + 1];
+	char *why;
+
+	for (i = 0; i < ein_schedule_n_stmt(a->s); ++i)
+		for (k = 0; k < ein_schedule_n_loop(a->s, i); ++k) {
+			struct ein_loop_attr *attr;
+			int dim = ein_schedule_loop_dim(a->s, i, k);
+			const char *name = ein_schedule_loop_name(a->s, i, k);
+			const char *st = ein_schedule_get_stmt(a->s, i)->name;
+
+			attr = ein_schedule_loop_attr(a->s, i, k);
+			if (!attr->parallel && !attr->vector)
+				continue;
+			if (ein_schedule_loop_members(a->s, i, k, member) < 0)
+				return -1;
+			if (attr->parallel) {
+				r = ein_deps_check_carried(a->deps, map, dim,
+					member, 0, &why);
+				if (r <= 0)
+					return r < 0 ? -1 : illegal(a, why,
+						"parallel loop '%s' of %s "
+						"would break", name, st) < 0 ?
+						-1 : 0;
+			}
+			if (attr->vector) {
+				r = ein_deps_check_carried(a->deps, map, dim,
+					member, !a->strict, &why);
+				if (r <= 0)
+					return r < 0 ? -1 : illegal(a, why,
+						"vectorised loop '%s' of %s "
+						"would break", name, st) < 0 ?
+						-1 : 0;
+			}
+		}
+	return 1;
+}
+
+/* The legality check after directive a->dir: the schedule may be
+ * illegal for a while (placing a producer before its own producers are
+ * placed), so a verdict is only recorded (see struct apply), and reported
+ * if no later directive makes the schedule legal again.  Returns -1 on
+ * error, 0 otherwise. */
+static int check_legal(struct apply *a)
+{
+	isl_union_map *map = ein_schedule_get_map(a->s);
+	char *why = NULL;
+	int r = map ? ein_deps_check_order(a->deps, map, a->strict, &why) : -1;
+
+	if (r == 0)
+		r = illegal(a, why, "%s%sit breaks", "", "") < 0 ? -1 : 0;
+	if (r > 0)
+		r = check_marks(a, map);
+	isl_union_map_free(map);
+	if (r > 0) {
+		a->pending = NULL;
+		free(a->pending_msg);
+		a->pending_msg = NULL;
+	}
+	if (r < 0 && ein_diag_n_error(a->ctx) == 0)
+		ein_internal(a->ctx, "the legality check failed");
+	return r < 0 ? -1 : 0;
+}
+
+/* Report the recorded verdict, if any. */
+static int report_pending(struct apply *a)
+{
+	if (!a->pending)
+		return 0;
+	ein_error_at(a->ctx, a->pending->verb_loc, "%s", a->pending_msg);
+	free(a->pending_msg);
+	a->pending_msg = NULL;
+	return -1;
+}
+
+/* A vectorised loop must be its statement's innermost loop, which is the
+ * one LLVM's vectoriser works on. */
+static int check_innermost(struct apply *a, const struct ein_sched_file *f)
+{
+	int d, i, k;
+
+	for (d = 0; d < f->n_dir; ++d) {
+		const struct ein_sched_directive *dir = &f->dir[d];
+
+		if (dir->verb != EIN_SCHED_VECTORIZE)
+			continue;
+		a->dir = dir;
+		i = find_stmt(a, &dir->stmt);
+		k = i < 0 ? -1 : ein_schedule_find_loop(a->s, i,
+			dir->arg[0].name);
+		if (k < 0 || k == ein_schedule_n_loop(a->s, i) - 1)
+			continue;
+		ein_error_at(a->ctx, dir->arg[0].loc, "cannot vectorise loop "
+			"'%s': it is not the innermost loop of %s",
+			dir->arg[0].name, dir->stmt.tensor);
+		ein_hint(a->ctx, "the innermost loop is '%s'; reorder or split "
+			"so that '%s' is innermost",
+			ein_schedule_loop_name(a->s, i,
+				ein_schedule_n_loop(a->s, i) - 1),
+			dir->arg[0].name);
+		return -1;
+	}
+	return 0;
+}
+
+static int apply_all(struct apply *a, const struct ein_sched_file *file)
+{
+	int d, stmt;
+
+	for (d = 0; d < file->n_dir; ++d) {
+		a->dir = &file->dir[d];
+		stmt = find_stmt(a, &a->dir->stmt);
+		if (stmt < 0)
+			return -1;
+		if (transform(a, stmt) < 0) {
+			if (ein_diag_n_error(a->ctx) == 0)
+				ein_internal(a->ctx, "cannot apply '%s'",
+					verb_name(a->dir->verb));
+			return -1;
+		}
+		if (check_legal(a) < 0)
+			return -1;
+	}
+	if (report_pending(a) < 0)
+		return -1;
+	return check_innermost(a, file);
+}
+
+int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
+	const struct ein_deps *deps, const struct ein_sched_file *file,
+	int strict)
+{
+	struct apply a = { ctx, s, deps, strict, NULL, NULL, NULL };
+	const char *def = deps->scop->func->def->name;
+	int r;
+
+	if (file->def && strcmp(file->def, def)) {
+		ein_error(ctx, EIN_ERROR_INVALID, "%s: error: the schedule is "
+			"for definition '%s', not '%s'", file->src->name,
+			file->def, def);
+		return -1;
+	}
+	r = apply_all(&a, file);
+	free(a.pending_msg);
+	return r;
+}
+
+int ein_sched_check(ein_ctx *ctx, struct ein_schedule *s,
+	const struct ein_deps *deps, int strict)
+{
+	struct apply a = { ctx, s, deps, strict, NULL, NULL, NULL };
+	int r = check_legal(&a);
+
+	if (r == 0 && a.pending) {
+		ein_internal(ctx, "the schedule is illegal: %s", a.pending_msg);
+		r = -1;
+	}
+	free(a.pending_msg);
+	return r;
+}

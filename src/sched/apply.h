@@ -1,0 +1,28 @@
+/*
+ * apply.h: a schedule file's directives applied to a definition's
+ * schedule, each proven legal against the dependences.
+ */
+#ifndef EIN_SCHED_APPLY_H
+#define EIN_SCHED_APPLY_H
+
+#include "ein.h"
+#include "poly/deps.h"
+#include "sched/file.h"
+#include "sched/schedule.h"
+
+/* Apply the directives of "file" to "s" in order.  After each one, the
+ * schedule must still run every dependence's source before its sink
+ * (reductions may be reordered unless "strict"), and no loop marked
+ * parallel (or vectorised) may carry a dependence (a reduction, for a
+ * vectorised loop, unless "strict").  Returns -1 after reporting, at the
+ * directive, the first one that is malformed or illegal. */
+int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
+	const struct ein_deps *deps, const struct ein_sched_file *file,
+	int strict);
+
+/* Check that "s" respects "deps" as ein_sched_apply does; for schedules
+ * built without a file.  Returns -1 (an internal error) if not. */
+int ein_sched_check(ein_ctx *ctx, struct ein_schedule *s,
+	const struct ein_deps *deps, int strict);
+
+#endif

@@ -1,0 +1,969 @@
+/*
+ * schedule.c: named loop nests per statement, their 2d+1 vectors, and the
+ * schedule tree (see schedule.h for the model).
+ *
+ * The default loop order of an update keeps the source order of its
+ * indices (left-hand side, then reductions) except that the index that is
+ * the contiguous (last) index of the most accesses goes innermost, so that
+ * the vectoriser sees stride-1 accesses.  This is only done when the
+ * statement reads the tensor it writes at the written element alone: the
+ * updates of each output element then still happen in the order of the
+ * reduction indices, so the result is bit-identical to the source order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <isl/ctx.h>
+#include <isl/space.h>
+#include <isl/local_space.h>
+#include <isl/set.h>
+#include <isl/map.h>
+#include <isl/union_set.h>
+#include <isl/val.h>
+#include <isl/schedule_node.h>
+#include "sched/schedule.h"
+
+/* A loop of a statement: its name, its value over the statement's domain
+ * and what the schedule asks of it. */
+struct loop {
+	char *name;
+	isl_pw_aff *value;
+	struct ein_loop_attr attr;
+};
+
+/* The loops of a statement, outermost first, and its placement: in the
+ * first "level" loops of statement "parent" (-1: none), as compute_at or
+ * fused. */
+struct stmt_sched {
+	struct ein_scop_stmt *stmt;
+	int n_loop;
+	struct loop *loop;
+	int parent;
+	int level;
+	int compute_at;
+};
+
+struct ein_schedule {
+	struct ein_scop *scop;
+	int n;
+	struct stmt_sched *s;
+};
+
+/* The 2d+1 vector of a statement: n_level loop values val[k], with
+ * positions pos[0..n_level], and the attributes of the statement's own
+ * loop at each level (NULL where the level is another statement's). */
+struct vec {
+	int n_level;
+	int *pos;
+	isl_pw_aff **val;
+	const struct ein_loop_attr **attr;
+};
+
+static void loop_clear(struct loop *l)
+{
+	free(l->name);
+	isl_pw_aff_free(l->value);
+}
+
+void ein_schedule_free(struct ein_schedule *s)
+{
+	int i, j;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; ++i) {
+		for (j = 0; j < s->s[i].n_loop; ++j)
+			loop_clear(&s->s[i].loop[j]);
+		free(s->s[i].loop);
+	}
+	free(s->s);
+	free(s);
+}
+
+static void attr_free(void *user)
+{
+	free(user);
+}
+
+const struct ein_loop_attr *ein_loop_attr_from_id(__isl_keep isl_id *id)
+{
+	const char *name = id ? isl_id_get_name(id) : NULL;
+
+	if (!name || strncmp(name, EIN_LOOP_MARK, strlen(EIN_LOOP_MARK)))
+		return NULL;
+	return isl_id_get_user(id);
+}
+
+/* The name of a mark: "ein: parallel vectorize 8 unroll 4", which is what
+ * the AST printer shows above the loop. */
+static void mark_name(char *buf, size_t len, const struct ein_loop_attr *a)
+{
+	int n = snprintf(buf, len, "%s", EIN_LOOP_MARK);
+
+	if (a->parallel)
+		n += snprintf(buf + n, len - n, " parallel");
+	if (a->vector)
+		n += snprintf(buf + n, len - n, " vectorize %d", a->vector);
+	if (a->unroll < 0)
+		snprintf(buf + n, len - n, " unroll full");
+	else if (a->unroll)
+		snprintf(buf + n, len - n, " unroll %d", a->unroll);
+}
+
+/* Does "expr" read tensor "tensor" anywhere? */
+static int reads_tensor(const struct ein_ast_expr *expr, int tensor)
+{
+	int i;
+
+	if (expr->kind == EIN_EXPR_ACCESS && expr->slot == tensor)
+		return 1;
+	for (i = 0; i < expr->n_arg; ++i)
+		if (reads_tensor(expr->args[i], tensor))
+			return 1;
+	return 0;
+}
+
+/* Is index "pos" the last index of access "expr", alone? */
+static int is_contiguous_index(const struct ein_ast_expr *expr, int pos)
+{
+	const struct ein_ast_expr *last;
+
+	if (expr->n_arg == 0)
+		return 0;
+	last = expr->args[expr->n_arg - 1];
+	return last->kind == EIN_EXPR_IDENT &&
+		last->ident_kind == EIN_IDENT_INDEX && last->slot == pos;
+}
+
+/* The number of accesses in "expr" whose contiguous index is "pos". */
+static int count_contiguous(const struct ein_ast_expr *expr, int pos)
+{
+	int i, n = 0;
+
+	if (expr->kind == EIN_EXPR_ACCESS && is_contiguous_index(expr, pos))
+		n++;
+	for (i = 0; i < expr->n_arg; ++i)
+		n += count_contiguous(expr->args[i], pos);
+	return n;
+}
+
+/* Fill order[0 .. n_index-1] with the default loop order of the update of
+ * source statement "fs" (see the head comment). */
+static void default_order(const struct ein_func_stmt *fs, int *order)
+{
+	int i, best = fs->n_index - 1, best_n = -1, k = 0;
+
+	for (i = 0; i < fs->n_index; ++i)
+		order[i] = i;
+	if (fs->n_index == 0 || reads_tensor(fs->ast->rhs, fs->ast->lhs->slot))
+		return;
+	for (i = fs->n_index - 1; i >= 0; --i) {
+		int n = count_contiguous(fs->ast->lhs, i) +
+			count_contiguous(fs->ast->rhs, i);
+
+		if (n > best_n) {
+			best = i;
+			best_n = n;
+		}
+	}
+	for (i = 0; i < fs->n_index; ++i)
+		if (i != best)
+			order[k++] = i;
+	order[k] = best;
+}
+
+/* Index variable "pos" of "stmt" as a function on its domain. */
+static __isl_give isl_pw_aff *index_value(struct ein_scop_stmt *stmt, int pos)
+{
+	isl_space *space = isl_set_get_space(stmt->domain);
+	isl_aff *aff = isl_aff_var_on_domain(isl_local_space_from_space(space),
+		isl_dim_set, pos);
+
+	return isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(aff),
+		isl_set_copy(stmt->domain));
+}
+
+/* Give statement "i" one loop per index, in the order "order" (NULL:
+ * the indices' order), named after the indices. */
+static int init_stmt(struct ein_schedule *s, int i, const int *order)
+{
+	struct stmt_sched *ss = &s->s[i];
+	const struct ein_func_stmt *fs;
+	int k, n = isl_set_dim(ss->stmt->domain, isl_dim_set);
+
+	fs = &s->scop->func->stmt[ss->stmt->src];
+	ss->parent = -1;
+	ss->loop = calloc(n + 1, sizeof(*ss->loop));
+	if (!ss->loop)
+		return -1;
+	ss->n_loop = n;
+	for (k = 0; k < n; ++k) {
+		int pos = order ? order[k] : k;
+
+		ss->loop[k].name = strdup(fs->index[pos]);
+		ss->loop[k].value = index_value(ss->stmt, pos);
+		if (!ss->loop[k].name || !ss->loop[k].value)
+			return -1;
+	}
+	return 0;
+}
+
+static struct ein_schedule *schedule_alloc(struct ein_scop *scop, int reorder)
+{
+	struct ein_schedule *s = calloc(1, sizeof(*s));
+	int i;
+
+	if (!s)
+		return NULL;
+	s->scop = scop;
+	s->s = calloc(scop->n_stmt + 1, sizeof(*s->s));
+	if (!s->s)
+		return (ein_schedule_free(s), NULL);
+	s->n = scop->n_stmt;
+	for (i = 0; i < s->n; ++i) {
+		struct ein_scop_stmt *stmt = &scop->stmt[i];
+		const struct ein_func_stmt *fs = &scop->func->stmt[stmt->src];
+		int order[fs->n_index + 1];
+
+		s->s[i].stmt = stmt;
+		default_order(fs, order);
+		if (init_stmt(s, i, reorder && !stmt->is_init ? order : NULL))
+			return (ein_schedule_free(s), NULL);
+	}
+	return s;
+}
+
+struct ein_schedule *ein_schedule_source(struct ein_scop *scop)
+{
+	return schedule_alloc(scop, 0);
+}
+
+struct ein_schedule *ein_schedule_default(struct ein_scop *scop)
+{
+	return schedule_alloc(scop, 1);
+}
+
+struct ein_schedule *ein_schedule_copy(const struct ein_schedule *s)
+{
+	struct ein_schedule *dup = calloc(1, sizeof(*dup));
+	int i, j;
+
+	if (!dup)
+		return NULL;
+	dup->scop = s->scop;
+	dup->s = calloc(s->n + 1, sizeof(*dup->s));
+	if (!dup->s)
+		return (ein_schedule_free(dup), NULL);
+	dup->n = s->n;
+	for (i = 0; i < s->n; ++i) {
+		struct stmt_sched *d = &dup->s[i];
+
+		*d = s->s[i];
+		d->loop = calloc(d->n_loop + 1, sizeof(*d->loop));
+		if (!d->loop) {
+			d->n_loop = 0;
+			return (ein_schedule_free(dup), NULL);
+		}
+		for (j = 0; j < d->n_loop; ++j) {
+			d->loop[j] = s->s[i].loop[j];
+			d->loop[j].name = strdup(s->s[i].loop[j].name);
+			d->loop[j].value =
+				isl_pw_aff_copy(s->s[i].loop[j].value);
+		}
+	}
+	return dup;
+}
+
+int ein_schedule_n_stmt(const struct ein_schedule *s)
+{
+	return s->n;
+}
+
+struct ein_scop_stmt *ein_schedule_get_stmt(const struct ein_schedule *s,
+	int stmt)
+{
+	return s->s[stmt].stmt;
+}
+
+int ein_schedule_n_loop(const struct ein_schedule *s, int stmt)
+{
+	return s->s[stmt].n_loop;
+}
+
+const char *ein_schedule_loop_name(const struct ein_schedule *s, int stmt,
+	int loop)
+{
+	return s->s[stmt].loop[loop].name;
+}
+
+int ein_schedule_find_loop(const struct ein_schedule *s, int stmt,
+	const char *name)
+{
+	int k;
+
+	for (k = 0; k < s->s[stmt].n_loop; ++k)
+		if (!strcmp(s->s[stmt].loop[k].name, name))
+			return k;
+	return -1;
+}
+
+char *ein_schedule_loop_names(const struct ein_schedule *s, int stmt)
+{
+	const struct stmt_sched *ss = &s->s[stmt];
+	size_t len = 1;
+	char *buf;
+	int k;
+
+	for (k = 0; k < ss->n_loop; ++k)
+		len += strlen(ss->loop[k].name) + 2;
+	buf = malloc(len);
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	for (k = 0; k < ss->n_loop; ++k) {
+		if (k)
+			strcat(buf, ", ");
+		strcat(buf, ss->loop[k].name);
+	}
+	return buf;
+}
+
+struct ein_loop_attr *ein_schedule_loop_attr(struct ein_schedule *s,
+	int stmt, int loop)
+{
+	return &s->s[stmt].loop[loop].attr;
+}
+
+int ein_schedule_get_parent(const struct ein_schedule *s, int stmt)
+{
+	return s->s[stmt].parent;
+}
+
+static char *suffixed(const char *name, const char *suffix)
+{
+	char *r = malloc(strlen(name) + strlen(suffix) + 1);
+
+	if (r)
+		sprintf(r, "%s%s", name, suffix);
+	return r;
+}
+
+/* Split loop "loop" of "stmt" with value v into "NAME.o" = floor(v / f)
+ * and "NAME.i" = v mod f, in that order where it was.  Its attributes go
+ * to the inner loop. */
+int ein_schedule_split(struct ein_schedule *s, int stmt, int loop,
+	long factor)
+{
+	struct stmt_sched *ss = &s->s[stmt];
+	struct loop *l, outer, inner;
+	isl_ctx *ctx;
+
+	if (loop < 0 || loop >= ss->n_loop || factor < 1)
+		return -1;
+	l = realloc(ss->loop, (ss->n_loop + 2) * sizeof(*l));
+	if (!l)
+		return -1;
+	ss->loop = l;
+	ctx = isl_pw_aff_get_ctx(l[loop].value);
+	outer.name = suffixed(l[loop].name, ".o");
+	inner.name = suffixed(l[loop].name, ".i");
+	outer.value = isl_pw_aff_floor(isl_pw_aff_scale_down_val(
+		isl_pw_aff_copy(l[loop].value), isl_val_int_from_si(ctx,
+			factor)));
+	inner.value = isl_pw_aff_mod_val(isl_pw_aff_copy(l[loop].value),
+		isl_val_int_from_si(ctx, factor));
+	memset(&outer.attr, 0, sizeof(outer.attr));
+	inner.attr = l[loop].attr;
+	if (!outer.name || !inner.name || !outer.value || !inner.value) {
+		loop_clear(&outer);
+		loop_clear(&inner);
+		return -1;
+	}
+	loop_clear(&l[loop]);
+	memmove(&l[loop + 2], &l[loop + 1],
+		(ss->n_loop - loop - 1) * sizeof(*l));
+	l[loop] = outer;
+	l[loop + 1] = inner;
+	ss->n_loop++;
+	return 0;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	return *(const int *) a - *(const int *) b;
+}
+
+int ein_schedule_reorder(struct ein_schedule *s, int stmt, int n,
+	const int *loop)
+{
+	struct stmt_sched *ss = &s->s[stmt];
+	int slot[n + 1], i;
+	struct loop moved[n + 1];
+
+	for (i = 0; i < n; ++i) {
+		if (loop[i] < 0 || loop[i] >= ss->n_loop)
+			return -1;
+		slot[i] = loop[i];
+		moved[i] = ss->loop[loop[i]];
+	}
+	qsort(slot, n, sizeof(int), &int_cmp);
+	for (i = 1; i < n; ++i)
+		if (slot[i] == slot[i - 1])
+			return -1;
+	for (i = 0; i < n; ++i)
+		ss->loop[slot[i]] = moved[i];
+	return 0;
+}
+
+/* The vector of statement "i" (see struct vec); vecs[] memoises. */
+static struct vec *get_vec(const struct ein_schedule *s, struct vec *vecs,
+	int i);
+
+static void vec_clear(struct vec *v)
+{
+	int k;
+
+	for (k = 0; v->val && k < v->n_level; ++k)
+		isl_pw_aff_free(v->val[k]);
+	free(v->val);
+	free(v->pos);
+	free(v->attr);
+	v->val = NULL;
+	v->pos = NULL;
+	v->attr = NULL;
+}
+
+static int vec_alloc(struct vec *v, int n_level)
+{
+	v->n_level = n_level;
+	v->pos = calloc(n_level + 1, sizeof(int));
+	v->val = calloc(n_level + 1, sizeof(isl_pw_aff *));
+	v->attr = calloc(n_level + 1, sizeof(*v->attr));
+	return v->pos && v->val && v->attr ? 0 : -1;
+}
+
+/* The relation from the instances of "stmt" to the instances of "reader"
+ * that read an element "stmt" writes. */
+static __isl_give isl_union_map *readers(struct ein_scop_stmt *stmt,
+	struct ein_scop_stmt *reader)
+{
+	isl_map *w = isl_map_from_multi_pw_aff(
+		isl_multi_pw_aff_copy(stmt->access[0].index));
+	isl_union_map *r = isl_union_map_empty(isl_map_get_space(w));
+	int k;
+
+	w = isl_map_intersect_domain(w, isl_set_copy(stmt->domain));
+	for (k = 0; k < reader->n_access; ++k) {
+		struct ein_scop_access *a = &reader->access[k];
+		isl_map *m;
+
+		if (a->is_write || a->tensor != stmt->access[0].tensor)
+			continue;
+		m = isl_map_from_multi_pw_aff(isl_multi_pw_aff_copy(a->index));
+		m = isl_map_intersect_domain(m,
+			isl_set_copy(reader->domain));
+		r = isl_union_map_add_map(r, m);
+	}
+	return isl_union_map_apply_range(isl_union_map_from_map(w),
+		isl_union_map_reverse(r));
+}
+
+/* The first "m" loop values of "pv" (the vector of "stmt") as a map. */
+static __isl_give isl_map *prefix_map(struct ein_scop_stmt *stmt,
+	const struct vec *pv, int m)
+{
+	isl_space *space = isl_set_get_space(stmt->domain);
+	isl_multi_pw_aff *mpa;
+	int k;
+
+	space = isl_space_map_from_domain_and_range(isl_space_copy(space),
+		isl_space_add_dims(isl_space_params(space), isl_dim_set, m));
+	mpa = isl_multi_pw_aff_zero(space);
+	for (k = 0; k < m; ++k)
+		mpa = isl_multi_pw_aff_set_pw_aff(mpa, k,
+			isl_pw_aff_copy(pv->val[k]));
+	return isl_map_from_multi_pw_aff(mpa);
+}
+
+/* Is "r" placed, directly or through others, in "anc"? */
+static int placed_in(const struct ein_schedule *s, int r, int anc)
+{
+	int p;
+
+	for (p = s->s[r].parent; p >= 0; p = s->s[p].parent)
+		if (p == anc)
+			return 1;
+	return 0;
+}
+
+/* Does "r" run inside the first "m" loops of "target": is it the target,
+ * or placed in it at level m or deeper (through statements that are)? */
+static int runs_in(const struct ein_schedule *s, int r, int target, int m)
+{
+	while (r != target) {
+		if (s->s[r].parent < 0 || s->s[r].level < m)
+			return 0;
+		r = s->s[r].parent;
+	}
+	return 1;
+}
+
+/* The values of target's first "m" loops at the first iteration in
+ * which it, or a statement running in those loops, reads what each
+ * instance of statement "i" writes: a function on all of i's domain, or
+ * NULL if some instance's result is never read there. */
+static __isl_give isl_pw_multi_aff *first_use(const struct ein_schedule *s,
+	struct vec *vecs, int i, int target, int m)
+{
+	struct ein_scop_stmt *stmt = s->s[i].stmt;
+	isl_union_map *rel = NULL;
+	isl_map *map;
+	isl_pw_multi_aff *f;
+	isl_set *dom;
+	isl_bool all;
+	int r;
+
+	for (r = 0; r < s->n; ++r) {
+		const struct vec *rv;
+		isl_union_map *one;
+
+		if (r == i || placed_in(s, r, i) || !runs_in(s, r, target, m))
+			continue;
+		rv = get_vec(s, vecs, r);
+		if (!rv)
+			return (isl_union_map_free(rel), NULL);
+		one = isl_union_map_apply_range(readers(stmt, s->s[r].stmt),
+			isl_union_map_from_map(prefix_map(s->s[r].stmt, rv,
+				m)));
+		rel = rel ? isl_union_map_union(rel, one) : one;
+	}
+	if (!rel)
+		return NULL;
+	map = isl_union_map_extract_map(rel, isl_space_map_from_domain_and_range(
+		isl_set_get_space(stmt->domain), isl_space_add_dims(
+			isl_space_params(isl_set_get_space(stmt->domain)),
+			isl_dim_set, m)));
+	isl_union_map_free(rel);
+	f = isl_map_lexmin_pw_multi_aff(map);
+	dom = f ? isl_pw_multi_aff_domain(isl_pw_multi_aff_copy(f)) : NULL;
+	all = dom ? isl_set_is_subset(stmt->domain, dom) : isl_bool_error;
+	isl_set_free(dom);
+	if (all != isl_bool_true)
+		return isl_pw_multi_aff_free(f);
+	return f;
+}
+
+/* The vector of a statement placed at "level" in "parent". */
+static int placed_vec(const struct ein_schedule *s, struct vec *vecs, int i,
+	struct vec *v)
+{
+	const struct stmt_sched *ss = &s->s[i];
+	const struct vec *pv = get_vec(s, vecs, ss->parent);
+	int m = ss->level, k, base = ss->compute_at ? m : 0;
+	isl_pw_multi_aff *f = NULL;
+
+	if (!pv || vec_alloc(v, base + ss->n_loop) < 0)
+		return -1;
+	if (ss->compute_at) {
+		f = first_use(s, vecs, i, ss->parent, m);
+		if (!f)
+			return -1;
+	}
+	for (k = 0; k < m; ++k) {
+		v->pos[k] = pv->pos[k];
+		if (ss->compute_at)
+			v->val[k] = isl_pw_multi_aff_get_pw_aff(f, k);
+	}
+	isl_pw_multi_aff_free(f);
+	for (k = m; k <= v->n_level; ++k)
+		v->pos[k] = i;
+	for (k = 0; k < ss->n_loop; ++k) {
+		v->val[base + k] = isl_pw_aff_copy(ss->loop[k].value);
+		v->attr[base + k] = &ss->loop[k].attr;
+	}
+	return 0;
+}
+
+static struct vec *get_vec(const struct ein_schedule *s, struct vec *vecs,
+	int i)
+{
+	struct vec *v = &vecs[i];
+	const struct stmt_sched *ss = &s->s[i];
+	int k;
+
+	if (v->val)
+		return v;
+	if (ss->parent >= 0) {
+		if (placed_vec(s, vecs, i, v) < 0)
+			return (vec_clear(v), NULL);
+		return v;
+	}
+	if (vec_alloc(v, ss->n_loop) < 0)
+		return (vec_clear(v), NULL);
+	for (k = 0; k <= ss->n_loop; ++k)
+		v->pos[k] = i;
+	for (k = 0; k < ss->n_loop; ++k) {
+		v->val[k] = isl_pw_aff_copy(ss->loop[k].value);
+		v->attr[k] = &ss->loop[k].attr;
+	}
+	return v;
+}
+
+static void vecs_free(struct vec *vecs, int n)
+{
+	int i;
+
+	for (i = 0; vecs && i < n; ++i)
+		vec_clear(&vecs[i]);
+	free(vecs);
+}
+
+/* Every statement's vector, NULL on error. */
+static struct vec *all_vecs(const struct ein_schedule *s)
+{
+	struct vec *vecs = calloc(s->n + 1, sizeof(*vecs));
+	int i;
+
+	for (i = 0; vecs && i < s->n; ++i)
+		if (!get_vec(s, vecs, i))
+			return (vecs_free(vecs, s->n), NULL);
+	return vecs;
+}
+
+int ein_schedule_place(struct ein_schedule *s, int stmt, int target,
+	int level, int compute_at, const char **why)
+{
+	struct stmt_sched *ss = &s->s[stmt];
+	struct stmt_sched saved = *ss;
+	int p;
+	struct vec *vecs;
+
+	*why = NULL;
+	for (p = target; p >= 0; p = s->s[p].parent)
+		if (p == stmt) {
+			*why = "the placement would be circular";
+			return -1;
+		}
+	if (level > s->s[target].n_loop + (s->s[target].compute_at ?
+			s->s[target].level : 0)) {
+		*why = "the target has fewer loops";
+		return -1;
+	}
+	if (!compute_at && level > ss->n_loop) {
+		*why = "the statement has fewer loops";
+		return -1;
+	}
+	ss->parent = target;
+	ss->level = level;
+	ss->compute_at = compute_at;
+	vecs = all_vecs(s);
+	if (!vecs) {
+		*ss = saved;
+		if (!*why)
+			*why = "it writes elements that the target statement "
+				"never reads";
+		return -1;
+	}
+	vecs_free(vecs, s->n);
+	return 0;
+}
+
+int ein_schedule_loop_dim(const struct ein_schedule *s, int stmt, int loop)
+{
+	const struct stmt_sched *ss = &s->s[stmt];
+
+	return 2 * (loop + (ss->parent >= 0 && ss->compute_at ?
+		ss->level : 0)) + 1;
+}
+
+int ein_schedule_loop_members(const struct ein_schedule *s, int stmt,
+	int loop, int *member)
+{
+	struct vec *vecs = all_vecs(s);
+	int lvl = (ein_schedule_loop_dim(s, stmt, loop) - 1) / 2, j, k;
+
+	if (!vecs)
+		return -1;
+	for (j = 0; j < s->n; ++j) {
+		member[j] = vecs[j].n_level > lvl;
+		for (k = 0; member[j] && k <= lvl; ++k)
+			if (vecs[j].pos[k] != vecs[stmt].pos[k])
+				member[j] = 0;
+	}
+	vecs_free(vecs, s->n);
+	return 0;
+}
+
+/* The maximal number of levels of any statement. */
+static int max_level(const struct vec *vecs, int n)
+{
+	int i, m = 0;
+
+	for (i = 0; i < n; ++i)
+		if (vecs[i].n_level > m)
+			m = vecs[i].n_level;
+	return m;
+}
+
+static __isl_give isl_pw_aff *const_on(__isl_keep isl_set *domain, int v)
+{
+	isl_space *space = isl_set_get_space(domain);
+	isl_aff *aff = isl_aff_val_on_domain(isl_local_space_from_space(space),
+		isl_val_int_from_si(isl_set_get_ctx(domain), v));
+
+	return isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(aff),
+		isl_set_copy(domain));
+}
+
+/* The flat vector of "stmt" padded to 2 * n + 1 dimensions. */
+static __isl_give isl_map *flat_map(struct ein_scop_stmt *stmt,
+	const struct vec *v, int n)
+{
+	isl_space *space = isl_set_get_space(stmt->domain);
+	isl_multi_pw_aff *mpa;
+	int k;
+
+	space = isl_space_map_from_domain_and_range(isl_space_copy(space),
+		isl_space_add_dims(isl_space_params(space), isl_dim_set,
+			2 * n + 1));
+	mpa = isl_multi_pw_aff_zero(space);
+	for (k = 0; k <= 2 * n; ++k) {
+		isl_pw_aff *pa;
+
+		if (k % 2 == 0)
+			pa = const_on(stmt->domain,
+				k / 2 <= v->n_level ? v->pos[k / 2] : 0);
+		else if (k / 2 < v->n_level)
+			pa = isl_pw_aff_copy(v->val[k / 2]);
+		else
+			pa = const_on(stmt->domain, 0);
+		mpa = isl_multi_pw_aff_set_pw_aff(mpa, k, pa);
+	}
+	return isl_map_from_multi_pw_aff(mpa);
+}
+
+__isl_give isl_union_map *ein_schedule_get_map(const struct ein_schedule *s)
+{
+	struct vec *vecs = all_vecs(s);
+	isl_union_map *map;
+	int i, n;
+
+	if (!vecs)
+		return NULL;
+	n = max_level(vecs, s->n);
+	map = isl_union_map_empty(isl_set_get_space(s->scop->context));
+	for (i = 0; i < s->n; ++i)
+		map = isl_union_map_add_map(map,
+			flat_map(s->s[i].stmt, &vecs[i], n));
+	vecs_free(vecs, s->n);
+	return map;
+}
+
+/* The tree of the statements in group[0..n-1] from level "k" on (all
+ * share positions and loops before it). */
+static __isl_give isl_schedule *build_level(const struct ein_schedule *s,
+	const struct vec *vecs, int n, const int *group, int k);
+
+/* The attributes of level "k" of the statements in "group", merged. */
+static struct ein_loop_attr *merge_attr(const struct vec *vecs, int n,
+	const int *group, int k)
+{
+	struct ein_loop_attr *a = calloc(1, sizeof(*a));
+	int i, any = 0;
+
+	if (!a)
+		return NULL;
+	for (i = 0; i < n; ++i) {
+		const struct ein_loop_attr *b = vecs[group[i]].attr[k];
+
+		if (!b)
+			continue;
+		a->parallel |= b->parallel;
+		if (b->vector > a->vector)
+			a->vector = b->vector;
+		if (b->unroll && (a->unroll == 0 || b->unroll < 0 ||
+				b->unroll > a->unroll))
+			a->unroll = b->unroll < 0 ? -1 : b->unroll;
+		any |= b->parallel || b->vector || b->unroll;
+	}
+	if (!any) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* Add a mark with the attributes of the band at the root of "sched". */
+static __isl_give isl_schedule *add_mark(__isl_take isl_schedule *sched,
+	struct ein_loop_attr *attr)
+{
+	isl_schedule_node *node;
+	isl_id *id;
+	char name[96];
+
+	if (!attr)
+		return sched;
+	mark_name(name, sizeof(name), attr);
+	id = isl_id_alloc(isl_schedule_get_ctx(sched), name, attr);
+	id = isl_id_set_free_user(id, &attr_free);
+	node = isl_schedule_node_child(isl_schedule_get_root(sched), 0);
+	isl_schedule_free(sched);
+	node = isl_schedule_node_insert_mark(node, id);
+	sched = isl_schedule_node_get_schedule(node);
+	isl_schedule_node_free(node);
+	return sched;
+}
+
+/* The band of level "k" over group[0..n-1] above "inner". */
+static __isl_give isl_schedule *add_band(const struct ein_schedule *s,
+	const struct vec *vecs, int n, const int *group, int k,
+	__isl_take isl_schedule *inner)
+{
+	isl_union_pw_aff *upa = NULL;
+	int i;
+
+	for (i = 0; i < n; ++i) {
+		isl_union_pw_aff *one = isl_union_pw_aff_from_pw_aff(
+			isl_pw_aff_copy(vecs[group[i]].val[k]));
+
+		upa = upa ? isl_union_pw_aff_union_add(upa, one) : one;
+	}
+	inner = isl_schedule_insert_partial_schedule(inner,
+		isl_multi_union_pw_aff_from_union_pw_aff(upa));
+	return add_mark(inner, merge_attr(vecs, n, group, k));
+}
+
+/* The statements of "group" at position "pos" of level "k" (all of them
+ * have a loop at level k unless there is a single one). */
+static __isl_give isl_schedule *build_position(const struct ein_schedule *s,
+	const struct vec *vecs, int n, const int *group, int k)
+{
+	isl_schedule *inner;
+
+	if (n == 1 && vecs[group[0]].n_level == k)
+		return isl_schedule_from_domain(isl_union_set_from_set(
+			isl_set_copy(s->s[group[0]].stmt->domain)));
+	inner = build_level(s, vecs, n, group, k + 1);
+	return inner ? add_band(s, vecs, n, group, k, inner) : NULL;
+}
+
+static __isl_give isl_schedule *build_level(const struct ein_schedule *s,
+	const struct vec *vecs, int n, const int *group, int k)
+{
+	isl_schedule *sched = NULL;
+	int done[n + 1], sub[n + 1], i, j;
+
+	memset(done, 0, sizeof(done));
+	for (;;) {
+		int best = -1, m = 0;
+		isl_schedule *child;
+
+		for (i = 0; i < n; ++i)
+			if (!done[i] && (best < 0 || vecs[group[i]].pos[k] <
+					vecs[group[best]].pos[k]))
+				best = i;
+		if (best < 0)
+			return sched;
+		for (j = 0; j < n; ++j)
+			if (!done[j] && vecs[group[j]].pos[k] ==
+					vecs[group[best]].pos[k]) {
+				done[j] = 1;
+				sub[m++] = group[j];
+			}
+		child = build_position(s, vecs, m, sub, k);
+		sched = sched ? isl_schedule_sequence(sched, child) : child;
+		if (!sched)
+			return NULL;
+	}
+}
+
+__isl_give isl_schedule *ein_schedule_get_tree(const struct ein_schedule *s)
+{
+	struct vec *vecs = all_vecs(s);
+	int group[s->n + 1], i;
+	isl_schedule *sched;
+
+	if (!vecs)
+		return NULL;
+	for (i = 0; i < s->n; ++i)
+		group[i] = i;
+	sched = build_level(s, vecs, s->n, group, 0);
+	vecs_free(vecs, s->n);
+	return sched;
+}
+
+static __isl_give isl_printer *print_attr(__isl_take isl_printer *p,
+	const struct ein_loop_attr *a)
+{
+	if (a->parallel)
+		p = isl_printer_print_str(p, " parallel");
+	if (a->vector) {
+		p = isl_printer_print_str(p, " vectorize ");
+		p = isl_printer_print_int(p, a->vector);
+	}
+	if (a->unroll < 0)
+		p = isl_printer_print_str(p, " unroll full");
+	else if (a->unroll) {
+		p = isl_printer_print_str(p, " unroll ");
+		p = isl_printer_print_int(p, a->unroll);
+	}
+	return p;
+}
+
+/* The value of a loop as a C expression of the statement's indices. */
+static __isl_give isl_printer *print_value(__isl_take isl_printer *p,
+	const struct ein_scop_stmt *stmt, __isl_keep isl_pw_aff *value)
+{
+	isl_pw_aff *pa = isl_pw_aff_gist(isl_pw_aff_copy(value),
+		isl_set_copy(stmt->domain));
+	int format = isl_printer_get_output_format(p);
+
+	p = isl_printer_set_output_format(p, ISL_FORMAT_C);
+	p = isl_printer_print_pw_aff(p, pa);
+	isl_pw_aff_free(pa);
+	return isl_printer_set_output_format(p, format);
+}
+
+static __isl_give isl_printer *print_stmt(__isl_take isl_printer *p,
+	const struct ein_schedule *s, int i)
+{
+	const struct stmt_sched *ss = &s->s[i];
+	int k;
+
+	p = isl_printer_print_str(p, ss->stmt->name);
+	if (ss->parent >= 0) {
+		p = isl_printer_print_str(p, ss->compute_at ?
+			" (computed at " : " (fused with ");
+		p = isl_printer_print_str(p, s->s[ss->parent].stmt->name);
+		p = isl_printer_print_str(p, ", ");
+		p = isl_printer_print_int(p, ss->level);
+		p = isl_printer_print_str(p, " loops)");
+	}
+	p = isl_printer_print_str(p, ":");
+	p = isl_printer_end_line(p);
+	for (k = 0; k < ss->n_loop; ++k) {
+		p = isl_printer_print_str(p, "  for ");
+		p = isl_printer_print_str(p, ss->loop[k].name);
+		p = isl_printer_print_str(p, " = ");
+		p = print_value(p, ss->stmt, ss->loop[k].value);
+		p = print_attr(p, &ss->loop[k].attr);
+		p = isl_printer_end_line(p);
+	}
+	return p;
+}
+
+__isl_give isl_printer *ein_schedule_print(__isl_take isl_printer *p,
+	const struct ein_schedule *s)
+{
+	isl_schedule *tree = ein_schedule_get_tree(s);
+	int i;
+
+	for (i = 0; i < s->n; ++i)
+		p = print_stmt(p, s, i);
+	p = isl_printer_print_str(p, "tree:");
+	p = isl_printer_end_line(p);
+	p = isl_printer_set_yaml_style(p, ISL_YAML_STYLE_BLOCK);
+	p = isl_printer_print_schedule(p, tree);
+	isl_schedule_free(tree);
+	return p;
+}

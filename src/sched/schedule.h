@@ -1,0 +1,119 @@
+/*
+ * schedule.h: the schedule of a definition as named loop nests, and the isl
+ * schedule tree they denote.
+ *
+ * Each polyhedral statement has a list of loops, outermost first.  A loop
+ * has a name a schedule file uses ("i", "i.o", "j.i") and a value: a
+ * quasi-affine function of the statement's indices (i, floor(i/64),
+ * i mod 64).  Directives rewrite these lists (split, tile, reorder), mark
+ * loops (parallel, vectorize, unroll) and place statements inside others'
+ * loops (fuse, compute_at).
+ *
+ * The lists denote a "2d+1" schedule: statement s runs at
+ *
+ *	[p0, l1, p1, l2, p2, ..., ln, pn]
+ *
+ * where l1..ln are its loops' values and the p are constant positions.
+ * A statement's own positions are its index in the scop, so statements
+ * that share a prefix run in source order at the first level where they
+ * differ.  A statement placed in another's loops takes the other's
+ * positions (and, for compute_at, its loop values, as functions of its
+ * own instances) at the shared levels.  The schedule tree is built from
+ * these vectors: a sequence node where statements sharing a prefix
+ * diverge, a one-member band for each shared loop, and a mark node above
+ * a band whose loop carries attributes (parallel, vector width, unroll)
+ * for the code generators.
+ */
+#ifndef EIN_SCHED_SCHEDULE_H
+#define EIN_SCHED_SCHEDULE_H
+
+#include <isl/aff.h>
+#include <isl/union_map.h>
+#include <isl/schedule.h>
+#include <isl/id.h>
+#include <isl/printer.h>
+#include "ein.h"
+#include "poly/scop.h"
+
+/* What a schedule asks of one loop, for the code generators; carried by
+ * the mark node (whose name starts with EIN_LOOP_MARK) above the loop's
+ * band.
+ * parallel: run the iterations across threads;
+ * vector: a vector width (0: none);
+ * unroll: an unroll factor (0: none, -1: full). */
+struct ein_loop_attr {
+	int parallel;
+	int vector;
+	int unroll;
+};
+
+#define EIN_LOOP_MARK "ein:"
+
+/* The loop attributes of a mark node's id, NULL if it is not ours. */
+const struct ein_loop_attr *ein_loop_attr_from_id(__isl_keep isl_id *id);
+
+struct ein_schedule;
+
+/* The schedule that runs the statements of "scop" as the source says:
+ * in order, each over its indices in order (left-hand side, then
+ * reductions).  This is the meaning the dependences are computed on. */
+struct ein_schedule *ein_schedule_source(struct ein_scop *scop);
+/* The default schedule: the source order, except that an update's index
+ * that is the contiguous index of the most accesses moves innermost when
+ * that keeps each output element's updates in order (see schedule.c). */
+struct ein_schedule *ein_schedule_default(struct ein_scop *scop);
+struct ein_schedule *ein_schedule_copy(const struct ein_schedule *s);
+void ein_schedule_free(struct ein_schedule *s);
+
+/* The statements and their loops, for directives and messages. */
+int ein_schedule_n_stmt(const struct ein_schedule *s);
+struct ein_scop_stmt *ein_schedule_get_stmt(const struct ein_schedule *s,
+	int stmt);
+int ein_schedule_n_loop(const struct ein_schedule *s, int stmt);
+const char *ein_schedule_loop_name(const struct ein_schedule *s, int stmt,
+	int loop);
+/* The position of loop "name" of statement "stmt", -1 if none. */
+int ein_schedule_find_loop(const struct ein_schedule *s, int stmt,
+	const char *name);
+/* The names of the loops of "stmt" as "i, j, k" (caller frees). */
+char *ein_schedule_loop_names(const struct ein_schedule *s, int stmt);
+
+/* Transformations of one statement's loops; each returns -1 (and
+ * changes nothing) if an argument is out of range. */
+int ein_schedule_split(struct ein_schedule *s, int stmt, int loop,
+	long factor);
+/* Move the loops at positions loop[0..n-1] so that they occupy the same
+ * set of positions in the order given. */
+int ein_schedule_reorder(struct ein_schedule *s, int stmt, int n,
+	const int *loop);
+struct ein_loop_attr *ein_schedule_loop_attr(struct ein_schedule *s,
+	int stmt, int loop);
+/* Place statement "stmt" in the first "level" loops of statement
+ * "target".  With "compute_at", stmt's instances run inside target's loop
+ * iteration that first reads what they write, before target; otherwise
+ * (fuse) stmt's first "level" loops run as target's.  Returns -1 if the
+ * placement is impossible, with a reason in *why (static string). */
+int ein_schedule_place(struct ein_schedule *s, int stmt, int target,
+	int level, int compute_at, const char **why);
+/* The statement "stmt" is placed in, or -1. */
+int ein_schedule_get_parent(const struct ein_schedule *s, int stmt);
+
+/* The flat schedule: every statement instance to its 2d+1 vector, padded
+ * with zeros to a common length. */
+__isl_give isl_union_map *ein_schedule_get_map(const struct ein_schedule *s);
+/* The flat dimension of loop "loop" of "stmt" in that map, taking
+ * placement into account (loops shared with a target have the target's
+ * dimension). */
+int ein_schedule_loop_dim(const struct ein_schedule *s, int stmt, int loop);
+/* Set member[j] (for each statement j) to 1 if j runs in loop "loop" of
+ * "stmt" (is fused with it there), 0 if not.  Returns -1 on error. */
+int ein_schedule_loop_members(const struct ein_schedule *s, int stmt,
+	int loop, int *member);
+/* The schedule tree with marks. */
+__isl_give isl_schedule *ein_schedule_get_tree(const struct ein_schedule *s);
+
+/* Print each statement's loop nest in a readable form, then the tree. */
+__isl_give isl_printer *ein_schedule_print(__isl_take isl_printer *p,
+	const struct ein_schedule *s);
+
+#endif

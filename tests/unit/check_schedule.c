@@ -1,0 +1,491 @@
+/*
+ * check_schedule.c: schedule files applied to kernels, checked against the
+ * reference interpreter; illegal and malformed schedules rejected with
+ * their line and column; and a differential test of random schedules.
+ *
+ * Tolerance: a float32 reduction of length n reordered by a schedule
+ * differs from the double-precision reference by at most about
+ * n * FLT_EPSILON * sum |terms|; the tests bound sum |terms| by the
+ * reduction length times the largest magnitude of the reference's output
+ * plus one (inputs lie in [-1, 1)), a bound that a wrong loop bound or a
+ * skipped iteration exceeds by orders of magnitude.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <check.h>
+#include "ein.h"
+#include "testutil.h"
+
+static const char matmul_src[] =
+	"def matmul(float32(M, K) A, float32(K, N) B) -> (C) {\n"
+	"    C(i, j) +=! A(i, k) * B(k, j)\n"
+	"}\n";
+
+static const char conv_src[] =
+	"def conv(float32(N, C, H, W) I, float32(F, C, 3, 3) Wt) -> (O) {\n"
+	"    O(n, f, h, w) +=! I(n, c, h + r, w + s) * Wt(f, c, r, s)\n"
+	"}\n";
+
+static const char softmax_src[] =
+	"def softmax(float32(N, M) X) -> (Y) {\n"
+	"    mx(i) max=! X(i, j)\n"
+	"    e(i, j) = exp(X(i, j) - mx(i))\n"
+	"    s(i) +=! e(i, j)\n"
+	"    Y(i, j) = e(i, j) / s(i)\n"
+	"}\n";
+
+static const char chain_src[] =
+	"def chain(float32(M, K) A, float32(K, N) B, float32(N) bias)"
+	" -> (R) {\n"
+	"    T(i, j) +=! A(i, k) * B(k, j)\n"
+	"    U(i, j) = T(i, j) + bias(j)\n"
+	"    R(i, j) = U(i, j) > 0 ? U(i, j) : 0\n"
+	"}\n";
+
+static const char shift_src[] =
+	"def shift(float32(N) A) -> (C) {\n"
+	"    T(i) = 2 * A(i)\n"
+	"    C(i) = T(i + 1) - T(i) where i in 0:N-1\n"
+	"}\n";
+
+/* Write "text" to a fresh temporary file; returns its path (to free). */
+static char *write_temp(const char *text)
+{
+	char *path = strdup("/tmp/ein-sched-XXXXXX");
+	int fd = mkstemp(path);
+	size_t len = strlen(text);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, len), (ssize_t) len);
+	close(fd);
+	return path;
+}
+
+/* Compile "def" of "src" with schedule text "sched" (prefixed with the
+ * version line); NULL on error, with the message in ctx. */
+static ein_kernel *compile_with(ein_ctx *ctx, ein_program **prog,
+	const char *src, const char *sched, int strict)
+{
+	char text[4096];
+	char *path;
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k;
+
+	*prog = ein_program_parse(ctx, src, "test.ein");
+	ck_assert_msg(*prog != NULL, "%s", ein_ctx_last_error(ctx));
+	snprintf(text, sizeof(text), "ein-schedule 1\n%s", sched);
+	path = write_temp(text);
+	ein_options_set_schedule(opts, path);
+	ein_options_set_strict_fp(opts, strict);
+	k = ein_kernel_compile_with(*prog, NULL, opts);
+	ein_options_free(opts);
+	unlink(path);
+	free(path);
+	return k;
+}
+
+/* Run "k" and the reference interpreter at "sizes" on the same random
+ * inputs and compare every output (see the head comment; "red" is the
+ * longest reduction). */
+static void compare(ein_kernel *k, const int64_t *sizes, int red,
+	const char *what)
+{
+	int n = ein_kernel_n_tensor(k), ns = ein_kernel_n_size(k), i;
+	struct tt t[n], r[n];
+	DLTensor *ta[n], *ra[n];
+	int64_t e;
+
+	for (i = 0; i < n; ++i) {
+		int64_t shape[8];
+		int nd = ein_kernel_tensor_ndim(k, i);
+
+		ck_assert_int_eq(ein_kernel_tensor_shape(k, i, sizes, ns,
+			shape), EIN_OK);
+		tt_alloc(&t[i], nd, shape);
+		tt_alloc(&r[i], nd, shape);
+		if (!ein_kernel_tensor_is_output(k, i)) {
+			tt_randomize(&t[i], 17 + i);
+			tt_randomize(&r[i], 17 + i);
+		}
+		ta[i] = &t[i].dl;
+		ra[i] = &r[i].dl;
+	}
+	ck_assert_msg(ein_kernel_call(k, ta, n, sizes, ns) == EIN_OK, "%s",
+		what);
+	ck_assert_int_eq(ein_kernel_call_reference(k, ra, n, sizes, ns),
+		EIN_OK);
+	for (i = 0; i < n; ++i) {
+		double scale = 1;
+
+		if (!ein_kernel_tensor_is_output(k, i))
+			continue;
+		for (e = 0; e < r[i].n; ++e)
+			scale = fmax(scale, fabs(r[i].f[e]) + 1);
+		for (e = 0; e < r[i].n; ++e)
+			ck_assert_msg(fabs(t[i].f[e] - r[i].f[e]) <=
+				4.0 * red * red * FLT_EPSILON * scale,
+				"%s: element %lld of %s is %g, reference %g",
+				what, (long long) e,
+				ein_kernel_get_tensor_name(k, i), t[i].f[e],
+				r[i].f[e]);
+	}
+	for (i = 0; i < n; ++i) {
+		tt_free(&t[i]);
+		tt_free(&r[i]);
+	}
+}
+
+/* A schedule that must be accepted and give the reference's results. */
+struct good {
+	const char *src;
+	const char *sched;
+	int64_t sizes[2][8];
+	int red;
+};
+
+static const struct good goods[] = {
+	{ matmul_src, "C: split i 8\n", { { 37, 23, 29 }, { 64, 40, 48 } },
+		64 },
+	{ matmul_src, "C: tile i 16 j 8\n", { { 37, 23, 29 }, { 5, 3, 7 } },
+		64 },
+	{ matmul_src, "C: tile i 16 j 8 k 4\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n",
+		{ { 37, 23, 29 }, { 64, 40, 48 } }, 64 },
+	{ matmul_src, "C: reorder i j k\n", { { 37, 23, 29 }, { 1, 1, 1 } },
+		64 },
+	{ matmul_src, "C: vectorize j 8\n", { { 37, 23, 29 }, { 3, 5, 67 } },
+		64 },
+	{ matmul_src, "C: reorder i j k\nC: vectorize k 4\n",
+		{ { 37, 23, 29 }, { 3, 67, 5 } }, 67 },
+	{ matmul_src, "C: unroll k 4\n", { { 37, 23, 29 }, { 2, 3, 2 } },
+		64 },
+	{ matmul_src, "C: tile i 4 j 4\nC: unroll j.i full\n",
+		{ { 37, 23, 29 }, { 64, 40, 48 } }, 64 },
+	{ matmul_src, "C: parallel i\n", { { 37, 23, 29 }, { 1, 5, 3 } },
+		64 },
+	{ matmul_src, "C.init: parallel i\nC: parallel j\n",
+		{ { 37, 23, 29 }, { 3, 5, 1 } }, 64 },
+	{ matmul_src, "C: tile i 32 j 32 k 8\n"
+		"C: reorder i.o j.o k.o i.i k.i j.i\n"
+		"C: vectorize j.i 8\nC: unroll k.i 2\nC: parallel i.o\n"
+		"C.init: parallel i\n",
+		{ { 100, 70, 90 }, { 33, 9, 65 } }, 70 },
+	{ conv_src, "O: tile h 4 w 4\nO: parallel f\n",
+		{ { 2, 3, 9, 11, 4 }, { 1, 2, 5, 3, 3 } }, 27 },
+	{ conv_src, "O: reorder n f c r s h w\nO: vectorize w 8\n",
+		{ { 1, 3, 9, 13, 4 }, { 2, 1, 3, 3, 1 } }, 27 },
+	{ conv_src, "O: split c 2\nO: parallel h\nO.init: parallel f\n",
+		{ { 1, 5, 6, 7, 2 }, { 2, 1, 3, 3, 1 } }, 27 },
+	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
+		"mx: compute_at Y i\nY: parallel i\n",
+		{ { 7, 13 }, { 1, 33 } }, 33 },
+	{ softmax_src, "mx: fuse e 1\ne: fuse Y 1\ns: fuse Y 1\n",
+		{ { 7, 13 }, { 5, 1 } }, 33 },
+	{ softmax_src, "Y: vectorize j 4\ne: vectorize j 4\n"
+		"mx: parallel i\n", { { 7, 13 }, { 3, 64 } }, 64 },
+	{ chain_src, "U: compute_at R i\nT: compute_at U i\n",
+		{ { 9, 7, 11 }, { 16, 3, 5 } }, 16 },
+	{ chain_src, "U: fuse R 2\nT: compute_at U i\n",
+		{ { 9, 7, 11 }, { 1, 1, 1 } }, 16 },
+	{ chain_src, "R: tile i 4 j 4\nU: compute_at R j.o\n"
+		"T: compute_at U i\nR: parallel i.o\n",
+		{ { 9, 7, 11 }, { 16, 3, 5 } }, 16 },
+	{ shift_src, "T: split i 4\nC: split i 4\n",
+		{ { 17 }, { 2 } }, 1 },
+};
+
+START_TEST(good_schedules)
+{
+	const struct good *g = &goods[_i];
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = compile_with(ctx, &prog, g->src, g->sched, 0);
+	int s;
+
+	ck_assert_msg(k != NULL, "schedule\n%s rejected: %s", g->sched,
+		ein_ctx_last_error(ctx));
+	for (s = 0; s < 2; ++s)
+		compare(k, g->sizes[s], g->red, g->sched);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A schedule that must be rejected with "expect" (FILE:LINE:COL is
+ * checked without the temporary file's name: the message must contain
+ * ":LINE:COL: error: " followed by "expect"). */
+struct bad {
+	const char *src;
+	const char *sched;
+	int strict;
+	const char *expect;
+};
+
+static const struct bad bads[] = {
+	{ matmul_src, "C: parallel k\n", 0,
+		":2:4: error: 'parallel' is illegal: parallel loop 'k' of S0 "
+		"would break the output dependence (reduction) of S0 on S0 "
+		"through tensor C" },
+	{ matmul_src, "C: tile i 8 k 8\nC: parallel k.o\n", 0,
+		":3:4: error: 'parallel' is illegal: parallel loop 'k.o'" },
+	{ matmul_src, "C: reorder i j k\nC: vectorize k 8\n", 1,
+		":3:4: error: 'vectorize' is illegal: vectorised loop 'k' of "
+		"S0 would break" },
+	{ matmul_src, "C: tile i 8 k 4\nC: reorder k.i k.o\n", 1,
+		":3:4: error: 'reorder' is illegal: it breaks the output "
+		"dependence (reduction) of S0 on S0 through tensor C: S0[i=" },
+	{ matmul_src, "C: tile q 8\n", 0,
+		":2:9: error: statement C has no loop 'q'\n" },
+	{ matmul_src, "D: parallel i\n", 0,
+		":2:1: error: no statement writes 'D'" },
+	{ matmul_src, "C#2: parallel i\n", 0,
+		":2:1: error: 'C#2': only 1 statement writes 'C'" },
+	{ shift_src, "T.init: parallel i\n", 0,
+		":2:1: error: 'T' has no initialisation" },
+	{ matmul_src, "C: vectorize i 8\n", 0,
+		":2:14: error: cannot vectorise loop 'i': it is not the "
+		"innermost loop of C" },
+	{ matmul_src, "C: gpu_blocks i j\n", 0,
+		":2:4: error: 'gpu_blocks' is reserved for the GPU backend" },
+	{ shift_src, "T: fuse C\n", 0,
+		":2:4: error: 'fuse' is illegal: it breaks the flow dependence "
+		"of S1 on S0 through tensor T" },
+	{ shift_src, "C: fuse T\n", 0,
+		":2:4: error: 'fuse' is illegal: it breaks the flow dependence "
+		"of S1 on S0 through tensor T: S0[i=1] must run before "
+		"S1[i=0]" },
+	{ softmax_src, "mx: fuse e 1\ne: fuse Y 1\n", 0,
+		":3:4: error: 'fuse' is illegal: it breaks the flow dependence "
+		"of S2 on S1 through tensor e" },
+	{ shift_src, "C: compute_at T i\n", 0,
+		":2:4: error: cannot compute_at C there: it writes elements "
+		"that the target statement never reads" },
+	{ shift_src, "T: fuse C 2\n", 0,
+		":2:11: error: cannot fuse 2 loops: T has 1 and C has 1" },
+	{ softmax_src, "e: compute_at Y q\n", 0,
+		":2:17: error: statement e has no loop 'q'" },
+	{ softmax_src, "e: compute_at Y i\ne: fuse Y\n", 0,
+		":3:4: error: statement e is already placed" },
+	{ softmax_src, "e: compute_at Y i\nY: compute_at e i\n", 0,
+		":3:4: error: cannot compute_at Y there: the placement would "
+		"be circular" },
+	{ softmax_src, "Y: compute_at e i\n", 0,
+		":2:4: error: cannot compute_at Y there: it writes elements "
+		"that the target statement never reads" },
+	{ softmax_src, "s: parallel j\n", 0,
+		":2:4: error: 'parallel' is illegal: parallel loop 'j' of S2 "
+		"would break the output dependence (reduction) of S2 on S2 "
+		"through tensor s: S2[i=0, j=0] must run in the same iteration "
+		"of the loop as S2[i=0, j=1]" },
+	{ chain_src, "T: fuse U 2\nT: parallel k\n", 0,
+		":2:4: error: 'fuse' is illegal" },
+	{ chain_src, "T: compute_at R i\n", 0,
+		":2:4: error: cannot compute_at T there: it writes elements "
+		"that the target statement never reads" },
+	{ matmul_src, "C: pack A at k\n", 0,
+		":2:4: error: 'pack' is not implemented yet" },
+	{ matmul_src, "C: tiel i 8\n", 0, ":2:4: error: unknown directive" },
+	{ matmul_src, "C tile i 8\n", 0, ":2:2: error: missing ':'" },
+	{ matmul_src, "C: split i 0\n", 0, ":2:12: error: " },
+};
+
+START_TEST(bad_schedules)
+{
+	const struct bad *b = &bads[_i];
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = compile_with(ctx, &prog, b->src, b->sched, b->strict);
+
+	ck_assert_msg(k == NULL, "schedule\n%s accepted", b->sched);
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_SOURCE);
+	ck_assert_msg(strstr(ein_ctx_last_error(ctx), b->expect) != NULL,
+		"schedule\n%s: expected \"%s\", got \"%s\"", b->sched,
+		b->expect, ein_ctx_last_error(ctx));
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(def_mismatch)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = compile_with(ctx, &prog, matmul_src,
+		"def conv\nC: parallel i\n", 0);
+
+	ck_assert_ptr_null(k);
+	ck_assert_msg(strstr(ein_ctx_last_error(ctx), "the schedule is for "
+		"definition 'conv', not 'matmul'") != NULL, "%s",
+		ein_ctx_last_error(ctx));
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- random schedules -------------------------------------------------- */
+
+/* A kernel for the differential test: its statements (by the name the
+ * schedule uses) with their default loops, sizes and reduction length. */
+struct rkernel {
+	const char *src;
+	int n_stmt;
+	const char *stmt[4];
+	const char *loops[4][8];
+	int64_t sizes[8];
+	int red;
+};
+
+static const struct rkernel rkernels[] = {
+	{ matmul_src, 1, { "C" }, { { "i", "k", "j" } }, { 19, 13, 23 },
+		13 },
+	{ conv_src, 1, { "O" }, { { "n", "f", "h", "c", "r", "s", "w" } },
+		{ 1, 3, 7, 9, 2 }, 27 },
+	{ softmax_src, 4, { "mx", "e", "s", "Y" },
+		{ { "i", "j" }, { "i", "j" }, { "i", "j" }, { "i", "j" } },
+		{ 5, 11 }, 11 },
+	{ chain_src, 3, { "T", "U", "R" },
+		{ { "i", "k", "j" }, { "i", "j" }, { "i", "j" } },
+		{ 9, 7, 11 }, 7 },
+};
+
+static uint64_t rnd_state;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state = rnd_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned) (rnd_state >> 33) % n;
+}
+
+/* A random schedule for "rk" in "buf": per statement, splits and tiles
+ * of its loops, a reordering, then marks; for multi-statement kernels a
+ * placement of a producer in a later statement. */
+static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
+{
+	int s, i, n;
+	size_t at = 0;
+	char first[4][32];
+
+	buf[0] = '\0';
+	for (s = 0; s < rk->n_stmt; ++s) {
+		char loops[16][40];
+		const char *name = rk->stmt[s];
+
+		for (n = 0; rk->loops[s][n]; ++n)
+			snprintf(loops[n], sizeof(loops[n]), "%s",
+				rk->loops[s][n]);
+		if (rnd(2)) {
+			int l = rnd(n), f = 1 + rnd(8);
+
+			at += snprintf(buf + at, len - at, "%s: split %s %d\n",
+				name, loops[l], f);
+			memmove(loops[l + 2], loops[l + 1],
+				(n - l - 1) * sizeof(loops[0]));
+			strcpy(loops[l + 1], loops[l]);
+			strcat(loops[l + 1], ".i");
+			strcat(loops[l], ".o");
+			n++;
+		}
+		if (rnd(2)) {
+			at += snprintf(buf + at, len - at, "%s: reorder", name);
+			for (i = n - 1; i > 0; --i) {
+				char tmp[40];
+				int j = rnd(i + 1);
+
+				memcpy(tmp, loops[i], sizeof(tmp));
+				memcpy(loops[i], loops[j], sizeof(tmp));
+				memcpy(loops[j], tmp, sizeof(tmp));
+			}
+			for (i = 0; i < n; ++i)
+				at += snprintf(buf + at, len - at, " %s",
+					loops[i]);
+			at += snprintf(buf + at, len - at, "\n");
+		}
+		if (rnd(3) == 0)
+			at += snprintf(buf + at, len - at, "%s: parallel %s\n",
+				name, loops[rnd(n)]);
+		if (rnd(3) == 0)
+			at += snprintf(buf + at, len - at, "%s: unroll %s %d\n",
+				name, loops[rnd(n)], 2 + rnd(3));
+		if (rnd(3) == 0)
+			at += snprintf(buf + at, len - at,
+				"%s: vectorize %s %d\n", name, loops[n - 1],
+				4 << rnd(2));
+		strcpy(first[s], loops[0]);
+	}
+	if (rk->n_stmt > 1 && rnd(2)) {
+		int p = rnd(rk->n_stmt - 1);
+		int c = p + 1 + rnd(rk->n_stmt - p - 1);
+
+		at += snprintf(buf + at, len - at, rnd(2) ?
+			"%s: compute_at %s %s\n" : "%s: fuse %s\n",
+			rk->stmt[p], rk->stmt[c], first[c]);
+	}
+}
+
+START_TEST(random_schedules)
+{
+	const char *seed_env = getenv("EIN_SCHED_SEED");
+	const char *trials_env = getenv("EIN_SCHED_TRIALS");
+	int trials = trials_env ? atoi(trials_env) : 60, t, accepted = 0;
+
+	rnd_state = seed_env ? strtoull(seed_env, NULL, 0) : 20261123;
+	for (t = 0; t < trials; ++t) {
+		const struct rkernel *rk = &rkernels[rnd(4)];
+		char sched[2048], what[2200];
+		ein_ctx *ctx = ein_ctx_alloc();
+		ein_program *prog;
+		ein_kernel *k;
+
+		random_schedule(rk, sched, sizeof(sched));
+		k = compile_with(ctx, &prog, rk->src, sched, 0);
+		snprintf(what, sizeof(what), "trial %d:\n%s", t, sched);
+		if (k) {
+			accepted++;
+			compare(k, rk->sizes, rk->red, what);
+		} else {
+			/* Only a legality verdict may reject a schedule
+			 * that the generator made well-formed. */
+			ck_assert_msg(strstr(ein_ctx_last_error(ctx),
+				"is illegal") ||
+				strstr(ein_ctx_last_error(ctx),
+				"cannot compute_at") ||
+				strstr(ein_ctx_last_error(ctx),
+				"cannot vectorise"),
+				"%s rejected: %s", what,
+				ein_ctx_last_error(ctx));
+		}
+		ein_kernel_free(k);
+		ein_program_free(prog);
+		ein_ctx_free(ctx);
+	}
+	ck_assert_msg(accepted * 3 >= trials, "only %d of %d random schedules "
+		"were legal", accepted, trials);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("schedule");
+	TCase *tc = tcase_create("schedule");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, good_schedules, 0,
+		sizeof(goods) / sizeof(goods[0]));
+	tcase_add_loop_test(tc, bad_schedules, 0,
+		sizeof(bads) / sizeof(bads[0]));
+	tcase_add_test(tc, def_mismatch);
+	tcase_add_test(tc, random_schedules);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
