@@ -501,13 +501,17 @@ static struct ein_ast_expr *parse_binary(struct parser *p, int prec)
 		return parse_unary(p);
 	left = parse_binary(p, prec + 1);
 	while (left && binop_prec(p->tok.kind, &op) == prec) {
+		struct ein_loc op_loc = p->tok.loc;
+
 		next(p);
 		right = parse_binary(p, prec + 1);
 		if (!right)
 			return (ein_ast_expr_free(left), NULL);
 		bin = expr_alloc(p, EIN_EXPR_BINARY, left->loc);
-		if (bin)
+		if (bin) {
 			bin->op = op;
+			bin->op_loc = op_loc;
+		}
 		left = add_arg(p, add_arg(p, bin, left), right);
 	}
 	return left;

@@ -39,9 +39,9 @@ static const struct {
 	  "side" },
 	{ "def f(float32(N) A) -> (B) {\n    B(i) = exp(A(i), 1)\n}\n",
 	  "t.ein:2:12: error: 'exp' takes 1 argument, not 2" },
-	{ "def f(int8(N) A) -> (B) {\n    B(i) = A(i)\n}\n",
-	  "t.ein:1:15: error: element type int8 of 'A' is not supported yet: "
-	  "use float32 or float64" },
+	{ "def f(int8(N) A) -> (int8(N) B) {\n    B(i) = A(i) + 1\n}\n",
+	  "t.ein:2:12: error: cannot convert int32 to int8 implicitly in the "
+	  "assignment to 'B'" },
 	{ "def f(float32(N) A) -> (B) {\n    B(i) = A(i) where j in 0:N\n}\n",
 	  "t.ein:2:23: error: 'j' is not an index of this statement" },
 };
