@@ -334,8 +334,7 @@ static int check_ranges(ein_ctx *ctx, const struct ein_func_stmt *stmt,
 	return ok;
 }
 
-/* Report the values of the sizes and indices at "pnt" (taken). */
-static void hint_witness(ein_ctx *ctx, __isl_take isl_point *pnt)
+void ein_range_hint_witness(ein_ctx *ctx, __isl_take isl_point *pnt)
 {
 	static const enum isl_dim_type types[2] = { isl_dim_param,
 		isl_dim_set };
@@ -386,7 +385,7 @@ static int check_in_bounds(ein_ctx *ctx, const struct ranges *r,
 			ein_error_at(ctx, b->access->args[b->dim]->loc,
 				"index %d of '%s' may be out of bounds",
 				b->dim, b->access->name);
-			hint_witness(ctx, isl_set_sample_point(
+			ein_range_hint_witness(ctx, isl_set_sample_point(
 				isl_set_copy(out)));
 			ok = -1;
 		}

@@ -358,6 +358,17 @@ static void resolve_ident(ein_ctx *ctx, struct ein_func *func,
 		"statement; sizes come from the parameters' shapes");
 }
 
+/* Does a statement after those seen so far assign tensor "name"? */
+static int assigned_later(const struct ein_func *func, const char *name)
+{
+	int i;
+
+	for (i = func->n_stmt; i < func->def->n_stmt; ++i)
+		if (!strcmp(func->def->stmts[i]->lhs->name, name))
+			return 1;
+	return 0;
+}
+
 static void resolve_access(ein_ctx *ctx, struct ein_func *func,
 	struct ein_func_stmt *stmt, struct ein_ast_expr *expr)
 {
@@ -373,7 +384,12 @@ static void resolve_access(ein_ctx *ctx, struct ein_func *func,
 				n_arg == 1 ? "" : "s", expr->n_arg);
 			return;
 		}
-		ein_error_at(ctx, expr->loc, "unknown tensor '%s'", expr->name);
+		if (assigned_later(func, expr->name))
+			ein_error_at(ctx, expr->loc, "temporary '%s' is read "
+				"before any statement writes it", expr->name);
+		else
+			ein_error_at(ctx, expr->loc, "unknown tensor '%s'",
+				expr->name);
 		return;
 	}
 	t = &func->tensor[pos];
