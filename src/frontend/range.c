@@ -8,8 +8,11 @@
  * other indices already have a range (and from "where i in lo:hi"), then
  * narrowed until nothing changes.  The domain is the product of the
  * ranges, so for Y(i) +=! X(i + r) * W(r), r is in 0..R-1 and i in
- * 0..N-R, never a parallelogram reaching below 0.  Every access is then
- * checked to stay in bounds over the domain; one that may not is an error
+ * 0..N-R, never a parallelogram reaching below 0.  An access guarded by
+ * an affine condition (guard.h) is used only for the indices that no
+ * unguarded access bounds, so that the padded access I(h + r - 1) of a
+ * convolution does not shrink h.  Every access is then checked to stay in
+ * bounds over the domain within its guard; one that may not is an error
  * with a witness.  Statements are visited in source order so that a
  * temporary's shape, inferred from the statements assigning it, is known
  * to the statements that read it.  A tensor without a declared shape gets
