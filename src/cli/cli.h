@@ -11,13 +11,18 @@
 
 int ein_cmd_run(int argc, char **argv);
 int ein_cmd_show(int argc, char **argv);
+int ein_cmd_check(int argc, char **argv);
 int ein_cmd_demo(int argc, char **argv);
 
-/* A tensor owned by the tool: its descriptor, shape and data. */
+/* A tensor owned by the tool: its descriptor, shape and data.
+ * n: the number of elements; elem_size: the bytes of one;
+ * type: the kernel's name of its element type ("float32", "bool", ...). */
 struct ein_cli_tensor {
 	DLTensor dl;
 	int64_t shape[16];
 	int64_t n;
+	size_t elem_size;
+	const char *type;
 };
 
 /* Allocate argument "pos" of "k" at "sizes" (zero-filled).  Returns -1
@@ -25,10 +30,14 @@ struct ein_cli_tensor {
 int ein_cli_tensor_alloc(struct ein_cli_tensor *t, ein_kernel *k, int pos,
 	const int64_t *sizes);
 void ein_cli_tensor_free(struct ein_cli_tensor *t);
-/* Fill with uniform random values in [-1, 1) from "*seed". */
+/* Fill with uniform random values from "*seed": floats in [-1, 1), small
+ * integers (int8 in -8..7, uint8 in 0..15, int32 in -64..63), bools 0 or
+ * 1. */
 void ein_cli_tensor_randomize(struct ein_cli_tensor *t, uint64_t *seed);
 void ein_cli_tensor_copy(struct ein_cli_tensor *dst,
 	const struct ein_cli_tensor *src);
+/* Is the element type an integer (or bool) type, compared exactly? */
+int ein_cli_tensor_is_integer(const struct ein_cli_tensor *t);
 /* The largest |a - b| and the largest |b| over the elements. */
 void ein_cli_tensor_compare(const struct ein_cli_tensor *a,
 	const struct ein_cli_tensor *b, double *max_err, double *max_ref);

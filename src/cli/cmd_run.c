@@ -77,22 +77,25 @@ double ein_cli_time_call(ein_kernel *k, DLTensor **args, int n,
 }
 
 /* Compare every output of "out" with "ref"; print and return -1 if one
- * differs by more than 1e-4 of the reference's largest magnitude. */
+ * differs by more than 1e-4 of the reference's largest magnitude, or at
+ * all for integer and bool outputs, which must be exact. */
 static int compare_outputs(ein_kernel *k, struct ein_cli_tensor *out,
 	struct ein_cli_tensor *ref, int n)
 {
 	int i, bad = 0;
 
 	for (i = 0; i < n; ++i) {
-		double err, scale;
+		double err, scale, tol;
 
 		if (!ein_kernel_tensor_is_output(k, i))
 			continue;
 		ein_cli_tensor_compare(&out[i], &ref[i], &err, &scale);
+		tol = ein_cli_tensor_is_integer(&out[i]) ? 0 :
+			1e-4 * (scale > 1 ? scale : 1);
 		printf("  check %s: max |error| %.3g against the reference "
 			"interpreter (max |value| %.3g)",
 			ein_kernel_get_tensor_name(k, i), err, scale);
-		if (!(err <= 1e-4 * (scale > 1 ? scale : 1))) {
+		if (!(err <= tol)) {
 			printf(": MISMATCH\n");
 			bad = 1;
 		} else {
@@ -113,7 +116,7 @@ static int check(ein_kernel *k, struct ein_cli_tensor *t,
 	for (i = 0; i < n; ++i) {
 		ref[i] = init[i];
 		ref[i].dl.shape = ref[i].shape;
-		ref[i].dl.data = malloc(t[i].n * sizeof(float) + 1);
+		ref[i].dl.data = malloc(t[i].n * t[i].elem_size + 1);
 		if (!ref[i].dl.data)
 			ok = -1;
 		else

@@ -12,6 +12,8 @@ static const char usage[] =
 "  run FILE.ein [--def NAME] --sizes M=512,N=512,... [--repeat N] [--check|--no-check]\n"
 "        compile a definition, run it on random inputs, print timings and\n"
 "        compare the result with the reference interpreter\n"
+"  check FILE.ein...\n"
+"        parse and check every definition; print the errors, exit 1 if any\n"
 "  show FILE.ein [--def NAME] --stage=source|domains|ast|llvm-unopt|llvm\n"
 "        print an intermediate form\n"
 "  demo [--sizes 128,256,512,1024]\n"
@@ -26,6 +28,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "run"))
 		return ein_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return ein_cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "show"))
 		return ein_cmd_show(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))

@@ -12,11 +12,14 @@ int ein_cli_tensor_alloc(struct ein_cli_tensor *t, ein_kernel *k, int pos,
 	const int64_t *sizes)
 {
 	int d, ndim = ein_kernel_tensor_ndim(k, pos);
-	size_t bytes = 4;
+	size_t bytes;
 
 	memset(t, 0, sizeof(*t));
-	if (ndim < 0 || ndim > 16)
+	if (ndim < 0 || ndim > 16 ||
+	    ein_kernel_tensor_dtype(k, pos, &t->dl.dtype) != EIN_OK)
 		return -1;
+	t->type = ein_kernel_get_tensor_type(k, pos);
+	t->elem_size = bytes = t->dl.dtype.bits / 8;
 	if (ein_kernel_tensor_shape(k, pos, sizes, ein_kernel_n_size(k),
 			t->shape) != EIN_OK)
 		return -1;
@@ -26,9 +29,6 @@ int ein_cli_tensor_alloc(struct ein_cli_tensor *t, ein_kernel *k, int pos,
 	t->dl.ndim = ndim;
 	t->dl.shape = t->shape;
 	t->dl.device.device_type = kDLCPU;
-	t->dl.dtype.code = kDLFloat;
-	t->dl.dtype.bits = 32;
-	t->dl.dtype.lanes = 1;
 	t->dl.data = aligned_alloc(64, ((t->n * bytes + 63) / 64) * 64);
 	if (!t->dl.data)
 		return -1;
@@ -52,36 +52,83 @@ static uint64_t next_random(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+int ein_cli_tensor_is_integer(const struct ein_cli_tensor *t)
+{
+	return t->dl.dtype.code != kDLFloat;
+}
+
+/* Element "i" of "t" as a double. */
+static double get(const struct ein_cli_tensor *t, int64_t i)
+{
+	const void *p = t->dl.data;
+
+	if (t->dl.dtype.code == kDLFloat)
+		return t->elem_size == 8 ? ((const double *) p)[i] :
+			((const float *) p)[i];
+	if (t->dl.dtype.code == kDLUInt)
+		return ((const uint8_t *) p)[i];
+	return t->elem_size == 1 ? ((const int8_t *) p)[i] :
+		((const int32_t *) p)[i];
+}
+
+/* Store "v", representable in t's type, as element "i" of "t". */
+static void set(struct ein_cli_tensor *t, int64_t i, double v)
+{
+	void *p = t->dl.data;
+
+	if (t->dl.dtype.code == kDLFloat && t->elem_size == 8)
+		((double *) p)[i] = v;
+	else if (t->dl.dtype.code == kDLFloat)
+		((float *) p)[i] = (float) v;
+	else if (t->dl.dtype.code == kDLUInt)
+		((uint8_t *) p)[i] = (uint8_t) v;
+	else if (t->elem_size == 1)
+		((int8_t *) p)[i] = (int8_t) v;
+	else
+		((int32_t *) p)[i] = (int32_t) v;
+}
+
 void ein_cli_tensor_randomize(struct ein_cli_tensor *t, uint64_t *seed)
 {
-	float *f = t->dl.data;
-	int64_t i;
+	int64_t i, lo = -8, span = 16;
 
-	for (i = 0; i < t->n; ++i)
-		f[i] = (float) ((next_random(seed) >> 11) * 0x1p-52 - 1.0);
+	if (!strcmp(t->type, "bool"))
+		lo = 0, span = 2;
+	else if (!strcmp(t->type, "uint8"))
+		lo = 0;
+	else if (!strcmp(t->type, "int32"))
+		lo = -64, span = 128;
+	for (i = 0; i < t->n; ++i) {
+		uint64_t r = next_random(seed);
+
+		if (ein_cli_tensor_is_integer(t))
+			set(t, i, (double) (lo + (int64_t) (r % span)));
+		else
+			set(t, i, (r >> 11) * 0x1p-52 * 2 - 1.0);
+	}
 }
 
 void ein_cli_tensor_copy(struct ein_cli_tensor *dst,
 	const struct ein_cli_tensor *src)
 {
-	memcpy(dst->dl.data, src->dl.data, src->n * sizeof(float));
+	memcpy(dst->dl.data, src->dl.data, src->n * src->elem_size);
 }
 
 void ein_cli_tensor_compare(const struct ein_cli_tensor *a,
 	const struct ein_cli_tensor *b, double *max_err, double *max_ref)
 {
-	const float *x = a->dl.data, *y = b->dl.data;
 	int64_t i;
 
 	*max_err = 0;
 	*max_ref = 0;
 	for (i = 0; i < a->n; ++i) {
-		double err = fabs((double) x[i] - y[i]);
+		double x = get(a, i), y = get(b, i);
+		double err = fabs(x - y);
 
 		if (!(err <= *max_err))
 			*max_err = err;
-		if (fabs(y[i]) > *max_ref)
-			*max_ref = fabs(y[i]);
+		if (fabs(y) > *max_ref)
+			*max_ref = fabs(y);
 	}
 }
 

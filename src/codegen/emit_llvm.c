@@ -4,8 +4,10 @@
  * Loop iterators live in allocas of the entry block, which LLVM's SROA
  * turns into SSA values; index arithmetic is in i64; tensors are row-major
  * arrays behind noalias pointers, so that LLVM may vectorise the innermost
- * loop.  Statement bodies (the source expressions) are lowered here, in
- * the tensors' element type.
+ * loop.  Statement bodies (the source expressions) are lowered here, each
+ * node in the type the type checker gave it (frontend/type.c): floats as
+ * IEEE operations, integers in int32 with wrap-around, bool as i1 in
+ * registers and a byte in memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "codegen/walk.h"
 #include "codegen/loop_md.h"
 #include "codegen/emit_llvm.h"
+#include "frontend/type.h"
 
 /* A loop or condition being emitted: the blocks its end jumps to, and for
  * a loop its iterator and attributes. */
@@ -30,7 +33,7 @@ struct block_frame {
 /* The state of one emission.
  * ctx, scop: what is compiled; c, m, b: LLVM context, module, builder;
  * fn, entry: the kernel and its entry block (home of the allocas);
- * i64, elem, ptr: the index, element and pointer types;
+ * i64, ptr: the index and pointer types;
  * tensor: the base pointer of each tensor; extent: the i64 extents of
  *	each tensor; size: the size arguments;
  * n_iter, iter_id, iter_slot: the loop iterators seen so far;
@@ -47,7 +50,7 @@ struct llvm_emit {
 	LLVMBuilderRef b;
 	LLVMValueRef fn;
 	LLVMBasicBlockRef entry;
-	LLVMTypeRef i64, elem, ptr;
+	LLVMTypeRef i64, ptr;
 	LLVMValueRef *tensor;
 	LLVMValueRef **extent;
 	LLVMValueRef *size;
@@ -576,6 +579,32 @@ struct stmt_emit {
 	const struct ein_user_stmt *us;
 };
 
+/* The LLVM type of values of "type" in registers: bool is an i1. */
+static LLVMTypeRef value_type(struct llvm_emit *e, enum ein_type type)
+{
+	switch (type) {
+	case EIN_TYPE_F64: return LLVMDoubleTypeInContext(e->c);
+	case EIN_TYPE_I32: return LLVMInt32TypeInContext(e->c);
+	case EIN_TYPE_I8:
+	case EIN_TYPE_U8: return LLVMInt8TypeInContext(e->c);
+	case EIN_TYPE_BOOL: return LLVMInt1TypeInContext(e->c);
+	default: return LLVMFloatTypeInContext(e->c);
+	}
+}
+
+/* The LLVM type of elements of "type" in memory: bool is a byte. */
+static LLVMTypeRef memory_type(struct llvm_emit *e, enum ein_type type)
+{
+	if (type == EIN_TYPE_BOOL)
+		return LLVMInt8TypeInContext(e->c);
+	return value_type(e, type);
+}
+
+static enum ein_type tensor_type(struct llvm_emit *e, int tensor)
+{
+	return e->scop->func->tensor[tensor].type;
+}
+
 /* The address of access "pos" of the statement: the row-major offset of
  * its index expressions within its tensor. */
 static LLVMValueRef access_addr(struct stmt_emit *s, int pos)
@@ -595,11 +624,135 @@ static LLVMValueRef access_addr(struct stmt_emit *s, int pos)
 				e->extent[a->tensor][d], "");
 		off = d > 0 ? LLVMBuildNSWAdd(e->b, off, idx, "") : idx;
 	}
-	return LLVMBuildInBoundsGEP2(e->b, e->elem, e->tensor[a->tensor],
-		&off, 1, "addr");
+	return LLVMBuildInBoundsGEP2(e->b,
+		memory_type(e, tensor_type(e, a->tensor)),
+		e->tensor[a->tensor], &off, 1, "addr");
+}
+
+/* Load an element of "type" from "addr" into a register. */
+static LLVMValueRef load_value(struct llvm_emit *e, LLVMValueRef addr,
+	enum ein_type type, const char *name)
+{
+	LLVMValueRef v = LLVMBuildLoad2(e->b, memory_type(e, type), addr,
+		name);
+
+	if (type != EIN_TYPE_BOOL)
+		return v;
+	return LLVMBuildICmp(e->b, LLVMIntNE, v,
+		LLVMConstInt(LLVMTypeOf(v), 0, 0), "");
+}
+
+static void store_value(struct llvm_emit *e, LLVMValueRef v,
+	enum ein_type type, LLVMValueRef addr)
+{
+	if (type == EIN_TYPE_BOOL)
+		v = LLVMBuildZExt(e->b, v, memory_type(e, type), "");
+	LLVMBuildStore(e->b, v, addr);
+}
+
+/* Call intrinsic "name" overloaded on the types "ty". */
+static LLVMValueRef call_intrinsic(struct llvm_emit *e, const char *name,
+	int n_ty, LLVMTypeRef *ty, int n, LLVMValueRef *args)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, ty, n_ty);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(e->c, id, ty, n_ty);
+
+	return LLVMBuildCall2(e->b, fty, fn, args, n, "");
+}
+
+/* Call intrinsic "name" overloaded on the type of its first argument. */
+static LLVMValueRef call_float(struct llvm_emit *e, const char *name, int n,
+	LLVMValueRef *args)
+{
+	LLVMTypeRef ty = LLVMTypeOf(args[0]);
+
+	return call_intrinsic(e, name, 1, &ty, n, args);
+}
+
+/* Call the C library's "name" (float version "name"f). */
+static LLVMValueRef call_libm(struct llvm_emit *e, const char *name,
+	LLVMValueRef arg)
+{
+	char buf[32];
+	LLVMTypeRef elem = LLVMTypeOf(arg);
+	LLVMTypeRef ty = LLVMFunctionType(elem, &elem, 1, 0);
+	LLVMValueRef fn;
+
+	snprintf(buf, sizeof(buf), "%s%s", name,
+		LLVMGetTypeKind(elem) == LLVMFloatTypeKind ? "f" : "");
+	fn = LLVMGetNamedFunction(e->m, buf);
+	if (!fn)
+		fn = LLVMAddFunction(e->m, buf, ty);
+	return LLVMBuildCall2(e->b, ty, fn, &arg, 1, "");
+}
+
+static LLVMValueRef fconst(LLVMTypeRef ty, double v)
+{
+	return LLVMConstReal(ty, v);
+}
+
+static LLVMValueRef iconst(LLVMTypeRef ty, long long v)
+{
+	return LLVMConstInt(ty, (unsigned long long) v, 1);
+}
+
+/* Is "type" an integer type whose values extend with zeros? */
+static int is_unsigned(enum ein_type type)
+{
+	return type == EIN_TYPE_U8 || type == EIN_TYPE_BOOL;
+}
+
+/* A float converted to integer type "to": truncated towards zero and
+ * saturated to the type's range, NaN giving 0 (never poison). */
+static LLVMValueRef float_to_int(struct llvm_emit *e, LLVMValueRef v,
+	enum ein_type to)
+{
+	LLVMTypeRef ty[2] = { value_type(e, to), LLVMTypeOf(v) };
+
+	return call_intrinsic(e, to == EIN_TYPE_U8 ? "llvm.fptoui.sat" :
+		"llvm.fptosi.sat", 2, ty, 1, &v);
+}
+
+/* Convert "v" of type "from" to type "to" (docs/language.md, "Types"). */
+static LLVMValueRef convert(struct llvm_emit *e, LLVMValueRef v,
+	enum ein_type from, enum ein_type to)
+{
+	LLVMTypeRef ty = value_type(e, to);
+
+	if (!v || from == to)
+		return v;
+	if (to == EIN_TYPE_BOOL && ein_type_is_float(from))
+		return LLVMBuildFCmp(e->b, LLVMRealUNE, v,
+			fconst(LLVMTypeOf(v), 0), "");
+	if (to == EIN_TYPE_BOOL)
+		return LLVMBuildICmp(e->b, LLVMIntNE, v,
+			iconst(LLVMTypeOf(v), 0), "");
+	if (ein_type_is_float(to) && ein_type_is_float(from))
+		return LLVMBuildFPCast(e->b, v, ty, "");
+	if (ein_type_is_float(to))
+		return is_unsigned(from) ? LLVMBuildUIToFP(e->b, v, ty, "") :
+			LLVMBuildSIToFP(e->b, v, ty, "");
+	if (ein_type_is_float(from))
+		return float_to_int(e, v, to);
+	return LLVMBuildIntCast2(e->b, v, ty, !is_unsigned(from), "");
 }
 
 static LLVMValueRef lower(struct stmt_emit *s, const struct ein_ast_expr *x);
+
+/* The value of "x" converted to "type". */
+static LLVMValueRef lower_as(struct stmt_emit *s, const struct ein_ast_expr *x,
+	enum ein_type type)
+{
+	return convert(s->e, lower(s, x), x->vtype, type);
+}
+
+/* "x" as an i1 truth value: non-zero (or NaN) is true, as in C. */
+static LLVMValueRef lower_cond(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	return lower_as(s, x, EIN_TYPE_BOOL);
+}
 
 static LLVMValueRef lower_load(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
@@ -614,10 +767,11 @@ static LLVMValueRef lower_load(struct stmt_emit *s,
 		return NULL;
 	}
 	addr = access_addr(s, a - s->us->stmt->access);
-	return addr ? LLVMBuildLoad2(s->e->b, s->e->elem, addr, x->name) :
-		NULL;
+	return addr ? load_value(s->e, addr, tensor_type(s->e, a->tensor),
+		x->name) : NULL;
 }
 
+/* An index or a size as an int32 value. */
 static LLVMValueRef lower_ident(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
@@ -627,127 +781,164 @@ static LLVMValueRef lower_ident(struct stmt_emit *s,
 		v = ein_walk_expr(s->em, s->us->iter[x->slot]);
 	else
 		v = s->e->size[x->slot];
-	return v ? LLVMBuildSIToFP(s->e->b, v, s->e->elem, x->name) : NULL;
+	return v ? LLVMBuildTrunc(s->e->b, v, value_type(s->e, x->vtype),
+		x->name) : NULL;
 }
 
-/* Call intrinsic "name" overloaded on the element type. */
-static LLVMValueRef call_intrinsic(struct llvm_emit *e, const char *name,
-	int n, LLVMValueRef *args)
+static LLVMValueRef int_select(struct llvm_emit *e, LLVMIntPredicate pred,
+	LLVMValueRef a, LLVMValueRef b)
 {
-	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, &e->elem, 1);
-	LLVMTypeRef ty = LLVMIntrinsicGetType(e->c, id, &e->elem, 1);
-
-	return LLVMBuildCall2(e->b, ty, fn, args, n, "");
+	return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, pred, a, b, ""),
+		a, b, "");
 }
 
-/* Call the C library's "name" (float version "name"f). */
-static LLVMValueRef call_libm(struct llvm_emit *e, const char *name,
-	LLVMValueRef arg)
+/* abs, min and max of int32 values; abs(INT32_MIN) wraps. */
+static LLVMValueRef lower_int_call(struct llvm_emit *e, const char *name,
+	LLVMValueRef *a)
 {
-	char buf[32];
-	LLVMTypeRef ty = LLVMFunctionType(e->elem, &e->elem, 1, 0);
-	LLVMValueRef fn;
+	LLVMValueRef zero = iconst(LLVMTypeOf(a[0]), 0);
 
-	snprintf(buf, sizeof(buf), "%s%s", name,
-		LLVMGetTypeKind(e->elem) == LLVMFloatTypeKind ? "f" : "");
-	fn = LLVMGetNamedFunction(e->m, buf);
-	if (!fn)
-		fn = LLVMAddFunction(e->m, buf, ty);
-	return LLVMBuildCall2(e->b, ty, fn, &arg, 1, "");
-}
-
-static LLVMValueRef fconst(struct llvm_emit *e, double v)
-{
-	return LLVMConstReal(e->elem, v);
+	if (!strcmp(name, "abs"))
+		return int_select(e, LLVMIntSGT, a[0],
+			LLVMBuildSub(e->b, zero, a[0], ""));
+	return int_select(e, strcmp(name, "min") ? LLVMIntSGT : LLVMIntSLT,
+		a[0], a[1]);
 }
 
 static LLVMValueRef lower_call(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
 	struct llvm_emit *e = s->e;
-	LLVMValueRef a[3], t;
+	LLVMValueRef a[3], t, one;
 	int i;
 
 	for (i = 0; i < x->n_arg && i < 3; ++i)
-		if (!(a[i] = lower(s, x->args[i])))
+		if (!(a[i] = lower_as(s, x->args[i], x->vtype)))
 			return NULL;
+	if (!ein_type_is_float(x->vtype))
+		return lower_int_call(e, x->name, a);
+	one = fconst(LLVMTypeOf(a[0]), 1);
 	if (!strcmp(x->name, "rsqrt"))
-		return LLVMBuildFDiv(e->b, fconst(e, 1),
-			call_intrinsic(e, "llvm.sqrt", 1, a), "");
+		return LLVMBuildFDiv(e->b, one,
+			call_float(e, "llvm.sqrt", 1, a), "");
 	if (!strcmp(x->name, "sigmoid")) {
-		t = call_intrinsic(e, "llvm.exp", 1,
+		t = call_float(e, "llvm.exp", 1,
 			(LLVMValueRef[]) { LLVMBuildFNeg(e->b, a[0], "") });
-		return LLVMBuildFDiv(e->b, fconst(e, 1),
-			LLVMBuildFAdd(e->b, fconst(e, 1), t, ""), "");
+		return LLVMBuildFDiv(e->b, one,
+			LLVMBuildFAdd(e->b, one, t, ""), "");
 	}
 	if (!strcmp(x->name, "tanh") || !strcmp(x->name, "erf"))
 		return call_libm(e, x->name, a[0]);
 	if (!strcmp(x->name, "abs"))
-		return call_intrinsic(e, "llvm.fabs", 1, a);
+		return call_float(e, "llvm.fabs", 1, a);
 	if (!strcmp(x->name, "min"))
-		return call_intrinsic(e, "llvm.minnum", 2, a);
+		return call_float(e, "llvm.minnum", 2, a);
 	if (!strcmp(x->name, "max"))
-		return call_intrinsic(e, "llvm.maxnum", 2, a);
+		return call_float(e, "llvm.maxnum", 2, a);
 	{
 		char name[32];
 
 		snprintf(name, sizeof(name), "llvm.%s", x->name);
-		return call_intrinsic(e, name, x->n_arg, a);
+		return call_float(e, name, x->n_arg, a);
 	}
 }
 
-/* "x" as an i1 truth value: non-zero (or NaN) is true, as in C. */
-static LLVMValueRef lower_cond(struct stmt_emit *s,
+static LLVMValueRef lower_compare(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
-	LLVMValueRef v = lower(s, x);
-
-	if (!v)
-		return NULL;
-	return LLVMBuildFCmp(s->e->b, LLVMRealUNE, v, fconst(s->e, 0), "");
-}
-
-static LLVMValueRef from_bool(struct llvm_emit *e, LLVMValueRef c)
-{
-	return LLVMBuildUIToFP(e->b, c, e->elem, "");
-}
-
-static LLVMValueRef lower_compare(struct stmt_emit *s, enum ein_op op,
-	LLVMValueRef a, LLVMValueRef b)
-{
-	static const LLVMRealPredicate pred[] = {
+	static const LLVMRealPredicate fpred[] = {
 		[EIN_OP_LT] = LLVMRealOLT, [EIN_OP_LE] = LLVMRealOLE,
 		[EIN_OP_GT] = LLVMRealOGT, [EIN_OP_GE] = LLVMRealOGE,
 		[EIN_OP_EQ] = LLVMRealOEQ, [EIN_OP_NE] = LLVMRealUNE,
 	};
+	static const LLVMIntPredicate ipred[] = {
+		[EIN_OP_LT] = LLVMIntSLT, [EIN_OP_LE] = LLVMIntSLE,
+		[EIN_OP_GT] = LLVMIntSGT, [EIN_OP_GE] = LLVMIntSGE,
+		[EIN_OP_EQ] = LLVMIntEQ, [EIN_OP_NE] = LLVMIntNE,
+	};
+	enum ein_type t = ein_type_arith(x->args[0]->vtype,
+		x->args[1]->vtype);
+	LLVMValueRef l = lower_as(s, x->args[0], t);
+	LLVMValueRef r = lower_as(s, x->args[1], t);
 
-	return from_bool(s->e, LLVMBuildFCmp(s->e->b, pred[op], a, b, ""));
+	if (!l || !r)
+		return NULL;
+	if (ein_type_is_float(t))
+		return LLVMBuildFCmp(s->e->b, fpred[x->op], l, r, "");
+	return LLVMBuildICmp(s->e->b, ipred[x->op], l, r, "");
+}
+
+/* Integer division or remainder, truncating towards zero as in C.  By
+ * zero the result is 0, and INT32_MIN / -1 wraps to INT32_MIN: the
+ * divisor is replaced by 1 in both cases, where LLVM's sdiv would be
+ * undefined, and the quotient fixed up. */
+static LLVMValueRef lower_int_div(struct llvm_emit *e, enum ein_op op,
+	LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMTypeRef ty = LLVMTypeOf(a);
+	LLVMValueRef zero = iconst(ty, 0), one = iconst(ty, 1);
+	LLVMValueRef is0 = LLVMBuildICmp(e->b, LLVMIntEQ, b, zero, "");
+	LLVMValueRef ism1 = LLVMBuildICmp(e->b, LLVMIntEQ, b, iconst(ty, -1),
+		"");
+	LLVMValueRef safe = LLVMBuildSelect(e->b,
+		LLVMBuildOr(e->b, is0, ism1, ""), one, b, "");
+	LLVMValueRef q;
+
+	if (op == EIN_OP_MOD)
+		return LLVMBuildSRem(e->b, a, safe, "");
+	q = LLVMBuildSDiv(e->b, a, safe, "");
+	q = LLVMBuildSelect(e->b, ism1, LLVMBuildSub(e->b, zero, a, ""), q,
+		"");
+	return LLVMBuildSelect(e->b, is0, zero, q, "");
+}
+
+/* Arithmetic in x's type: floats as IEEE, integers as two's complement
+ * (no nsw: overflow wraps). */
+static LLVMValueRef lower_arith(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	LLVMBuilderRef b = s->e->b;
+	LLVMValueRef l = lower_as(s, x->args[0], x->vtype);
+	LLVMValueRef r = lower_as(s, x->args[1], x->vtype);
+	int fp = ein_type_is_float(x->vtype);
+
+	if (!l || !r)
+		return NULL;
+	switch (x->op) {
+	case EIN_OP_ADD:
+		return fp ? LLVMBuildFAdd(b, l, r, "") :
+			LLVMBuildAdd(b, l, r, "");
+	case EIN_OP_SUB:
+		return fp ? LLVMBuildFSub(b, l, r, "") :
+			LLVMBuildSub(b, l, r, "");
+	case EIN_OP_MUL:
+		return fp ? LLVMBuildFMul(b, l, r, "") :
+			LLVMBuildMul(b, l, r, "");
+	case EIN_OP_DIV:
+		return fp ? LLVMBuildFDiv(b, l, r, "") :
+			lower_int_div(s->e, x->op, l, r);
+	default:
+		return fp ? LLVMBuildFRem(b, l, r, "") :
+			lower_int_div(s->e, x->op, l, r);
+	}
 }
 
 static LLVMValueRef lower_binary(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
-	LLVMBuilderRef b = s->e->b;
-	LLVMValueRef l = lower(s, x->args[0]), r = lower(s, x->args[1]);
+	LLVMValueRef l, r;
 
-	if (!l || !r)
-		return NULL;
-	switch (x->op) {
-	case EIN_OP_ADD: return LLVMBuildFAdd(b, l, r, "");
-	case EIN_OP_SUB: return LLVMBuildFSub(b, l, r, "");
-	case EIN_OP_MUL: return LLVMBuildFMul(b, l, r, "");
-	case EIN_OP_DIV: return LLVMBuildFDiv(b, l, r, "");
-	case EIN_OP_MOD: return LLVMBuildFRem(b, l, r, "");
-	case EIN_OP_AND:
-	case EIN_OP_OR:
-		l = LLVMBuildFCmp(b, LLVMRealUNE, l, fconst(s->e, 0), "");
-		r = LLVMBuildFCmp(b, LLVMRealUNE, r, fconst(s->e, 0), "");
-		return from_bool(s->e, x->op == EIN_OP_AND ?
-			LLVMBuildAnd(b, l, r, "") : LLVMBuildOr(b, l, r, ""));
-	default:
-		return lower_compare(s, x->op, l, r);
+	if (x->op == EIN_OP_AND || x->op == EIN_OP_OR) {
+		l = lower_cond(s, x->args[0]);
+		r = lower_cond(s, x->args[1]);
+		if (!l || !r)
+			return NULL;
+		return x->op == EIN_OP_AND ? LLVMBuildAnd(s->e->b, l, r, "") :
+			LLVMBuildOr(s->e->b, l, r, "");
 	}
+	if (x->op >= EIN_OP_LT)
+		return lower_compare(s, x);
+	return lower_arith(s, x);
 }
 
 /* c ? a : b, evaluating only the branch taken: a guarded access may be
@@ -768,53 +959,58 @@ static LLVMValueRef lower_select(struct stmt_emit *s,
 	LLVMBuildCondBr(e->b, c, bb[0], bb[1]);
 	for (i = 0; i < 2; ++i) {
 		LLVMPositionBuilderAtEnd(e->b, bb[i]);
-		if (!(v[i] = lower(s, x->args[1 + i])))
+		if (!(v[i] = lower_as(s, x->args[1 + i], x->vtype)))
 			return NULL;
 		bb[i] = LLVMGetInsertBlock(e->b);
 		LLVMBuildBr(e->b, join);
 	}
 	LLVMPositionBuilderAtEnd(e->b, join);
-	phi = LLVMBuildPhi(e->b, e->elem, "sel");
+	phi = LLVMBuildPhi(e->b, value_type(e, x->vtype), "sel");
 	LLVMAddIncoming(phi, v, bb, 2);
 	return phi;
 }
 
-/* A cast of a value to "type": to an integer type it truncates towards
- * zero, to bool it tests for non-zero; the element type is unchanged. */
-static LLVMValueRef lower_cast(struct stmt_emit *s,
+static LLVMValueRef lower_unary(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
-{
-	LLVMValueRef v = lower(s, x->args[0]);
-
-	if (!v || x->type == EIN_TYPE_F32 || x->type == EIN_TYPE_F64)
-		return v;
-	if (x->type == EIN_TYPE_BOOL)
-		return from_bool(s->e, LLVMBuildFCmp(s->e->b, LLVMRealUNE, v,
-			fconst(s->e, 0), ""));
-	return call_intrinsic(s->e, "llvm.trunc", 1, &v);
-}
-
-static LLVMValueRef lower(struct stmt_emit *s, const struct ein_ast_expr *x)
 {
 	LLVMValueRef v;
 
+	if (x->op == EIN_OP_NOT) {
+		v = lower_cond(s, x->args[0]);
+		return v ? LLVMBuildNot(s->e->b, v, "") : NULL;
+	}
+	v = lower_as(s, x->args[0], x->vtype);
+	if (!v)
+		return NULL;
+	if (ein_type_is_float(x->vtype))
+		return LLVMBuildFNeg(s->e->b, v, "");
+	return LLVMBuildSub(s->e->b, iconst(LLVMTypeOf(v), 0), v, "");
+}
+
+static LLVMValueRef lower_literal(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	LLVMTypeRef ty = value_type(s->e, x->vtype);
+
+	if (!ein_type_is_float(x->vtype))
+		return iconst(ty, x->ival);
+	return fconst(ty, x->kind == EIN_EXPR_INT ? (double) x->ival :
+		x->fval);
+}
+
+/* The value of "x", of type x->vtype. */
+static LLVMValueRef lower(struct stmt_emit *s, const struct ein_ast_expr *x)
+{
 	switch (x->kind) {
 	case EIN_EXPR_INT:
-		return fconst(s->e, (double) x->ival);
 	case EIN_EXPR_FLOAT:
-		return fconst(s->e, x->fval);
+		return lower_literal(s, x);
 	case EIN_EXPR_IDENT:
 		return lower_ident(s, x);
 	case EIN_EXPR_ACCESS:
 		return lower_load(s, x);
 	case EIN_EXPR_UNARY:
-		v = x->op == EIN_OP_NEG ? lower(s, x->args[0]) :
-			lower_cond(s, x->args[0]);
-		if (!v)
-			return NULL;
-		if (x->op == EIN_OP_NEG)
-			return LLVMBuildFNeg(s->e->b, v, "");
-		return from_bool(s->e, LLVMBuildNot(s->e->b, v, ""));
+		return lower_unary(s, x);
 	case EIN_EXPR_BINARY:
 		return lower_binary(s, x);
 	case EIN_EXPR_SELECT:
@@ -822,27 +1018,35 @@ static LLVMValueRef lower(struct stmt_emit *s, const struct ein_ast_expr *x)
 	case EIN_EXPR_CALL:
 		return lower_call(s, x);
 	case EIN_EXPR_CAST:
-		return lower_cast(s, x);
+		return lower_as(s, x->args[0], x->type);
 	}
 	return NULL;
 }
 
-/* The identity of reduction "op": the value a "!" statement starts from. */
-static LLVMValueRef identity(struct llvm_emit *e, enum ein_assign op)
+/* The identity of reduction "op" in "type": the value a "!" statement
+ * starts from. */
+static LLVMValueRef identity(struct llvm_emit *e, enum ein_assign op,
+	enum ein_type type)
 {
+	LLVMTypeRef ty = value_type(e, type);
+	int fp = ein_type_is_float(type);
+
 	switch (op) {
 	case EIN_ASSIGN_MUL:
-		return fconst(e, 1);
+		return fp ? fconst(ty, 1) : iconst(ty, 1);
 	case EIN_ASSIGN_MAX:
-		return fconst(e, -__builtin_inf());
+		return fp ? fconst(ty, -__builtin_inf()) :
+			iconst(ty, ein_type_min(type));
 	case EIN_ASSIGN_MIN:
-		return fconst(e, __builtin_inf());
+		return fp ? fconst(ty, __builtin_inf()) :
+			iconst(ty, ein_type_max(type));
 	default:
-		return fconst(e, 0);
+		return fp ? fconst(ty, 0) : iconst(ty, 0);
 	}
 }
 
-static LLVMValueRef combine(struct llvm_emit *e, enum ein_assign op,
+/* old op v in a float type. */
+static LLVMValueRef combine_float(struct llvm_emit *e, enum ein_assign op,
 	LLVMValueRef old, LLVMValueRef v)
 {
 	LLVMValueRef args[2] = { old, v };
@@ -853,12 +1057,47 @@ static LLVMValueRef combine(struct llvm_emit *e, enum ein_assign op,
 	case EIN_ASSIGN_MUL:
 		return LLVMBuildFMul(e->b, old, v, "");
 	case EIN_ASSIGN_MAX:
-		return call_intrinsic(e, "llvm.maxnum", 2, args);
-	case EIN_ASSIGN_MIN:
-		return call_intrinsic(e, "llvm.minnum", 2, args);
+		return call_float(e, "llvm.maxnum", 2, args);
 	default:
-		return v;
+		return call_float(e, "llvm.minnum", 2, args);
 	}
+}
+
+/* old op v in int32, wrapping. */
+static LLVMValueRef combine_int(struct llvm_emit *e, enum ein_assign op,
+	LLVMValueRef old, LLVMValueRef v)
+{
+	switch (op) {
+	case EIN_ASSIGN_ADD:
+		return LLVMBuildAdd(e->b, old, v, "");
+	case EIN_ASSIGN_MUL:
+		return LLVMBuildMul(e->b, old, v, "");
+	case EIN_ASSIGN_MAX:
+		return int_select(e, LLVMIntSGT, old, v);
+	default:
+		return int_select(e, LLVMIntSLT, old, v);
+	}
+}
+
+/* The new value of the element at "addr" of a tensor of type "type" after
+ * "op" with the value of "rhs": floats combine in the tensor's type,
+ * integers in int32, and the result is converted (wrapped) to the type. */
+static LLVMValueRef update(struct stmt_emit *s, enum ein_assign op,
+	enum ein_type type, LLVMValueRef addr, const struct ein_ast_expr *rhs)
+{
+	struct llvm_emit *e = s->e;
+	enum ein_type ct = ein_type_is_float(type) ? type : EIN_TYPE_I32;
+	LLVMValueRef v, old;
+
+	if (op == EIN_ASSIGN_SET)
+		return lower_as(s, rhs, type);
+	v = lower_as(s, rhs, ct);
+	if (!v)
+		return NULL;
+	old = convert(e, load_value(e, addr, type, ""), type, ct);
+	v = ein_type_is_float(ct) ? combine_float(e, op, old, v) :
+		combine_int(e, op, old, v);
+	return convert(e, v, ct, type);
 }
 
 static int user_stmt(void *user, const struct ein_user_stmt *us)
@@ -866,27 +1105,21 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 	struct llvm_emit *e = user;
 	const struct ein_scop_stmt *stmt = us->stmt;
 	const struct ein_ast_stmt *src = e->scop->func->stmt[stmt->src].ast;
+	enum ein_type type = tensor_type(e, stmt->access[0].tensor);
 	struct stmt_emit s = { e, e->em, us };
 	LLVMValueRef v, addr;
 
-	if (stmt->is_init)
-		v = identity(e, src->op);
-	else
-		v = lower(&s, src->rhs);
-	addr = v ? access_addr(&s, 0) : NULL;
+	addr = access_addr(&s, 0);
 	if (!addr)
 		return -1;
-	if (!stmt->is_init && src->op != EIN_ASSIGN_SET)
-		v = combine(e, src->op, LLVMBuildLoad2(e->b, e->elem, addr,
-			""), v);
-	LLVMBuildStore(e->b, v, addr);
+	if (stmt->is_init)
+		v = identity(e, src->op, type);
+	else
+		v = update(&s, src->op, type, addr, src->rhs);
+	if (!v)
+		return -1;
+	store_value(e, v, type, addr);
 	return 0;
-}
-
-static LLVMTypeRef elem_type(LLVMContextRef c, enum ein_type type)
-{
-	return type == EIN_TYPE_F64 ? LLVMDoubleTypeInContext(c) :
-		LLVMFloatTypeInContext(c);
 }
 
 static void add_attr(struct llvm_emit *e, LLVMValueRef fn, unsigned idx,
@@ -976,7 +1209,8 @@ static void emit_temp_alloc(struct llvm_emit *e)
 	int i, d;
 
 	for (i = 0; i < func->n_tensor; ++i) {
-		LLVMValueRef bytes = LLVMSizeOf(e->elem);
+		LLVMValueRef bytes = LLVMSizeOf(memory_type(e,
+			func->tensor[i].type));
 
 		if (func->tensor[i].role != EIN_ROLE_TEMP)
 			continue;
@@ -1117,7 +1351,6 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	e.b = LLVMCreateBuilderInContext(llctx);
 	e.i64 = LLVMInt64TypeInContext(llctx);
 	e.ptr = LLVMPointerTypeInContext(llctx, 0);
-	e.elem = elem_type(llctx, func->tensor[0].type);
 	e.tensor = calloc(func->n_tensor + 1, sizeof(*e.tensor));
 	e.size = calloc(func->n_size + 1, sizeof(*e.size));
 	ok = e.tensor && e.size ? emit_kernel(&e, tree, name) : -1;

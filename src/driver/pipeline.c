@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "frontend/parse.h"
 #include "frontend/range.h"
+#include "frontend/dataflow.h"
 #include "sched/apply.h"
 #include "codegen/ast_build.h"
 #include "codegen/emit_llvm.h"
@@ -32,12 +33,14 @@ void ein_checked_file_free(struct ein_checked_file *cf)
 	free(cf);
 }
 
-/* Check one definition: sema, then range inference. */
+/* Check one definition: sema (with the type checker), range inference,
+ * then the reads of temporaries. */
 static struct ein_func *check_def(ein_ctx *ctx, struct ein_ast_def *def)
 {
 	struct ein_func *func = ein_sema_def(ctx, def);
 
-	if (func && ein_range_infer(ctx, func) < 0) {
+	if (func && (ein_range_infer(ctx, func) < 0 ||
+		     ein_dataflow_check(ctx, func) < 0)) {
 		ein_func_free(func);
 		return NULL;
 	}

@@ -63,8 +63,11 @@ enum ein_ident_kind {
  * type: target type (CAST);
  * n_arg, args: children (indices of an ACCESS, arguments of a CALL,
  *	operands otherwise);
+ * op_loc: where the operator of a BINARY node is (for messages);
  * ident_kind, slot: resolution of an IDENT, filled in by sema;
- *	for an ACCESS, slot is the tensor's position in the definition. */
+ *	for an ACCESS, slot is the tensor's position in the definition;
+ * vtype: the type of the node's value, filled in by the type checker
+ *	(type.c); EIN_TYPE_NONE inside the indices of an access. */
 struct ein_ast_expr {
 	enum ein_expr_kind kind;
 	struct ein_loc loc;
@@ -75,8 +78,10 @@ struct ein_ast_expr {
 	enum ein_type type;
 	int n_arg;
 	struct ein_ast_expr **args;
+	struct ein_loc op_loc;
 	enum ein_ident_kind ident_kind;
 	int slot;
+	enum ein_type vtype;
 };
 
 /* Assignment operators; "init" on the statement marks the "!" forms. */

@@ -501,13 +501,17 @@ static struct ein_ast_expr *parse_binary(struct parser *p, int prec)
 		return parse_unary(p);
 	left = parse_binary(p, prec + 1);
 	while (left && binop_prec(p->tok.kind, &op) == prec) {
+		struct ein_loc op_loc = p->tok.loc;
+
 		next(p);
 		right = parse_binary(p, prec + 1);
 		if (!right)
 			return (ein_ast_expr_free(left), NULL);
 		bin = expr_alloc(p, EIN_EXPR_BINARY, left->loc);
-		if (bin)
+		if (bin) {
 			bin->op = op;
+			bin->op_loc = op_loc;
+		}
 		left = add_arg(p, add_arg(p, bin, left), right);
 	}
 	return left;
@@ -1046,6 +1050,17 @@ static struct ein_ast_def *parse_def(struct parser *p)
 	return def;
 }
 
+/* Does "file" already have a definition called "name"? */
+static int is_defined(const struct ein_ast_file *file, const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < file->n_def; ++i)
+		if (file->defs[i]->name && !strcmp(file->defs[i]->name, name))
+			return 1;
+	return 0;
+}
+
 /* Append __isl_take def to file's definitions. */
 static void add_def(struct parser *p, struct ein_ast_file *file,
 	struct ein_ast_def *def)
@@ -1054,6 +1069,9 @@ static void add_def(struct parser *p, struct ein_ast_file *file,
 
 	if (!def)
 		return;
+	if (is_defined(file, def->name))
+		error_at(p, def->loc, "definition '%s' is defined twice",
+			def->name);
 	defs = realloc(file->defs, (file->n_def + 1) * sizeof(*defs));
 	if (!defs) {
 		ein_ast_def_free(def);

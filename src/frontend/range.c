@@ -8,8 +8,11 @@
  * other indices already have a range (and from "where i in lo:hi"), then
  * narrowed until nothing changes.  The domain is the product of the
  * ranges, so for Y(i) +=! X(i + r) * W(r), r is in 0..R-1 and i in
- * 0..N-R, never a parallelogram reaching below 0.  Every access is then
- * checked to stay in bounds over the domain; one that may not is an error
+ * 0..N-R, never a parallelogram reaching below 0.  An access guarded by
+ * an affine condition (guard.h) is used only for the indices that no
+ * unguarded access bounds, so that the padded access I(h + r - 1) of a
+ * convolution does not shrink h.  Every access is then checked to stay in
+ * bounds over the domain within its guard; one that may not is an error
  * with a witness.  Statements are visited in source order so that a
  * temporary's shape, inferred from the statements assigning it, is known
  * to the statements that read it.  A tensor without a declared shape gets
@@ -28,6 +31,7 @@
 #include "ctx.h"
 #include "diag.h"
 #include "poly/affine.h"
+#include "frontend/guard.h"
 #include "frontend/range.h"
 
 __isl_give isl_space *ein_func_stmt_space(ein_ctx *ctx,
@@ -63,25 +67,33 @@ static isl_set *in_bounds(__isl_take isl_pw_aff *f,
  * within 0 .. extent - 1.
  * access: the access, for messages; dim: the dimension;
  * in: { I : 0 <= f(I) < extent } in the statement's space;
+ * guard: where the access is evaluated (guard.h), NULL if everywhere;
  * uses: the indices f involves, as a bit set. */
 struct bound {
 	const struct ein_ast_expr *access;
 	int dim;
 	isl_set *in;
+	isl_set *guard;
 	uint64_t uses;
 };
 
 /* The state of range inference for one statement.
+ * ctx, func: for messages and tensors;
  * space: the statement's set space; context: the sizes' constraints
  * (as a set in space); n_bound, bound: the bounds of its accesses;
  * range: for each index, the set of its values (a slab of space) or
- * NULL while unknown. */
+ * NULL while unknown;
+ * guarded: the indices that guarded accesses may bound (a bit set, empty
+ *	while the unguarded accesses are being used). */
 struct ranges {
+	ein_ctx *ctx;
+	const struct ein_func *func;
 	isl_space *space;
 	isl_set *context;
 	int n_bound;
 	struct bound bound[256];
 	isl_set *range[64];
+	uint64_t guarded;
 };
 
 static uint64_t index_uses(const struct ein_ast_expr *x)
@@ -96,34 +108,38 @@ static uint64_t index_uses(const struct ein_ast_expr *x)
 	return uses;
 }
 
-/* Collect the bounds of every access in "expr" to a tensor of known
- * shape. */
-static void collect_bounds(ein_ctx *ctx, const struct ein_func *func,
-	const struct ein_ast_expr *expr, struct ranges *r)
+/* Add the bounds of access "expr", evaluated in "guard" (taken), if its
+ * tensor has a known shape. */
+static int add_bounds(const struct ein_ast_expr *expr,
+	__isl_take isl_set *guard, void *user)
 {
-	const struct ein_tensor *t;
+	struct ranges *r = user;
+	const struct ein_tensor *t = &r->func->tensor[expr->slot];
 	int i;
 
-	for (i = 0; i < expr->n_arg; ++i)
-		collect_bounds(ctx, func, expr->args[i], r);
-	if (expr->kind != EIN_EXPR_ACCESS)
-		return;
-	t = &func->tensor[expr->slot];
-	for (i = 0; t->shape && i < expr->n_arg; ++i) {
+	for (i = 0; t->shape && i < expr->n_arg && r->n_bound < 256; ++i) {
 		struct bound *b = &r->bound[r->n_bound];
 		isl_pw_aff *f;
 
-		if (r->n_bound >= 256)
-			return;
-		f = ein_affine_from_expr(ctx, r->space, expr->args[i]);
+		f = ein_affine_from_expr(r->ctx, r->space, expr->args[i]);
 		if (!f)
 			continue;
 		b->access = expr;
 		b->dim = i;
 		b->in = in_bounds(f, t->shape[i]);
+		b->guard = guard ? isl_set_copy(guard) : NULL;
 		b->uses = index_uses(expr->args[i]);
 		r->n_bound++;
 	}
+	isl_set_free(guard);
+	return 0;
+}
+
+/* Collect the bounds of every access in "expr" to a tensor of known
+ * shape, with their guards. */
+static void collect_bounds(const struct ein_ast_expr *expr, struct ranges *r)
+{
+	ein_guard_foreach_access(r->ctx, r->space, expr, &add_bounds, r);
 }
 
 /* The explicit ranges "where i in lo:hi". */
@@ -173,12 +189,16 @@ static isl_set *valid_values(struct ranges *r, const struct bound *b, int x)
 }
 
 /* Can bound b give index x a range: does it use x, and no other index
- * whose range is unknown? */
+ * whose range is unknown?  A guarded access counts only for the indices
+ * that no unguarded access bounds, and only when all the indices it uses
+ * are such: "(h + r >= 1) ? I(h + r - 1) : 0" must not narrow h. */
 static int determines(const struct ranges *r, const struct bound *b, int x)
 {
 	int i;
 
 	if (!((b->uses >> x) & 1))
+		return 0;
+	if (b->guard && (b->uses & ~r->guarded))
 		return 0;
 	for (i = 0; i < 64; ++i)
 		if (i != x && ((b->uses >> i) & 1) && !r->range[i])
@@ -216,7 +236,7 @@ static int narrow(struct ranges *r, int x)
  * every value of the other indices, as Tensor Comprehensions does: an
  * index is first bounded by the accesses whose other indices are already
  * bounded, and ranges narrow until nothing changes (a few rounds). */
-static void infer_ranges(struct ranges *r, int n)
+static void narrow_all(struct ranges *r, int n)
 {
 	int round, x, changed = 1;
 
@@ -227,12 +247,28 @@ static void infer_ranges(struct ranges *r, int n)
 	}
 }
 
+/* Infer from the unguarded accesses first; the indices left without a
+ * range may then be bounded by guarded accesses too. */
+static void infer_ranges(struct ranges *r, int n)
+{
+	int x;
+
+	narrow_all(r, n);
+	for (x = 0; x < n; ++x)
+		if (!r->range[x])
+			r->guarded |= UINT64_C(1) << x;
+	if (r->guarded)
+		narrow_all(r, n);
+}
+
 static void ranges_clear(struct ranges *r)
 {
 	int i;
 
-	for (i = 0; i < r->n_bound; ++i)
+	for (i = 0; i < r->n_bound; ++i) {
 		isl_set_free(r->bound[i].in);
+		isl_set_free(r->bound[i].guard);
+	}
 	for (i = 0; i < 64; ++i)
 		isl_set_free(r->range[i]);
 	isl_set_free(r->context);
@@ -301,8 +337,7 @@ static int check_ranges(ein_ctx *ctx, const struct ein_func_stmt *stmt,
 	return ok;
 }
 
-/* Report the values of the sizes and indices at "pnt" (taken). */
-static void hint_witness(ein_ctx *ctx, __isl_take isl_point *pnt)
+void ein_range_hint_witness(ein_ctx *ctx, __isl_take isl_point *pnt)
 {
 	static const enum isl_dim_type types[2] = { isl_dim_param,
 		isl_dim_set };
@@ -330,9 +365,10 @@ static void hint_witness(ein_ctx *ctx, __isl_take isl_point *pnt)
 	ein_hint(ctx, "for example at %s", buf);
 }
 
-/* Check that every access stays in bounds over the domain "dom": the
- * inferred ranges guarantee it unless explicit ranges or several accesses
- * disagree, which is then the user's error, shown with a witness. */
+/* Check that every access stays in bounds over the domain "dom" where it
+ * is evaluated (within its guard): the inferred ranges guarantee it unless
+ * explicit ranges, guards or several accesses disagree, which is then the
+ * user's error, shown with a witness. */
 static int check_in_bounds(ein_ctx *ctx, const struct ranges *r,
 	__isl_keep isl_set *dom)
 {
@@ -340,15 +376,19 @@ static int check_in_bounds(ein_ctx *ctx, const struct ranges *r,
 
 	for (i = 0; i < r->n_bound; ++i) {
 		const struct bound *b = &r->bound[i];
-		isl_set *out = isl_set_subtract(isl_set_copy(dom),
-			isl_set_copy(b->in));
-		isl_bool empty = isl_set_is_empty(out);
+		isl_set *out = isl_set_copy(dom);
+		isl_bool empty;
+
+		if (b->guard)
+			out = isl_set_intersect(out, isl_set_copy(b->guard));
+		out = isl_set_subtract(out, isl_set_copy(b->in));
+		empty = isl_set_is_empty(out);
 
 		if (empty == isl_bool_false) {
 			ein_error_at(ctx, b->access->args[b->dim]->loc,
 				"index %d of '%s' may be out of bounds",
 				b->dim, b->access->name);
-			hint_witness(ctx, isl_set_sample_point(
+			ein_range_hint_witness(ctx, isl_set_sample_point(
 				isl_set_copy(out)));
 			ok = -1;
 		}
@@ -380,6 +420,8 @@ static int infer_stmt(ein_ctx *ctx, struct ein_func *func, int pos)
 
 	if (!r)
 		return -1;
+	r->ctx = ctx;
+	r->func = func;
 	r->space = ein_func_stmt_space(ctx, func, pos);
 	r->context = isl_set_intersect_params(
 		isl_set_universe(isl_space_copy(r->space)),
@@ -388,8 +430,8 @@ static int infer_stmt(ein_ctx *ctx, struct ein_func *func, int pos)
 		ein_error_at(ctx, stmt->ast->loc, "too many indices (at most "
 			"64)");
 	else {
-		collect_bounds(ctx, func, stmt->ast->lhs, r);
-		collect_bounds(ctx, func, stmt->ast->rhs, r);
+		collect_bounds(stmt->ast->lhs, r);
+		collect_bounds(stmt->ast->rhs, r);
 		where_ranges(ctx, stmt, r);
 	}
 	if (ein_diag_n_error(ctx) == n_error) {

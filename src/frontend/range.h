@@ -5,6 +5,7 @@
 #define EIN_FRONTEND_RANGE_H
 
 #include <isl/space.h>
+#include <isl/point.h>
 #include "ein.h"
 #include "frontend/sema.h"
 
@@ -18,5 +19,9 @@ int ein_range_infer(ein_ctx *ctx, struct ein_func *func);
  * named dimension per index, tuple "S<pos>". */
 __isl_give isl_space *ein_func_stmt_space(ein_ctx *ctx,
 	const struct ein_func *func, int pos);
+
+/* Append a hint giving the values of the sizes and indices at "pnt", a
+ * point where something goes wrong. */
+void ein_range_hint_witness(ein_ctx *ctx, __isl_take isl_point *pnt);
 
 #endif

@@ -23,6 +23,7 @@
 #include "ctx.h"
 #include "diag.h"
 #include "frontend/sema.h"
+#include "frontend/type.h"
 
 /* The builtin functions and their arities. */
 static const struct {
@@ -357,6 +358,17 @@ static void resolve_ident(ein_ctx *ctx, struct ein_func *func,
 		"statement; sizes come from the parameters' shapes");
 }
 
+/* Does a statement after those seen so far assign tensor "name"? */
+static int assigned_later(const struct ein_func *func, const char *name)
+{
+	int i;
+
+	for (i = func->n_stmt; i < func->def->n_stmt; ++i)
+		if (!strcmp(func->def->stmts[i]->lhs->name, name))
+			return 1;
+	return 0;
+}
+
 static void resolve_access(ein_ctx *ctx, struct ein_func *func,
 	struct ein_func_stmt *stmt, struct ein_ast_expr *expr)
 {
@@ -372,7 +384,12 @@ static void resolve_access(ein_ctx *ctx, struct ein_func *func,
 				n_arg == 1 ? "" : "s", expr->n_arg);
 			return;
 		}
-		ein_error_at(ctx, expr->loc, "unknown tensor '%s'", expr->name);
+		if (assigned_later(func, expr->name))
+			ein_error_at(ctx, expr->loc, "temporary '%s' is read "
+				"before any statement writes it", expr->name);
+		else
+			ein_error_at(ctx, expr->loc, "unknown tensor '%s'",
+				expr->name);
 		return;
 	}
 	t = &func->tensor[pos];
@@ -474,33 +491,6 @@ static void check_stmt(ein_ctx *ctx, struct ein_func *func,
 	check_reduction_op(ctx, stmt);
 }
 
-/* Give untyped outputs and temporaries the type of the first input, and
- * refuse element types the code generator does not handle yet. */
-static void check_types(ein_ctx *ctx, struct ein_func *func)
-{
-	enum ein_type type = EIN_TYPE_F32;
-	int i;
-
-	if (func->n_tensor > 0 && func->tensor[0].type != EIN_TYPE_NONE)
-		type = func->tensor[0].type;
-	for (i = 0; i < func->n_tensor; ++i) {
-		struct ein_tensor *t = &func->tensor[i];
-
-		if (t->type == EIN_TYPE_NONE)
-			t->type = type;
-		if (t->type != type)
-			ein_error_at(ctx, t->loc, "tensor '%s' is %s but '%s' "
-				"is %s: one element type per definition is "
-				"supported for now", t->name,
-				ein_type_name(t->type), func->tensor[0].name,
-				ein_type_name(type));
-		else if (t->type != EIN_TYPE_F32 && t->type != EIN_TYPE_F64)
-			ein_error_at(ctx, t->loc, "element type %s of '%s' is "
-				"not supported yet: use float32 or float64",
-				ein_type_name(t->type), t->name);
-	}
-}
-
 struct ein_func *ein_sema_def(ein_ctx *ctx, struct ein_ast_def *def)
 {
 	struct ein_func *func = calloc(1, sizeof(*func));
@@ -521,7 +511,7 @@ struct ein_func *ein_sema_def(ein_ctx *ctx, struct ein_ast_def *def)
 	if (def->n_stmt == 0)
 		ein_error_at(ctx, def->loc, "definition '%s' has no "
 			"statements", def->name);
-	check_types(ctx, func);
+	ein_type_check(ctx, func);
 	func->context = size_context(ctx, func);
 	if (ein_diag_n_error(ctx) != n_error || declare_shapes(ctx, func) < 0)
 		return (ein_func_free(func), NULL);

@@ -4,7 +4,11 @@
  * Plain and obviously correct rather than fast: statements run in source
  * order, each "!" initialisation first; each statement visits its domain in
  * the lexicographic order of its indices (left-hand side, then reductions),
- * exactly the sequential meaning of the source; every value is a double.
+ * exactly the sequential meaning of the source.  Every element is held in a
+ * double; float expressions are evaluated in double precision, integer ones
+ * exactly in int64 and wrapped to their type (int32, or the tensor's type
+ * on a store) after each operation, which is two's complement
+ * arithmetic.
  * The domains come from isl with the sizes fixed; a box (the usual case)
  * is enumerated by plain loops, anything else one index at a time with the
  * outer indices fixed.
@@ -18,6 +22,7 @@
 #include <isl/aff.h>
 #include "ctx.h"
 #include "diag.h"
+#include "frontend/type.h"
 #include "interp/interp.h"
 
 /* The state of one run.
@@ -95,7 +100,27 @@ static double *element(struct interp *in, const struct ein_ast_expr *x)
 	return &in->data[x->slot][off];
 }
 
-static double eval(struct interp *in, const struct ein_ast_expr *x, int *ok);
+static double eval_float(struct interp *in, const struct ein_ast_expr *x,
+	int *ok);
+static int64_t eval_int(struct interp *in, const struct ein_ast_expr *x,
+	int *ok);
+
+/* The value of "x" as a double, whatever its type. */
+static double to_float(struct interp *in, const struct ein_ast_expr *x,
+	int *ok)
+{
+	if (ein_type_is_float(x->vtype))
+		return eval_float(in, x, ok);
+	return (double) eval_int(in, x, ok);
+}
+
+/* Is the value of "x" non-zero (NaN counts as non-zero, as in C)? */
+static int truth(struct interp *in, const struct ein_ast_expr *x, int *ok)
+{
+	if (ein_type_is_float(x->vtype))
+		return eval_float(in, x, ok) != 0;
+	return eval_int(in, x, ok) != 0;
+}
 
 static double eval_call(struct interp *in, const struct ein_ast_expr *x,
 	int *ok)
@@ -104,7 +129,7 @@ static double eval_call(struct interp *in, const struct ein_ast_expr *x,
 	int i;
 
 	for (i = 0; i < x->n_arg && i < 3; ++i)
-		a[i] = eval(in, x->args[i], ok);
+		a[i] = to_float(in, x->args[i], ok);
 	if (!strcmp(x->name, "exp")) return exp(a[0]);
 	if (!strcmp(x->name, "log")) return log(a[0]);
 	if (!strcmp(x->name, "sqrt")) return sqrt(a[0]);
@@ -121,36 +146,32 @@ static double eval_call(struct interp *in, const struct ein_ast_expr *x,
 	return fma(a[0], a[1], a[2]);
 }
 
-static double eval_binary(enum ein_op op, double a, double b)
+static double float_binary(enum ein_op op, double a, double b)
 {
 	switch (op) {
 	case EIN_OP_ADD: return a + b;
 	case EIN_OP_SUB: return a - b;
 	case EIN_OP_MUL: return a * b;
 	case EIN_OP_DIV: return a / b;
-	case EIN_OP_MOD: return fmod(a, b);
+	default: return fmod(a, b);
+	}
+}
+
+static int compare(enum ein_op op, double a, double b)
+{
+	switch (op) {
 	case EIN_OP_LT: return a < b;
 	case EIN_OP_LE: return a <= b;
 	case EIN_OP_GT: return a > b;
 	case EIN_OP_GE: return a >= b;
 	case EIN_OP_EQ: return a == b;
-	case EIN_OP_NE: return a != b;
-	case EIN_OP_AND: return a != 0 && b != 0;
-	default: return a != 0 || b != 0;
+	default: return a != b;
 	}
 }
 
-static double eval_cast(enum ein_type type, double v)
-{
-	if (type == EIN_TYPE_F32 || type == EIN_TYPE_F64)
-		return v;
-	if (type == EIN_TYPE_BOOL)
-		return v != 0;
-	return trunc(v);
-}
-
-/* The value of "x"; *ok is cleared on error. */
-static double eval(struct interp *in, const struct ein_ast_expr *x, int *ok)
+/* The value of float-typed "x"; *ok is cleared on error. */
+static double eval_float(struct interp *in, const struct ein_ast_expr *x,
+	int *ok)
 {
 	double *p;
 
@@ -159,37 +180,145 @@ static double eval(struct interp *in, const struct ein_ast_expr *x, int *ok)
 		return (double) x->ival;
 	case EIN_EXPR_FLOAT:
 		return x->fval;
-	case EIN_EXPR_IDENT:
-		return (double) eval_index(in, x);
 	case EIN_EXPR_ACCESS:
 		p = element(in, x);
 		if (!p)
 			*ok = 0;
 		return p ? *p : 0;
 	case EIN_EXPR_UNARY:
-		if (x->op == EIN_OP_NEG)
-			return -eval(in, x->args[0], ok);
-		return eval(in, x->args[0], ok) == 0;
+		return -to_float(in, x->args[0], ok);
 	case EIN_EXPR_BINARY:
-		return eval_binary(x->op, eval(in, x->args[0], ok),
-			eval(in, x->args[1], ok));
+		return float_binary(x->op, to_float(in, x->args[0], ok),
+			to_float(in, x->args[1], ok));
 	case EIN_EXPR_SELECT:
-		return eval(in, x->args[0], ok) != 0 ?
-			eval(in, x->args[1], ok) : eval(in, x->args[2], ok);
+		return truth(in, x->args[0], ok) ?
+			to_float(in, x->args[1], ok) :
+			to_float(in, x->args[2], ok);
 	case EIN_EXPR_CALL:
 		return eval_call(in, x, ok);
 	case EIN_EXPR_CAST:
-		return eval_cast(x->type, eval(in, x->args[0], ok));
+		return to_float(in, x->args[0], ok);
+	default:
+		return (double) eval_index(in, x);
 	}
-	return 0;
 }
 
-static double identity(enum ein_assign op)
+/* Integer division and remainder truncate towards zero, as in C; by zero
+ * they give 0.  The operands are int32 values, so the int64 quotient is
+ * exact (INT32_MIN / -1 wraps when the result is). */
+static int64_t int_binary(enum ein_op op, int64_t a, int64_t b)
 {
 	switch (op) {
+	case EIN_OP_ADD: return a + b;
+	case EIN_OP_SUB: return a - b;
+	case EIN_OP_MUL: return a * b;
+	case EIN_OP_DIV: return b == 0 ? 0 : a / b;
+	default: return b == 0 ? 0 : a % b;
+	}
+}
+
+/* A comparison, in the arithmetic type of its operands. */
+static int64_t eval_compare(struct interp *in, const struct ein_ast_expr *x,
+	int *ok)
+{
+	const struct ein_ast_expr *l = x->args[0], *r = x->args[1];
+
+	if (ein_type_is_float(ein_type_arith(l->vtype, r->vtype)))
+		return compare(x->op, to_float(in, l, ok), to_float(in, r, ok));
+	return compare(x->op, eval_int(in, l, ok), eval_int(in, r, ok));
+}
+
+static int64_t eval_int_binary(struct interp *in,
+	const struct ein_ast_expr *x, int *ok)
+{
+	int64_t a, b;
+
+	if (x->op == EIN_OP_AND || x->op == EIN_OP_OR) {
+		a = truth(in, x->args[0], ok);
+		b = truth(in, x->args[1], ok);
+		return x->op == EIN_OP_AND ? a && b : a || b;
+	}
+	if (x->op >= EIN_OP_LT)
+		return eval_compare(in, x, ok);
+	a = eval_int(in, x->args[0], ok);
+	b = eval_int(in, x->args[1], ok);
+	return ein_type_wrap(x->vtype, int_binary(x->op, a, b));
+}
+
+/* abs, min and max of integers. */
+static int64_t eval_int_call(struct interp *in, const struct ein_ast_expr *x,
+	int *ok)
+{
+	int64_t a = eval_int(in, x->args[0], ok), b;
+
+	if (!strcmp(x->name, "abs"))
+		return ein_type_wrap(x->vtype, a < 0 ? -a : a);
+	b = eval_int(in, x->args[1], ok);
+	if (!strcmp(x->name, "min"))
+		return a < b ? a : b;
+	return a > b ? a : b;
+}
+
+/* A conversion to integer type x->type. */
+static int64_t eval_int_cast(struct interp *in, const struct ein_ast_expr *x,
+	int *ok)
+{
+	const struct ein_ast_expr *arg = x->args[0];
+
+	if (ein_type_is_float(arg->vtype))
+		return ein_type_from_double(x->type,
+			eval_float(in, arg, ok));
+	return ein_type_wrap(x->type, eval_int(in, arg, ok));
+}
+
+/* The value of integer-typed "x", exact, wrapped to its type after each
+ * operation as two's complement hardware does; *ok is cleared on error. */
+static int64_t eval_int(struct interp *in, const struct ein_ast_expr *x,
+	int *ok)
+{
+	double *p;
+
+	switch (x->kind) {
+	case EIN_EXPR_INT:
+		return ein_type_wrap(x->vtype, x->ival);
+	case EIN_EXPR_IDENT:
+		return ein_type_wrap(x->vtype, eval_index(in, x));
+	case EIN_EXPR_ACCESS:
+		p = element(in, x);
+		if (!p)
+			*ok = 0;
+		return p ? (int64_t) *p : 0;
+	case EIN_EXPR_UNARY:
+		if (x->op == EIN_OP_NOT)
+			return !truth(in, x->args[0], ok);
+		return ein_type_wrap(x->vtype, -eval_int(in, x->args[0], ok));
+	case EIN_EXPR_BINARY:
+		return eval_int_binary(in, x, ok);
+	case EIN_EXPR_SELECT:
+		return truth(in, x->args[0], ok) ?
+			eval_int(in, x->args[1], ok) :
+			eval_int(in, x->args[2], ok);
+	case EIN_EXPR_CALL:
+		return eval_int_call(in, x, ok);
+	case EIN_EXPR_CAST:
+		return eval_int_cast(in, x, ok);
+	default:
+		return 0;
+	}
+}
+
+/* The value a "!" statement starts from: the identity of its operator in
+ * the tensor's type. */
+static double identity(enum ein_assign op, enum ein_type type)
+{
+	int is_float = ein_type_is_float(type);
+
+	switch (op) {
 	case EIN_ASSIGN_MUL: return 1;
-	case EIN_ASSIGN_MAX: return -INFINITY;
-	case EIN_ASSIGN_MIN: return INFINITY;
+	case EIN_ASSIGN_MAX:
+		return is_float ? -INFINITY : (double) ein_type_min(type);
+	case EIN_ASSIGN_MIN:
+		return is_float ? INFINITY : (double) ein_type_max(type);
 	default: return 0;
 	}
 }
@@ -205,23 +334,45 @@ static double combine(enum ein_assign op, double old, double v)
 	}
 }
 
+/* The new value of an element of integer type "type" holding "old" after
+ * "op" with "v": exact, then wrapped to the type. */
+static double combine_int(enum ein_assign op, enum ein_type type,
+	int64_t old, int64_t v)
+{
+	int64_t r;
+
+	switch (op) {
+	case EIN_ASSIGN_ADD: r = old + v; break;
+	case EIN_ASSIGN_MUL: r = old * v; break;
+	case EIN_ASSIGN_MAX: r = old > v ? old : v; break;
+	case EIN_ASSIGN_MIN: r = old < v ? old : v; break;
+	default: r = v; break;
+	}
+	return (double) ein_type_wrap(type, r);
+}
+
 /* Run the current statement at the instance in->idx. */
 static int run_instance(struct interp *in)
 {
 	const struct ein_ast_stmt *s = in->stmt->ast;
+	enum ein_type type = in->func->tensor[s->lhs->slot].type;
 	double *lhs = element(in, s->lhs), v;
 	int ok = 1;
 
 	if (!lhs)
 		return -1;
 	if (in->is_init) {
-		*lhs = identity(s->op);
+		*lhs = identity(s->op, type);
 		return 0;
 	}
-	v = eval(in, s->rhs, &ok);
+	if (ein_type_is_float(type))
+		v = combine(s->op, *lhs, to_float(in, s->rhs, &ok));
+	else
+		v = combine_int(s->op, type, (int64_t) *lhs,
+			eval_int(in, s->rhs, &ok));
 	if (!ok)
 		return -1;
-	*lhs = combine(s->op, *lhs, v);
+	*lhs = v;
 	return 0;
 }
 

@@ -131,3 +131,39 @@ __isl_give isl_pw_aff *ein_affine_from_expr(ein_ctx *ctx,
 	return not_affine(ctx, expr, "only integers, index variables and "
 		"sizes combined by +, -, *, / and % may index a tensor");
 }
+
+int ein_affine_is_quasi_affine(const struct ein_ast_expr *expr)
+{
+	int64_t v;
+
+	switch (expr->kind) {
+	case EIN_EXPR_INT:
+		return 1;
+	case EIN_EXPR_IDENT:
+		return expr->ident_kind != EIN_IDENT_UNRESOLVED;
+	case EIN_EXPR_UNARY:
+		return expr->op == EIN_OP_NEG &&
+			ein_affine_is_quasi_affine(expr->args[0]);
+	case EIN_EXPR_BINARY:
+		break;
+	default:
+		return 0;
+	}
+	switch (expr->op) {
+	case EIN_OP_ADD:
+	case EIN_OP_SUB:
+		return ein_affine_is_quasi_affine(expr->args[0]) &&
+			ein_affine_is_quasi_affine(expr->args[1]);
+	case EIN_OP_MUL:
+		return (constant_operand(expr->args[0], &v) &&
+			ein_affine_is_quasi_affine(expr->args[1])) ||
+			(constant_operand(expr->args[1], &v) &&
+			ein_affine_is_quasi_affine(expr->args[0]));
+	case EIN_OP_DIV:
+	case EIN_OP_MOD:
+		return constant_operand(expr->args[1], &v) && v > 0 &&
+			ein_affine_is_quasi_affine(expr->args[0]);
+	default:
+		return 0;
+	}
+}

@@ -18,4 +18,8 @@
 __isl_give isl_pw_aff *ein_affine_from_expr(ein_ctx *ctx,
 	__isl_keep isl_space *space, const struct ein_ast_expr *expr);
 
+/* Is "expr" a resolved quasi-affine expression that ein_affine_from_expr
+ * converts without error? */
+int ein_affine_is_quasi_affine(const struct ein_ast_expr *expr);
+
 #endif

@@ -5,6 +5,10 @@
  * A call checks every descriptor against the signature before running any
  * code: generated kernels trust their arguments (that is what makes them
  * fast), so this is the one place where wrong shapes must be caught.
+ * Element types map to DLPack as float32 and float64 to kDLFloat, int32
+ * and int8 to kDLInt, uint8 to kDLUInt, and bool to one byte per element,
+ * kDLUInt with 8 bits (or kDLBool, code 6 in DLPack 0.8 and later); a
+ * non-zero byte is true.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +18,7 @@
 #include "driver/pipeline.h"
 #include "driver/program.h"
 #include "driver/options.h"
+#include "frontend/type.h"
 #include "interp/interp.h"
 
 /* ctx: the context (not owned); prog: a reference to the program;
@@ -189,11 +194,51 @@ ein_status ein_kernel_tensor_shape(ein_kernel *k, int pos,
 	return EIN_OK;
 }
 
+/* kDLBool, which DLPack 0.8 added: also accepted for bool tensors. */
+enum { DL_BOOL_CODE = 6 };
+
+/* The DLPack type of elements of "type": bool is one byte, kDLUInt. */
+static DLDataType dl_type(enum ein_type type)
+{
+	DLDataType dt = { kDLFloat, 32, 1 };
+
+	switch (type) {
+	case EIN_TYPE_F64: dt.bits = 64; break;
+	case EIN_TYPE_I32: dt.code = kDLInt; break;
+	case EIN_TYPE_I8: dt.code = kDLInt; dt.bits = 8; break;
+	case EIN_TYPE_U8:
+	case EIN_TYPE_BOOL: dt.code = kDLUInt; dt.bits = 8; break;
+	default: break;
+	}
+	return dt;
+}
+
 static int dtype_matches(const DLDataType *dt, enum ein_type type)
 {
-	int bits = type == EIN_TYPE_F64 ? 64 : 32;
+	DLDataType want = dl_type(type);
 
-	return dt->code == kDLFloat && dt->bits == bits && dt->lanes == 1;
+	if (dt->lanes != 1 || dt->bits != want.bits)
+		return 0;
+	return dt->code == want.code ||
+		(type == EIN_TYPE_BOOL && dt->code == DL_BOOL_CODE);
+}
+
+const char *ein_kernel_get_tensor_type(const ein_kernel *k, int pos)
+{
+	const struct ein_tensor *t = arg_tensor(k, pos);
+
+	return t ? ein_type_name(t->type) : NULL;
+}
+
+ein_status ein_kernel_tensor_dtype(const ein_kernel *k, int pos,
+	DLDataType *dtype)
+{
+	const struct ein_tensor *t = arg_tensor(k, pos);
+
+	if (!t || !dtype)
+		return EIN_ERROR_INVALID;
+	*dtype = dl_type(t->type);
+	return EIN_OK;
 }
 
 /* Are the strides of "t" (in elements) those of a dense row-major array? */
@@ -302,22 +347,47 @@ static int64_t n_elements(const DLTensor *t)
 	return n;
 }
 
-/* Copy tensor "t" to or from the double array "buf". */
-static void convert(const DLTensor *t, double *buf, int to_double)
+/* Element "i" of "p", an array of "type", as a double. */
+static double get_element(const void *p, enum ein_type type, int64_t i)
+{
+	switch (type) {
+	case EIN_TYPE_F64: return ((const double *) p)[i];
+	case EIN_TYPE_I32: return ((const int32_t *) p)[i];
+	case EIN_TYPE_I8: return ((const int8_t *) p)[i];
+	case EIN_TYPE_U8: return ((const uint8_t *) p)[i];
+	case EIN_TYPE_BOOL: return ((const uint8_t *) p)[i] != 0;
+	default: return ((const float *) p)[i];
+	}
+}
+
+/* Store "v" (an integer for integer types) as element "i" of "p". */
+static void set_element(void *p, enum ein_type type, int64_t i, double v)
+{
+	int64_t w = ein_type_is_integer(type) ?
+		ein_type_wrap(type, (int64_t) v) : 0;
+
+	switch (type) {
+	case EIN_TYPE_F64: ((double *) p)[i] = v; break;
+	case EIN_TYPE_I32: ((int32_t *) p)[i] = (int32_t) w; break;
+	case EIN_TYPE_I8: ((int8_t *) p)[i] = (int8_t) w; break;
+	case EIN_TYPE_U8:
+	case EIN_TYPE_BOOL: ((uint8_t *) p)[i] = (uint8_t) w; break;
+	default: ((float *) p)[i] = (float) v; break;
+	}
+}
+
+/* Copy tensor "t" of type "type" to or from the double array "buf". */
+static void convert(const DLTensor *t, enum ein_type type, double *buf,
+	int to_double)
 {
 	int64_t i, n = n_elements(t);
-	float *f = tensor_data(t);
-	double *d = tensor_data(t);
+	void *p = tensor_data(t);
 
 	for (i = 0; i < n; ++i) {
-		if (t->dtype.bits == 64 && to_double)
-			buf[i] = d[i];
-		else if (t->dtype.bits == 64)
-			d[i] = buf[i];
-		else if (to_double)
-			buf[i] = f[i];
+		if (to_double)
+			buf[i] = get_element(p, type, i);
 		else
-			f[i] = (float) buf[i];
+			set_element(p, type, i, buf[i]);
 	}
 }
 
@@ -338,13 +408,15 @@ ein_status ein_kernel_call_reference(ein_kernel *k, DLTensor *const *tensors,
 		if (!data[k->arg[i]])
 			ok = -1;
 		else
-			convert(tensors[i], data[k->arg[i]], 1);
+			convert(tensors[i], arg_tensor(k, i)->type,
+				data[k->arg[i]], 1);
 	}
 	if (ok == 0)
 		ok = ein_interp_run(k->ctx, k->func, sizes, data);
 	for (i = 0; i < n_tensor; ++i) {
 		if (ok == 0 && ein_kernel_tensor_is_output(k, i))
-			convert(tensors[i], data[k->arg[i]], 0);
+			convert(tensors[i], arg_tensor(k, i)->type,
+				data[k->arg[i]], 0);
 		free(data[k->arg[i]]);
 	}
 	return ok == 0 ? EIN_OK : ein_ctx_last_status(k->ctx);

@@ -10,6 +10,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <check.h>
 #include <cblas.h>
 #include "ein.h"
@@ -206,6 +207,304 @@ START_TEST(transpose_vs_loop)
 }
 END_TEST
 
+/* A tensor of any element type owned by a test. */
+struct anyt {
+	DLTensor dl;
+	int64_t shape[8];
+	int64_t n;
+};
+
+static void anyt_alloc(struct anyt *t, uint8_t code, uint8_t bits, int ndim,
+	const int64_t *shape)
+{
+	int d;
+
+	memset(t, 0, sizeof(*t));
+	t->n = 1;
+	for (d = 0; d < ndim; ++d) {
+		t->shape[d] = shape[d];
+		t->n *= shape[d];
+	}
+	t->dl.data = calloc(t->n + 1, bits / 8);
+	ck_assert_ptr_nonnull(t->dl.data);
+	t->dl.ndim = ndim;
+	t->dl.shape = t->shape;
+	t->dl.device.device_type = kDLCPU;
+	t->dl.dtype.code = code;
+	t->dl.dtype.bits = bits;
+	t->dl.dtype.lanes = 1;
+}
+
+/* Reproducible values in lo .. lo + span - 1. */
+static int64_t small_random(uint64_t *seed, int64_t lo, int64_t span)
+{
+	uint64_t z = (*seed += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return lo + (int64_t) ((z ^ (z >> 31)) % (uint64_t) span);
+}
+
+/* An int8 matmul accumulating in int32 equals the C loop exactly, in the
+ * compiled kernel and in the reference interpreter, including sums that
+ * wrap around. */
+START_TEST(qmatmul_vs_loop)
+{
+	static const char src[] =
+		"def qmatmul(int8(M, K) A, int8(K, N) B) -> (int32(M, N) C) {\n"
+		"    C(i, j) +=! A(i, k) * B(k, j)\n"
+		"}\n";
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog, src, NULL);
+	int64_t m = 37, n = 45, kk = 300, sizes[3] = { m, kk, n }, i, j, p;
+	uint64_t seed = 11;
+	struct anyt a, b, c, r;
+	DLTensor *args[3] = { &a.dl, &b.dl, &c.dl };
+	DLTensor *rargs[3] = { &a.dl, &b.dl, &r.dl };
+	int8_t *pa, *pb;
+
+	anyt_alloc(&a, kDLInt, 8, 2, (int64_t[]) { m, kk });
+	anyt_alloc(&b, kDLInt, 8, 2, (int64_t[]) { kk, n });
+	anyt_alloc(&c, kDLInt, 32, 2, (int64_t[]) { m, n });
+	anyt_alloc(&r, kDLInt, 32, 2, (int64_t[]) { m, n });
+	pa = a.dl.data;
+	pb = b.dl.data;
+	for (i = 0; i < a.n; ++i)
+		pa[i] = (int8_t) small_random(&seed, -128, 256);
+	for (i = 0; i < b.n; ++i)
+		pb[i] = (int8_t) small_random(&seed, -128, 256);
+	ck_assert_int_eq(ein_kernel_call(k, args, 3, sizes, 3), EIN_OK);
+	ck_assert_int_eq(ein_kernel_call_reference(k, rargs, 3, sizes, 3),
+		EIN_OK);
+	for (i = 0; i < m; ++i)
+		for (j = 0; j < n; ++j) {
+			int32_t s = 0;
+
+			for (p = 0; p < kk; ++p)
+				s += pa[i * kk + p] * pb[p * n + j];
+			ck_assert_int_eq(((int32_t *) c.dl.data)[i * n + j], s);
+			ck_assert_int_eq(((int32_t *) r.dl.data)[i * n + j], s);
+		}
+	free(a.dl.data);
+	free(b.dl.data);
+	free(c.dl.data);
+	free(r.dl.data);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* Integer division and remainder truncate towards zero; by zero they give
+ * 0; INT32_MIN / -1 wraps; sums wrap. */
+static int32_t c_div(int32_t a, int32_t b)
+{
+	if (b == 0)
+		return 0;
+	return b == -1 ? (int32_t) (0u - (uint32_t) a) : a / b;
+}
+
+static int32_t c_rem(int32_t a, int32_t b)
+{
+	return b == 0 || b == -1 ? 0 : a % b;
+}
+
+START_TEST(int_division_vs_loop)
+{
+	static const char src[] =
+		"def idiv(int32(N) A, int32(N) B) -> (Q, R, S) {\n"
+		"    Q(i) = A(i) / B(i)\n"
+		"    R(i) = A(i) % B(i)\n"
+		"    S(i) = A(i) + B(i) * 65536\n"
+		"}\n";
+	static const int32_t av[] = { 7, -7, 7, -7, 5, INT32_MIN, INT32_MIN,
+		INT32_MAX, 0, 12345 };
+	static const int32_t bv[] = { 2, 2, -2, -2, 0, -1, 0, 65536, 0, -1 };
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog, src, NULL);
+	int64_t n = 10, i;
+	int t, ref;
+	struct anyt x[5];
+	DLTensor *args[5];
+
+	for (ref = 0; ref < 2; ++ref) {
+		for (t = 0; t < 5; ++t) {
+			anyt_alloc(&x[t], kDLInt, 32, 1, &n);
+			args[t] = &x[t].dl;
+		}
+		memcpy(x[0].dl.data, av, sizeof(av));
+		memcpy(x[1].dl.data, bv, sizeof(bv));
+		ck_assert_int_eq(ref ? ein_kernel_call_reference(k, args, 5,
+			&n, 1) : ein_kernel_call(k, args, 5, &n, 1), EIN_OK);
+		for (i = 0; i < n; ++i) {
+			int32_t *q = x[2].dl.data, *r = x[3].dl.data;
+			int32_t *s = x[4].dl.data;
+
+			ck_assert_int_eq(q[i], c_div(av[i], bv[i]));
+			ck_assert_int_eq(r[i], c_rem(av[i], bv[i]));
+			ck_assert_int_eq(s[i], (int32_t) ((uint32_t) av[i] +
+				(uint32_t) bv[i] * 65536u));
+		}
+		for (t = 0; t < 5; ++t)
+			free(x[t].dl.data);
+	}
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A bool mask selects values, and comparisons make bools; a bool tensor
+ * is one byte per element. */
+START_TEST(bool_mask_vs_loop)
+{
+	static const char src[] =
+		"def mask(float32(N) X, bool(N) M) -> (Y, P) {\n"
+		"    Y(i) = M(i) ? X(i) : -1\n"
+		"    P(i) = X(i) > 0 && !M(i)\n"
+		"}\n";
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog, src, NULL);
+	int64_t n = 999, i;
+	uint64_t seed = 5;
+	struct tt x, y;
+	struct anyt m, p;
+	DLTensor *args[4] = { &x.dl, &m.dl, &y.dl, &p.dl };
+	uint8_t *pm, *pp;
+	DLDataType dt;
+
+	ck_assert_int_eq(ein_kernel_tensor_dtype(k, 3, &dt), EIN_OK);
+	ck_assert_int_eq(dt.code, kDLUInt);
+	ck_assert_int_eq(dt.bits, 8);
+	ck_assert_str_eq(ein_kernel_get_tensor_type(k, 3), "bool");
+	tt_alloc(&x, 1, &n);
+	tt_alloc(&y, 1, &n);
+	tt_randomize(&x, 9);
+	anyt_alloc(&m, kDLUInt, 8, 1, &n);
+	anyt_alloc(&p, kDLUInt, 8, 1, &n);
+	pm = m.dl.data;
+	pp = p.dl.data;
+	for (i = 0; i < n; ++i)
+		pm[i] = (uint8_t) small_random(&seed, 0, 3);	/* 2 is true */
+	ck_assert_int_eq(ein_kernel_call(k, args, 4, &n, 1), EIN_OK);
+	for (i = 0; i < n; ++i) {
+		ck_assert(y.f[i] == (pm[i] ? x.f[i] : -1.0f));
+		ck_assert_int_eq(pp[i], x.f[i] > 0 && !pm[i]);
+	}
+	/* A float tensor where a bool one is expected is refused. */
+	args[1] = &x.dl;
+	ck_assert_int_eq(ein_kernel_call(k, args, 4, &n, 1), EIN_ERROR_SHAPE);
+	tt_free(&x);
+	tt_free(&y);
+	free(m.dl.data);
+	free(p.dl.data);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A zero-padded 3x3 convolution, written with a guarded access, against
+ * a C loop that pads explicitly.  Each output is a sum of at most
+ * C * 9 products, hence the bound. */
+START_TEST(conv_pad_vs_loop)
+{
+	static const char src[] =
+		"def conv_pad(float32(N, C, H, W) I, float32(K, C, 3, 3) Wt) "
+		"-> (float32(N, K, H, W) O) {\n"
+		"    O(n, k, h, w) +=! (h + r >= 1 && h + r <= H && w + s >= 1 "
+		"&& w + s <= W) ? I(n, c, h + r - 1, w + s - 1) * "
+		"Wt(k, c, r, s) : 0\n"
+		"}\n";
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog, src, NULL);
+	int64_t N = 2, C = 3, H = 7, W = 5, K = 4;
+	int64_t sizes[5] = { N, C, H, W, K }, n, kk, h, w, c, r, s;
+	struct tt in, wt, out;
+	DLTensor *args[3] = { &in.dl, &wt.dl, &out.dl };
+
+	tt_alloc(&in, 4, (int64_t[]) { N, C, H, W });
+	tt_alloc(&wt, 4, (int64_t[]) { K, C, 3, 3 });
+	tt_alloc(&out, 4, (int64_t[]) { N, K, H, W });
+	tt_randomize(&in, 21);
+	tt_randomize(&wt, 22);
+	ck_assert_int_eq(ein_kernel_call(k, args, 3, sizes, 5), EIN_OK);
+	for (n = 0; n < N; ++n)
+	for (kk = 0; kk < K; ++kk)
+	for (h = 0; h < H; ++h)
+	for (w = 0; w < W; ++w) {
+		double sum = 0, abs_sum = 0, v;
+
+		for (c = 0; c < C; ++c)
+		for (r = 0; r < 3; ++r)
+		for (s = 0; s < 3; ++s) {
+			int64_t y = h + r - 1, x = w + s - 1;
+
+			if (y < 0 || y >= H || x < 0 || x >= W)
+				continue;
+			v = (double) in.f[((n * C + c) * H + y) * W + x] *
+				wt.f[((kk * C + c) * 3 + r) * 3 + s];
+			sum += v;
+			abs_sum += fabs(v);
+		}
+		v = out.f[((n * K + kk) * H + h) * W + w];
+		ck_assert_msg(fabs(v - sum) <= C * 9 * FLT_EPSILON * abs_sum,
+			"O(%lld, %lld, %lld, %lld) = %g, expected %g",
+			(long long) n, (long long) kk, (long long) h,
+			(long long) w, v, sum);
+	}
+	tt_free(&in);
+	tt_free(&wt);
+	tt_free(&out);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* float32 times float64 computes in float64 (the float32 operand is
+ * widened exactly), and the literal 0.1 is the float64 0.1. */
+START_TEST(mixed_float_vs_loop)
+{
+	static const char src[] =
+		"def mixed(float32(N) X, float64(N) D) -> (Y) {\n"
+		"    Y(i) = X(i) * D(i) + 0.1\n"
+		"}\n";
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog, src, NULL);
+	int64_t n = 100, i;
+	struct tt x;
+	struct anyt d, y;
+	DLTensor *args[3] = { &x.dl, &d.dl, &y.dl };
+	DLDataType dt;
+
+	ck_assert_int_eq(ein_kernel_tensor_dtype(k, 2, &dt), EIN_OK);
+	ck_assert_int_eq(dt.code, kDLFloat);
+	ck_assert_int_eq(dt.bits, 64);
+	tt_alloc(&x, 1, &n);
+	tt_randomize(&x, 31);
+	anyt_alloc(&d, kDLFloat, 64, 1, &n);
+	anyt_alloc(&y, kDLFloat, 64, 1, &n);
+	for (i = 0; i < n; ++i)
+		((double *) d.dl.data)[i] = 1.0 / (i + 3);
+	ck_assert_int_eq(ein_kernel_call(k, args, 3, &n, 1), EIN_OK);
+	for (i = 0; i < n; ++i)
+		ck_assert(((double *) y.dl.data)[i] ==
+			(double) x.f[i] * ((double *) d.dl.data)[i] + 0.1);
+	tt_free(&x);
+	free(d.dl.data);
+	free(y.dl.data);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* Kernels checked against the reference interpreter: source, sizes, and
  * the relative bound on the largest difference.  The bound is that of a
  * float32 reduction of the longest length in the kernel. */
@@ -234,6 +533,11 @@ static const struct {
 	  "    Y(i, j) = max(T(i, j), 0)\n}\n", { 9, 31 }, FLT_EPSILON },
 	{ "def index_value(float32(N) X) -> (Y) {\n"
 	  "    Y(i) = X(i) * i\n}\n", { 40 }, FLT_EPSILON },
+	{ "def shift_pad(float32(N) X) -> (float32(N) Y) {\n"
+	  "    Y(i) = i > 0 && i < N - 1 ? X(i - 1) + X(i + 1) : X(i)\n}\n",
+	  { 50 }, FLT_EPSILON },
+	{ "def quantize(float32(N) X) -> (Y) {\n"
+	  "    Y(i) = float32(int8(X(i) * 200)) / 200\n}\n", { 64 }, 0 },
 };
 
 START_TEST(kernel_vs_interpreter)
@@ -299,6 +603,11 @@ int main(void)
 	tcase_add_test(tc, add_vs_loop);
 	tcase_add_test(tc, sum_vs_loop);
 	tcase_add_test(tc, transpose_vs_loop);
+	tcase_add_test(tc, qmatmul_vs_loop);
+	tcase_add_test(tc, int_division_vs_loop);
+	tcase_add_test(tc, bool_mask_vs_loop);
+	tcase_add_test(tc, conv_pad_vs_loop);
+	tcase_add_test(tc, mixed_float_vs_loop);
 	tcase_add_loop_test(tc, kernel_vs_interpreter, 0,
 		sizeof(interp_cases) / sizeof(interp_cases[0]));
 	suite_add_tcase(s, tc);

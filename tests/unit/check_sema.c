@@ -39,11 +39,26 @@ static const struct {
 	  "side" },
 	{ "def f(float32(N) A) -> (B) {\n    B(i) = exp(A(i), 1)\n}\n",
 	  "t.ein:2:12: error: 'exp' takes 1 argument, not 2" },
-	{ "def f(int8(N) A) -> (B) {\n    B(i) = A(i)\n}\n",
-	  "t.ein:1:15: error: element type int8 of 'A' is not supported yet: "
-	  "use float32 or float64" },
+	{ "def f(int8(N) A) -> (int8(N) B) {\n    B(i) = A(i) + 1\n}\n",
+	  "t.ein:2:12: error: cannot convert int32 to int8 implicitly in the "
+	  "assignment to 'B'" },
 	{ "def f(float32(N) A) -> (B) {\n    B(i) = A(i) where j in 0:N\n}\n",
 	  "t.ein:2:23: error: 'j' is not an index of this statement" },
+	{ "def f(float32(N) A) -> (float32(N) B) {\n"
+	  "    B(i) = i < N ? A(i + 1) : 0\n}\n",
+	  "t.ein:2:22: error: index 0 of 'A' may be out of bounds" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i) = A(i) % -0.0\n}\n",
+	  "t.ein:2:17: error: remainder by zero" },
+	{ "def f(float32(N) A) -> (B) {\n    B(i) = T(i)\n    T(i) = A(i)\n}\n",
+	  "t.ein:2:12: error: temporary 'T' is read before any statement "
+	  "writes it" },
+	{ "def f(float32(N) A, float64(N) D) -> (float32(N) B) {\n"
+	  "    B(i) = A(i) > 0 ? D(i) : A(i)\n}\n",
+	  "t.ein:2:12: error: cannot convert float64 to float32 implicitly in "
+	  "the assignment to 'B'" },
+	{ "def f(uint8(N) A) -> (int8(N) B) {\n    B(i) = A(i)\n}\n",
+	  "t.ein:2:12: error: cannot convert uint8 to int8 implicitly in "
+	  "the assignment to 'B'" },
 };
 
 /* The first line of "msg". */
@@ -123,7 +138,54 @@ static const struct {
 	  "    Y(i) = X(2 * i + 1)\n}\n", { 9 }, 1, { 4 } },
 	{ "def f(float32(N) X) -> (Y) {\n"
 	  "    Y(i) = X(i) where i in 0:N-2\n}\n", { 9 }, 1, { 7 } },
+	/* A guarded access does not narrow an index bounded elsewhere... */
+	{ "def f(float32(N) X) -> (float32(N) Y, Z) {\n"
+	  "    Y(i) = i >= 1 ? X(i - 1) : 0\n"
+	  "    Z(i) = Y(i) + (i + 2 < N ? X(i + 2) : 0)\n}\n", { 9 }, 2,
+	  { 9 } },
+	/* ... but bounds an index that only guarded accesses use. */
+	{ "def f(float32(N) X) -> (Y) {\n"
+	  "    Y(i) = i >= 1 ? X(i - 1) : 0\n}\n", { 5 }, 1, { 6 } },
 };
+
+/* The element types untyped outputs take from their first statement. */
+static const struct {
+	const char *src;
+	const char *types[3];
+} type_cases[] = {
+	{ "def f(int8(M, N) A) -> (S, P, X) {\n"
+	  "    S(i) +=! A(i, j)\n"
+	  "    P(i) = A(i, 0) > 0\n"
+	  "    X(i) max=! A(i, j)\n}\n", { "int32", "bool", "int8" } },
+	{ "def f(float32(N) A, float64(N) B) -> (S, T, U) {\n"
+	  "    S(i) = A(i) * B(i)\n"
+	  "    T(i) = A(i) * 2\n"
+	  "    U(i) = 0 where i in 0:N\n}\n", { "float64", "float32", "float32" } },
+	{ "def f(bool(N) M, uint8(N) A) -> (C, D, E) {\n"
+	  "    C() +=! M(i)\n"
+	  "    D(i) = M(i) ? A(i) : 0\n"
+	  "    E(i) = float64(A(i))\n}\n", { "int32", "int32", "float64" } },
+};
+
+START_TEST(output_type)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, type_cases[_i].src,
+		"t.ein");
+	ein_kernel *k;
+	int i;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	k = ein_kernel_compile(prog, NULL);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	for (i = 0; i < 3; ++i)
+		ck_assert_str_eq(ein_kernel_get_tensor_type(k,
+			ein_kernel_n_tensor(k) - 3 + i), type_cases[_i].types[i]);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
 
 START_TEST(inferred_shape)
 {
@@ -161,6 +223,8 @@ int main(void)
 	tcase_add_test(tc, several_errors);
 	tcase_add_loop_test(tc, inferred_shape, 0,
 		sizeof(shape_cases) / sizeof(shape_cases[0]));
+	tcase_add_loop_test(tc, output_type, 0,
+		sizeof(type_cases) / sizeof(type_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
