@@ -1,6 +1,7 @@
 /*
  * diag.c: formatting of user and internal errors into the context.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,77 @@ struct ein_src *ein_src_alloc(const char *name, const char *text)
 		return NULL;
 	}
 	return src;
+}
+
+/* Read all of "path" into a string the caller frees. */
+static char *read_text(ein_ctx *ctx, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	if (!f) {
+		ein_error(ctx, EIN_ERROR_IO, "cannot open '%s': %s", path,
+			strerror(errno));
+		return NULL;
+	}
+	out = open_memstream(&text, &len);
+	if (out) {
+		char buf[65536];
+		size_t n;
+
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, out);
+		fclose(out);
+	}
+	if (ferror(f) || !text) {
+		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s'", path);
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+struct ein_src *ein_src_read(ein_ctx *ctx, const char *path)
+{
+	struct ein_src *src;
+	char *text;
+
+	text = read_text(ctx, path);
+	if (!text)
+		return NULL;
+	src = ein_src_alloc(path, text);
+	free(text);
+	if (!src)
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+	return src;
+}
+
+int ein_diag_edit_distance(const char *s, int n, const char *t)
+{
+	int m = strlen(t), row[33], i, j, diag, up, best;
+
+	if (n > 32 || m > 32)
+		return 1000;
+	for (j = 0; j <= m; ++j)
+		row[j] = j;
+	for (i = 1; i <= n; ++i) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= m; ++j) {
+			up = row[j];
+			best = diag + (s[i - 1] != t[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[m];
 }
 
 void ein_src_free(struct ein_src *src)

@@ -51,6 +51,14 @@ void ein_internal_at(ein_ctx *ctx, const char *file, int line,
 int ein_diag_n_error(const ein_ctx *ctx);
 
 struct ein_src *ein_src_alloc(const char *name, const char *text);
+/* Read the file at "path" into a source named "path".  Returns NULL after
+ * an EIN_ERROR_IO error when it cannot be read. */
+struct ein_src *ein_src_read(ein_ctx *ctx, const char *path);
 void ein_src_free(struct ein_src *src);
+
+/* The edit distance between s[0 .. n) and t (insertions, deletions and
+ * substitutions), or a large number for strings over 32 characters: for
+ * "did you mean" hints. */
+int ein_diag_edit_distance(const char *s, int n, const char *t);
 
 #endif
