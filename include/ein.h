@@ -144,6 +144,11 @@ ein_status ein_kernel_call_reference(ein_kernel *kernel,
 	DLTensor *const *tensors, int n_tensor, const int64_t *sizes,
 	int n_size);
 
+/* The class name of the host machine ("x86_64-avx2", "aarch64-neon",
+ * ...), the directory under schedules/ where its schedules are kept.  The
+ * caller frees it with free().  Returns NULL on error. */
+char *ein_target_host_name(ein_ctx *ctx);
+
 /* The version of libein as "MAJOR.MINOR.PATCH". */
 const char *ein_version(void);
 
