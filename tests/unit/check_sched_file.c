@@ -278,6 +278,7 @@ START_TEST(stmt_args)
 	ein_ctx *ctx = ein_ctx_alloc();
 	struct ein_sched_file *f = read_every_verb(ctx);
 	const struct ein_sched_arg *a = &f->dir[11].arg[0];
+	char *text;
 
 	ck_assert_int_eq(a->kind, EIN_SCHED_ARG_STMT);
 	ck_assert_str_eq(a->stmt.tensor, "C");
@@ -285,6 +286,12 @@ START_TEST(stmt_args)
 	ck_assert_int_eq(a->stmt.is_init, 0);
 	ck_assert_int_eq(a->stmt.loc.col, 16);
 	ck_assert_str_eq(ein_sched_verb_name(f->dir[8].verb), "compute_at");
+	text = ein_sched_directive_to_string(&f->dir[11]);
+	ck_assert_str_eq(text, "T#3.init: fuse C#2");
+	free(text);
+	text = ein_sched_directive_to_string(&f->dir[12]);
+	ck_assert_str_eq(text, "C: pack A at k.o");
+	free(text);
 	ein_sched_file_free(f);
 	ein_ctx_free(ctx);
 }
@@ -458,6 +465,8 @@ static const struct {
 	{ V1 "tagret x86_64-avx2\n",
 	  "t.sched:2:1: error: unknown header 'tagret'",
 	  "hint: did you mean 'target'?" },
+	{ V1 "target: x86_64-avx2\n",
+	  "t.sched:2:7: error: unexpected ':' after 'target'", NULL },
 	{ V1 "C:\n",
 	  "t.sched:2:3: error: missing directive after ':'", NULL },
 	{ V1 ": parallel i\n",
