@@ -1254,9 +1254,15 @@ static int replace_with(const char *text, int fd, const char *tmp,
 int ein_sched_file_write(ein_ctx *ctx,
 	__isl_keep const struct ein_sched_file *f, const char *path)
 {
-	char *text = ein_sched_file_to_string(f), *tmp = NULL;
+	char *text, *tmp = NULL;
 	int fd, r = -1;
 
+	if (!f || !path) {
+		ein_error(ctx, EIN_ERROR_INVALID, "no schedule or no path to "
+			"write it to");
+		return -1;
+	}
+	text = ein_sched_file_to_string(f);
 	if (!text || asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
 		free(text);
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");

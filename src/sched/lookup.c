@@ -55,21 +55,26 @@ __isl_give char *ein_sched_target_name(const char *triple, const char *cpu,
 	const char *features)
 {
 	size_t n = triple ? strcspn(triple, "-") : 0;
-	char *arch = n ? strndup(triple, n) : strdup("unknown"), *name;
 	const char *class = "generic";
+	char *name;
 	int r;
 
-	if (!arch)
-		return NULL;
-	if (!strcmp(arch, "x86_64") || !strcmp(arch, "amd64")) {
-		strcpy(arch, "x86_64");
+	if (n == 0) {
+		triple = "unknown";
+		n = strlen(triple);
+	}
+	if ((n == 6 && !strncmp(triple, "x86_64", n)) ||
+	    (n == 5 && !strncmp(triple, "amd64", n))) {
+		triple = "x86_64";
+		n = 6;
 		class = x86_64_class(features);
-	} else if (!strcmp(arch, "aarch64") || !strcmp(arch, "arm64")) {
-		strcpy(arch, "aarch64");
+	} else if ((n == 7 && !strncmp(triple, "aarch64", n)) ||
+	    (n == 5 && !strncmp(triple, "arm64", n))) {
+		triple = "aarch64";
+		n = 7;
 		class = has_feature(features, "sve") ? "sve" : "neon";
 	}
-	r = asprintf(&name, "%s-%s", arch, class);
-	free(arch);
+	r = asprintf(&name, "%.*s-%s", (int) n, triple, class);
 	return r < 0 ? NULL : name;
 }
 
