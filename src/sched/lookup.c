@@ -213,16 +213,17 @@ static int list_schedules(ein_ctx *ctx, const char *dir,
 		if (!is_schedule_of(e->d_name, q->def))
 			continue;
 		more = realloc(*names, (*n + 1) * sizeof(**names));
+		if (more)
+			*names = more;
 		if (!more || !(more[*n] = strdup(e->d_name))) {
-			*names = more ? more : *names;
 			closedir(d);
 			return nomem(ctx);
 		}
-		*names = more;
 		(*n)++;
 	}
 	closedir(d);
-	qsort(*names, *n, sizeof(**names), &compare_names);
+	if (*n > 1)
+		qsort(*names, *n, sizeof(**names), &compare_names);
 	return 0;
 }
 
