@@ -215,6 +215,11 @@ ein_status ein_set_num_threads(int n);
 /* The thread count the next parallel loop will use. */
 int ein_get_num_threads(void);
 
+/* The class name of the host machine ("x86_64-avx2", "aarch64-neon",
+ * ...), the directory under schedules/ where its schedules are kept.  The
+ * caller frees it with free().  Returns NULL on error. */
+char *ein_target_host_name(ein_ctx *ctx);
+
 /* The version of libein as "MAJOR.MINOR.PATCH". */
 const char *ein_version(void);
 

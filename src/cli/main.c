@@ -2,6 +2,7 @@
  * main.c: the ein command-line tool: subcommand dispatch and usage.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
@@ -20,7 +21,25 @@ static const char usage[] =
 "        compile the built-in matmul example and compare it with OpenBLAS's\n"
 "        cblas_sgemm: time, GFLOP/s and the largest error\n"
 "  version\n"
-"        print the version\n";
+"        print the version and the host's target name (the directory of\n"
+"        schedules/ that ein searches)\n";
+
+/* The version, and the target name that selects the schedules. */
+static int print_version(void)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	char *target = ein_target_host_name(ctx);
+	int status = target ? 0 : 1;
+
+	printf("ein %s\n", ein_version());
+	if (target)
+		printf("host target: %s\n", target);
+	else
+		fprintf(stderr, "%s", ctx ? ein_ctx_last_error(ctx) : "");
+	free(target);
+	ein_ctx_free(ctx);
+	return status;
+}
 
 int main(int argc, char **argv)
 {
@@ -34,10 +53,8 @@ int main(int argc, char **argv)
 		return ein_cmd_show(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return ein_cmd_demo(argc - 1, argv + 1);
-	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-		printf("ein %s\n", ein_version());
-		return 0;
-	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
+		return print_version();
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h")) {
 		fputs(usage, stdout);

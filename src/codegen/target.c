@@ -13,15 +13,19 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include "ctx.h"
 #include "diag.h"
 #include "codegen/target.h"
+#include "sched/lookup.h"
 
 /* triple, cpu, features: as LLVM names them (owned, LLVM messages);
+ * name: the class name of the target (ein_sched_target_name);
  * tm: the target machine. */
 struct ein_target {
 	char *triple;
 	char *cpu;
 	char *features;
+	char *name;
 	LLVMTargetMachineRef tm;
 };
 
@@ -43,6 +47,7 @@ void ein_target_free(struct ein_target *target)
 	LLVMDisposeMessage(target->triple);
 	LLVMDisposeMessage(target->cpu);
 	LLVMDisposeMessage(target->features);
+	free(target->name);
 	free(target);
 }
 
@@ -63,6 +68,12 @@ struct ein_target *ein_target_host(ein_ctx *ctx)
 	t->triple = LLVMGetDefaultTargetTriple();
 	t->cpu = LLVMGetHostCPUName();
 	t->features = LLVMGetHostCPUFeatures();
+	t->name = ein_sched_target_name(t->triple, t->cpu, t->features);
+	if (!t->name) {
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		ein_target_free(t);
+		return NULL;
+	}
 	if (LLVMGetTargetFromTriple(t->triple, &target, &msg)) {
 		ein_internal(ctx, "no LLVM target for %s: %s", t->triple, msg);
 		LLVMDisposeMessage(msg);
@@ -73,6 +84,29 @@ struct ein_target *ein_target_host(ein_ctx *ctx)
 		t->features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
 		LLVMCodeModelJITDefault);
 	return t;
+}
+
+const char *ein_target_get_name(struct ein_target *target)
+{
+	return target ? target->name : NULL;
+}
+
+char *ein_target_host_name(ein_ctx *ctx)
+{
+	struct ein_target *t;
+	char *name;
+
+	if (!ctx)
+		return NULL;
+	ein_ctx_clear_error(ctx);
+	t = ein_target_host(ctx);
+	if (!t)
+		return NULL;
+	name = strdup(t->name);
+	ein_target_free(t);
+	if (!name)
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+	return name;
 }
 
 /* Tell every function defined in "m" which CPU it runs on. */
@@ -142,9 +176,4 @@ char *ein_target_emit_asm(ein_ctx *ctx, struct ein_target *target,
 	}
 	LLVMDisposeMemoryBuffer(buf);
 	return text;
-}
-
-char *ein_target_host_name(ein_ctx *ctx)
-{
-	return strdup("x86_64-avx2");
 }

@@ -20,14 +20,15 @@ void ein_target_init(void);
 struct ein_target *ein_target_host(ein_ctx *ctx);
 void ein_target_free(struct ein_target *target);
 
+/* The target's class name ("x86_64-avx2"), the directory its schedules
+ * are kept in (src/sched/lookup.h).  Owned by the target. */
+const char *ein_target_get_name(struct ein_target *target);
+
 /* Give "m" the target's triple and data layout, and the kernels in it the
  * target's CPU and features, then run LLVM's O3 pipeline on it.  Returns
  * -1 (with an internal error) on failure. */
 int ein_target_optimize(ein_ctx *ctx, struct ein_target *target,
 	LLVMModuleRef m);
-
-/* The name of the host's target class ("x86_64-avx2"), to free. */
-char *ein_target_host_name(ein_ctx *ctx);
 
 /* The assembly of module "m" for "target", as a string the caller frees;
  * NULL after reporting an error. */

@@ -52,41 +52,10 @@ ein_program *ein_program_parse(ein_ctx *ctx, const char *source,
 	return prog;
 }
 
-/* Read all of "path" into a string the caller frees. */
-static char *read_file(ein_ctx *ctx, const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	if (!f) {
-		ein_error(ctx, EIN_ERROR_IO, "cannot open '%s': %s", path,
-			strerror(errno));
-		return NULL;
-	}
-	out = open_memstream(&text, &len);
-	if (out) {
-		char buf[65536];
-		size_t n;
-
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, out);
-		fclose(out);
-	}
-	if (ferror(f) || !text) {
-		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s'", path);
-		free(text);
-		text = NULL;
-	}
-	fclose(f);
-	return text;
-}
-
 ein_program *ein_program_read_file(ein_ctx *ctx, const char *path)
 {
 	ein_program *prog;
-	char *text;
+	struct ein_src *src;
 
 	if (!ctx)
 		return NULL;
@@ -95,11 +64,11 @@ ein_program *ein_program_read_file(ein_ctx *ctx, const char *path)
 		ein_error(ctx, EIN_ERROR_INVALID, "no file name given");
 		return NULL;
 	}
-	text = read_file(ctx, path);
-	if (!text)
+	src = ein_src_read(ctx, path);
+	if (!src)
 		return NULL;
-	prog = ein_program_parse(ctx, text, path);
-	free(text);
+	prog = ein_program_parse(ctx, src->text, path);
+	ein_src_free(src);
 	return prog;
 }
 

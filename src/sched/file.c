@@ -947,6 +947,19 @@ static void check_first_line(struct parser *p)
 		EIN_SCHED_FILE_VERSION);
 }
 
+/* Is the line a header written "NAME: VALUE", as in YAML?  A statement
+ * may be named like a header ("date: parallel i"), so only if the word
+ * after the ':' is no directive. */
+static int is_header_with_colon(struct parser *p)
+{
+	struct line *l = &p->line;
+
+	if (l->n_word < 2 || !is_colon(&l->word[1]) ||
+	    find_header(&l->word[0]) < 0)
+		return 0;
+	return l->n_word < 3 || find_verb(&l->word[2]) < 0;
+}
+
 static void parse_line(struct parser *p)
 {
 	struct line *l = &p->line;
@@ -955,7 +968,10 @@ static void parse_line(struct parser *p)
 	if (l->n_word == 0)
 		return;
 	check_first_line(p);
-	if (l->n_word >= 2 && is_colon(&l->word[1]))
+	if (is_header_with_colon(p))
+		error_at(p, l->word[1].col, "unexpected ':' after '%.*s'",
+			l->word[0].len, l->word[0].s);
+	else if (l->n_word >= 2 && is_colon(&l->word[1]))
 		parse_directive(p);
 	else if ((h = find_header(&l->word[0])) >= 0)
 		parse_header(p, h);
@@ -1124,6 +1140,28 @@ static void print_headers(FILE *out, const struct ein_sched_file *f)
 		fprintf(out, "tuned-by %s\n", f->tuned_by);
 }
 
+__isl_give char *ein_sched_directive_to_string(
+	__isl_keep const struct ein_sched_directive *d)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out;
+
+	if (!d)
+		return NULL;
+	out = open_memstream(&buf, &size);
+	if (!out)
+		return NULL;
+	print_directive(out, d);
+	if (fclose(out) != 0) {
+		free(buf);
+		return NULL;
+	}
+	if (size > 0 && buf[size - 1] == '\n')
+		buf[size - 1] = '\0';
+	return buf;
+}
+
 __isl_give char *ein_sched_file_to_string(
 	__isl_keep const struct ein_sched_file *f)
 {
@@ -1216,9 +1254,15 @@ static int replace_with(const char *text, int fd, const char *tmp,
 int ein_sched_file_write(ein_ctx *ctx,
 	__isl_keep const struct ein_sched_file *f, const char *path)
 {
-	char *text = ein_sched_file_to_string(f), *tmp = NULL;
+	char *text, *tmp = NULL;
 	int fd, r = -1;
 
+	if (!f || !path) {
+		ein_error(ctx, EIN_ERROR_INVALID, "no schedule or no path to "
+			"write it to");
+		return -1;
+	}
+	text = ein_sched_file_to_string(f);
 	if (!text || asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
 		free(text);
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");

@@ -136,7 +136,8 @@ struct ein_sched_file {
 	struct ein_sched_directive *dir;
 };
 
-/* Parse __isl_take src.  Reports every syntax error of the file on ctx
+/* Parse __isl_take src.  The locations in the result point into f->src and
+ * are valid as long as the file is.  Reports every syntax error of the file on ctx
  * (file:line:col with a caret) and returns NULL if there is any. */
 __isl_give struct ein_sched_file *ein_sched_file_parse(ein_ctx *ctx,
 	__isl_take struct ein_src *src);
@@ -154,10 +155,15 @@ const char *ein_sched_verb_name(enum ein_sched_verb verb);
 
 /* Print "f" in canonical form: the version line, the headers in a fixed
  * order, a blank line, one directive per line with single spaces, no
- * comments.  The result parses back to the same file.  The caller frees
+ * comments.  The result parses back to the same file (free-text headers
+ * set by a program must not hold a newline or a '#' after a blank).  The caller frees
  * it; NULL when out of memory. */
 __isl_give char *ein_sched_file_to_string(
 	__isl_keep const struct ein_sched_file *f);
+/* Print directive "d" in canonical form, without a newline ("C: tile i 64
+ * j 32"), for messages.  The caller frees it; NULL when out of memory. */
+__isl_give char *ein_sched_directive_to_string(
+	__isl_keep const struct ein_sched_directive *d);
 /* Write "f" in canonical form to "path" atomically: to a temporary
  * PATH.tmp.XXXXXX in the same directory, fsync, rename over PATH, fsync
  * the directory.  On any failure PATH is left as it was, the temporary is
