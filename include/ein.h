@@ -146,8 +146,10 @@ ein_status ein_options_set_strict_fp(ein_options *opts, int strict);
 /* ein_kernel_compile with options (NULL: the defaults). */
 ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
 	const ein_options *opts);
-/* The schedule file the kernel was compiled with and why it was chosen,
- * or NULL for the default schedule.  Owned by the kernel. */
+/* The schedule file the kernel was compiled with, and a line saying which
+ * file and why it was chosen ("FILE: given explicitly", "FILE: nearest to
+ * M=1000 of 2 candidates"); NULL for the default schedule.  Owned by the
+ * kernel. */
 const char *ein_kernel_get_schedule(const ein_kernel *kernel);
 const char *ein_kernel_get_schedule_reason(const ein_kernel *kernel);
 

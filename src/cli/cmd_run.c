@@ -212,8 +212,7 @@ int ein_cmd_run(int argc, char **argv)
 			printf("): compiled in %.1f ms\n",
 				(ein_cli_now() - t0) * 1e3);
 			if (ein_kernel_get_schedule(k))
-				printf("  schedule: %s (%s)\n",
-					ein_kernel_get_schedule(k),
+				printf("  schedule: %s\n",
 					ein_kernel_get_schedule_reason(k));
 			else
 				printf("  schedule: default\n");

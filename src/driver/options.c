@@ -138,9 +138,10 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	memset(choice, 0, sizeof(*choice));
 	if (opts && opts->schedule) {
 		choice->path = strdup(opts->schedule);
-		choice->why = strdup("given explicitly");
+		choice->why = malloc(strlen(opts->schedule) + 32);
 		if (!choice->path || !choice->why)
 			return -1;
+		sprintf(choice->why, "%s: given explicitly", opts->schedule);
 	} else if (!(opts && opts->no_lookup)) {
 		if (lookup(ctx, opts, func, choice) < 0)
 			return -1;
