@@ -854,33 +854,6 @@ static int parse_shape(struct parser *p, struct ein_ast_param *param)
 	}
 }
 
-/* The edit distance between s[0 .. n) and t, or a large number for long
- * strings. */
-static int edit_distance(const char *s, int n, const char *t)
-{
-	int m = strlen(t), row[33], i, j, diag, up, best;
-
-	if (n > 32 || m > 32)
-		return 1000;
-	for (j = 0; j <= m; ++j)
-		row[j] = j;
-	for (i = 1; i <= n; ++i) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= m; ++j) {
-			up = row[j];
-			best = diag + (s[i - 1] != t[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[m];
-}
-
 /* The type that the identifier "tok" probably means, or NULL. */
 static const char *guess_type(const struct ein_token *tok)
 {
@@ -892,7 +865,8 @@ static const char *guess_type(const struct ein_token *tok)
 		if (tok_is(tok, type_aliases[i].name))
 			return type_aliases[i].ein;
 	for (i = 0; i < ARRAY_SIZE(type_names); ++i) {
-		int d = edit_distance(tok->start, tok->len, type_names[i].name);
+		int d = ein_diag_edit_distance(tok->start, tok->len,
+			type_names[i].name);
 
 		if (d <= 2 && d < tok->len)
 			return type_names[i].name;
