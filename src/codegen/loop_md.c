@@ -6,7 +6,8 @@
  * distinct nodes; a temporary node replaced by the finished one after it
  * is built gives the self-reference (and makes the node distinct).
  *
- * A width larger than 1 also lets the vectoriser reorder floating-point
+ * A complete unroll is not here: isl's AST generator does it
+ * (schedule.c).  A width larger than 1 also lets the vectoriser reorder floating-point
  * reductions (LLVM's allowReordering), which the legality check has
  * allowed unless the kernel is compiled with strict floating point.
  */
@@ -33,16 +34,14 @@ void ein_loop_md_attach(LLVMContextRef c, LLVMValueRef latch,
 	LLVMMetadataRef ops[5], tmp, id;
 	int n = 1;
 
-	if (!attr || (!attr->vector && !attr->unroll))
+	if (!attr || (!attr->vector && attr->unroll <= 0))
 		return;
 	if (attr->vector) {
 		ops[n++] = property(c, "llvm.loop.vectorize.enable", 1, 1);
 		ops[n++] = property(c, "llvm.loop.vectorize.width", 1,
 			attr->vector);
 	}
-	if (attr->unroll < 0)
-		ops[n++] = property(c, "llvm.loop.unroll.full", 0, 0);
-	else if (attr->unroll)
+	if (attr->unroll > 0)
 		ops[n++] = property(c, "llvm.loop.unroll.count", 1,
 			attr->unroll);
 	tmp = LLVMTemporaryMDNode(c, NULL, 0);

@@ -10,7 +10,8 @@
 #include "sched/schedule.h"
 
 /* Attach the loop metadata for "attr" (NULL: none) to "latch", the branch
- * back to a loop's header. */
+ * back to a loop's header: a vector width and an unroll factor (a
+ * complete unroll is done by isl before). */
 void ein_loop_md_attach(LLVMContextRef c, LLVMValueRef latch,
 	const struct ein_loop_attr *attr);
 

@@ -245,6 +245,32 @@ static int do_reorder(struct apply *a, int stmt)
 	return ein_schedule_reorder(a->s, stmt, n, loop);
 }
 
+/* The most iterations "unroll full" accepts: a complete unroll is for
+ * register tiles, not for copying a loop body thousands of times. */
+#define MAX_FULL_UNROLL 256
+
+/* "unroll LOOP full" needs a trip count bounded by a constant. */
+static int check_full_unroll(struct apply *a, int stmt, int loop)
+{
+	long bound;
+	const char *name = ein_schedule_loop_name(a->s, stmt, loop);
+
+	if (ein_schedule_loop_trip_bound(a->s, stmt, loop, &bound) == 0 &&
+	    bound <= MAX_FULL_UNROLL)
+		return 0;
+	if (ein_schedule_loop_trip_bound(a->s, stmt, loop, &bound) == 0)
+		ein_error_at(a->ctx, a->dir->arg[1].loc, "cannot unroll loop "
+			"'%s' fully: it runs up to %ld iterations (at most %d)",
+			name, bound, MAX_FULL_UNROLL);
+	else
+		ein_error_at(a->ctx, a->dir->arg[1].loc, "cannot unroll loop "
+			"'%s' fully: its number of iterations is not bounded "
+			"by a constant", name);
+	ein_hint(a->ctx, "split it first (for instance '%s: split %s 8') "
+		"and unroll the inner loop", a->dir->stmt.tensor, name);
+	return -1;
+}
+
 static int do_mark(struct apply *a, int stmt)
 {
 	int loop = find_loop(a, stmt, &a->dir->arg[0]);
@@ -263,6 +289,8 @@ static int do_mark(struct apply *a, int stmt)
 	default:
 		attr->unroll = a->dir->arg[1].kind == EIN_SCHED_ARG_INT ?
 			a->dir->arg[1].value : -1;
+		if (attr->unroll < 0)
+			return check_full_unroll(a, stmt, loop);
 		break;
 	}
 	return 0;

@@ -21,6 +21,7 @@
 #include <isl/union_set.h>
 #include <isl/val.h>
 #include <isl/schedule_node.h>
+#include <isl/ilp.h>
 #include "sched/schedule.h"
 
 /* A loop of a statement: its name, its value over the statement's domain
@@ -694,6 +695,38 @@ int ein_schedule_loop_members(const struct ein_schedule *s, int stmt,
 	return 0;
 }
 
+int ein_schedule_loop_trip_bound(const struct ein_schedule *s, int stmt,
+	int loop, long *bound)
+{
+	const struct stmt_sched *ss = &s->s[stmt];
+	isl_space *space = isl_set_get_space(ss->stmt->domain);
+	isl_multi_pw_aff *mpa;
+	isl_map *m;
+	isl_pw_aff *diff;
+	isl_val *v;
+	int k, ok;
+
+	space = isl_space_map_from_domain_and_range(isl_space_copy(space),
+		isl_space_add_dims(isl_space_params(space), isl_dim_set,
+			loop + 1));
+	mpa = isl_multi_pw_aff_zero(space);
+	for (k = 0; k <= loop; ++k)
+		mpa = isl_multi_pw_aff_set_pw_aff(mpa, k,
+			isl_pw_aff_copy(ss->loop[k].value));
+	m = isl_map_from_multi_pw_aff(mpa);
+	m = isl_map_from_range(isl_map_range(isl_map_intersect_domain(m,
+		isl_set_copy(ss->stmt->domain))));
+	m = isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 0, loop);
+	diff = isl_map_dim_max(isl_map_copy(m), 0);
+	diff = isl_pw_aff_sub(diff, isl_map_dim_min(m, 0));
+	v = isl_pw_aff_max_val(diff);
+	ok = v && isl_val_is_int(v);
+	if (ok)
+		*bound = isl_val_get_num_si(v) + 1;
+	isl_val_free(v);
+	return ok ? 0 : -1;
+}
+
 /* The maximal number of levels of any statement. */
 static int max_level(const struct vec *vecs, int n)
 {
@@ -814,12 +847,30 @@ static __isl_give isl_schedule *add_mark(__isl_take isl_schedule *sched,
 	return sched;
 }
 
+/* Let isl's AST generator unroll the band at the root of "sched"
+ * completely (apply.c has checked that its trip count is bounded by a
+ * constant): unlike LLVM's unroller, it also unrolls loops whose bounds
+ * are minima, such as the inner loop of a tile. */
+static __isl_give isl_schedule *unroll_root(__isl_take isl_schedule *sched)
+{
+	isl_schedule_node *node;
+
+	node = isl_schedule_node_child(isl_schedule_get_root(sched), 0);
+	isl_schedule_free(sched);
+	node = isl_schedule_node_band_member_set_ast_loop_type(node, 0,
+		isl_ast_loop_unroll);
+	sched = isl_schedule_node_get_schedule(node);
+	isl_schedule_node_free(node);
+	return sched;
+}
+
 /* The band of level "k" over group[0..n-1] above "inner". */
 static __isl_give isl_schedule *add_band(const struct ein_schedule *s,
 	const struct vec *vecs, int n, const int *group, int k,
 	__isl_take isl_schedule *inner)
 {
 	isl_union_pw_aff *upa = NULL;
+	struct ein_loop_attr *attr;
 	int i;
 
 	for (i = 0; i < n; ++i) {
@@ -830,7 +881,10 @@ static __isl_give isl_schedule *add_band(const struct ein_schedule *s,
 	}
 	inner = isl_schedule_insert_partial_schedule(inner,
 		isl_multi_union_pw_aff_from_union_pw_aff(upa));
-	return add_mark(inner, merge_attr(vecs, n, group, k));
+	attr = merge_attr(vecs, n, group, k);
+	if (attr && attr->unroll < 0)
+		inner = unroll_root(inner);
+	return add_mark(inner, attr);
 }
 
 /* The statements of "group" at position "pos" of level "k" (all of them

@@ -98,6 +98,12 @@ int ein_schedule_place(struct ein_schedule *s, int stmt, int target,
 /* The statement "stmt" is placed in, or -1. */
 int ein_schedule_get_parent(const struct ein_schedule *s, int stmt);
 
+/* The largest number of iterations loop "loop" of "stmt" runs for fixed
+ * values of its outer loops, for any sizes, in *bound.  Returns -1 if it
+ * is not bounded by a constant. */
+int ein_schedule_loop_trip_bound(const struct ein_schedule *s, int stmt,
+	int loop, long *bound);
+
 /* The flat schedule: every statement instance to its 2d+1 vector, padded
  * with zeros to a common length. */
 __isl_give isl_union_map *ein_schedule_get_map(const struct ein_schedule *s);

@@ -165,6 +165,9 @@ static const struct good goods[] = {
 		64 },
 	{ matmul_src, "C: tile i 4 j 4\nC: unroll j.i full\n",
 		{ { 37, 23, 29 }, { 64, 40, 48 } }, 64 },
+	{ matmul_src, "C: tile i 3 j 8\nC: reorder i.o j.o k i.i j.i\n"
+		"C: unroll i.i full\nC: vectorize j.i 8\nC: parallel j.o\n",
+		{ { 37, 23, 29 }, { 2, 1, 7 } }, 64 },
 	{ matmul_src, "C: parallel i\n", { { 37, 23, 29 }, { 1, 5, 3 } },
 		64 },
 	{ matmul_src, "C.init: parallel i\nC: parallel j\n",
@@ -287,6 +290,12 @@ static const struct bad bads[] = {
 	{ chain_src, "T: compute_at R i\n", 0,
 		":2:4: error: cannot compute_at T there: it writes elements "
 		"that the target statement never reads" },
+	{ matmul_src, "C: unroll j full\n", 0,
+		":2:13: error: cannot unroll loop 'j' fully: its number of "
+		"iterations is not bounded by a constant" },
+	{ matmul_src, "C: split j 512\nC: unroll j.i full\n", 0,
+		":3:15: error: cannot unroll loop 'j.i' fully: it runs up to "
+		"512 iterations (at most 256)" },
 	{ matmul_src, "C: pack A at k\n", 0,
 		":2:4: error: 'pack' is not implemented yet" },
 	{ matmul_src, "C: tiel i 8\n", 0, ":2:4: error: unknown directive" },
