@@ -115,6 +115,12 @@ const char *ein_kernel_get_tensor_name(const ein_kernel *kernel, int pos);
 int ein_kernel_tensor_is_output(const ein_kernel *kernel, int pos);
 /* The number of dimensions of tensor "pos", -1 if pos is out of range. */
 int ein_kernel_tensor_ndim(const ein_kernel *kernel, int pos);
+/* The DLPack element type of tensor "pos" in *dtype: float32 and float64
+ * are kDLFloat, int32 and int8 kDLInt, uint8 kDLUInt, and bool one byte
+ * per element, kDLUInt with 8 bits (kDLBool is accepted too).  Returns
+ * EIN_ERROR_INVALID if pos is out of range. */
+ein_status ein_kernel_tensor_dtype(const ein_kernel *kernel, int pos,
+	DLDataType *dtype);
 int ein_kernel_n_size(const ein_kernel *kernel);
 const char *ein_kernel_get_size_name(const ein_kernel *kernel, int pos);
 

@@ -172,6 +172,19 @@ static int dtype_matches(const DLDataType *dt, enum ein_type type)
 	return dt->code == kDLFloat && dt->bits == bits && dt->lanes == 1;
 }
 
+ein_status ein_kernel_tensor_dtype(const ein_kernel *k, int pos,
+	DLDataType *dtype)
+{
+	const struct ein_tensor *t = arg_tensor(k, pos);
+
+	if (!t || !dtype)
+		return EIN_ERROR_INVALID;
+	dtype->code = kDLFloat;
+	dtype->bits = t->type == EIN_TYPE_F64 ? 64 : 32;
+	dtype->lanes = 1;
+	return EIN_OK;
+}
+
 /* Are the strides of "t" (in elements) those of a dense row-major array? */
 static int is_compact(const DLTensor *t)
 {
