@@ -522,31 +522,28 @@ static int enter(struct parser *p)
 
 static struct ein_ast_expr *parse_unary(struct parser *p);
 
-/* ( "-" | "!" ) unary */
+/* ( "-" | "!" ) unary ;  one more level of nesting. */
 static struct ein_ast_expr *parse_unary_op(struct parser *p)
 {
 	struct ein_ast_expr *un;
 
+	if (enter(p) < 0)
+		return NULL;
 	un = expr_alloc(p, EIN_EXPR_UNARY, p->tok.loc);
 	if (un)
 		un->op = p->tok.kind == EIN_TOK_MINUS ? EIN_OP_NEG : EIN_OP_NOT;
 	next(p);
-	return add_arg(p, un, parse_unary(p));
+	un = add_arg(p, un, parse_unary(p));
+	p->depth--;
+	return un;
 }
 
 /* unary = ( "-" | "!" ) unary | primary ; */
 static struct ein_ast_expr *parse_unary(struct parser *p)
 {
-	struct ein_ast_expr *expr;
-
-	if (enter(p) < 0)
-		return NULL;
 	if (p->tok.kind == EIN_TOK_MINUS || p->tok.kind == EIN_TOK_NOT)
-		expr = parse_unary_op(p);
-	else
-		expr = parse_primary(p);
-	p->depth--;
-	return expr;
+		return parse_unary_op(p);
+	return parse_primary(p);
 }
 
 /* binary(n) = binary(n + 1) { OP(n) binary(n + 1) } ;

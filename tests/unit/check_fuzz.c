@@ -351,9 +351,13 @@ START_TEST(deep_parentheses)
 	parse_repeated(def_head, "(", 10000, "", "");
 	parse_repeated(def_head, "exp(", 10000, tail, deep_msg);
 	parse_repeated(def_head, "A(", 10000, "i", deep_msg);
-	/* Nesting that a program may need is accepted. */
-	strcpy(tail + 4 + 50, "\n}\n");
-	parse_repeated(def_head, "(", 50, tail, NULL);
+	/* The limit: 256 nested expressions, the right-hand side, 254
+	 * parentheses and the index i of A(i). */
+	strcpy(tail + 4 + 255, "\n}\n");
+	parse_repeated(def_head, "(", 255, tail, deep_msg);
+	strcpy(tail + 4 + 254, "\n}\n");
+	parse_repeated(def_head, "(", 254, tail, NULL);
+	parse_repeated(def_head, "-", 254, "A(i)\n}\n", NULL);
 	free(tail);
 }
 END_TEST
