@@ -111,7 +111,18 @@ static void buf_reserve(struct buf *b, size_t extra)
 	ck_assert_ptr_nonnull(b->s);
 }
 
-/* Replace b[pos, pos + del) with ins[0 .. n). */
+/* Set b to the string "text". */
+static void buf_set(struct buf *b, const char *text)
+{
+	size_t n = strlen(text);
+
+	b->len = 0;
+	buf_reserve(b, n);
+	memcpy(b->s, text, n + 1);
+	b->len = n;
+}
+
+/* Replace b[pos, pos + del) with ins[0 .. n) (b holds a string). */
 static void buf_splice(struct buf *b, size_t pos, size_t del, const char *ins,
 	size_t n)
 {
@@ -189,7 +200,7 @@ static void mutate_once(struct buf *b, uint64_t *st)
 {
 	size_t pos, len, pos2, len2, n;
 	const char *f;
-	char tmp[64];
+	char tmp[64], tmp2[64], *line;
 
 	switch (pick(st, 10)) {
 	case 0:		/* delete a byte */
@@ -227,13 +238,17 @@ static void mutate_once(struct buf *b, uint64_t *st)
 		    len2 > sizeof(tmp))
 			break;
 		memcpy(tmp, b->s + pos2, len2);
-		buf_splice(b, pos2, len2, b->s + pos, len);
+		memcpy(tmp2, b->s + pos, len);
+		buf_splice(b, pos2, len2, tmp2, len);
 		buf_splice(b, pos, len, tmp, len2);
 		break;
 	case 7:		/* duplicate a line */
 		len = pick_line(b, st, &pos);
-		buf_reserve(b, len);
-		buf_splice(b, pos, 0, b->s + pos, len);
+		line = malloc(len + 1);
+		ck_assert_ptr_nonnull(line);
+		memcpy(line, b->s + pos, len);
+		buf_splice(b, pos, 0, line, len);
+		free(line);
 		break;
 	case 8:		/* delete a line */
 		len = pick_line(b, st, &pos);
@@ -287,8 +302,7 @@ START_TEST(mutations)
 
 	ck_assert_ptr_nonnull(text);
 	for (r = 0; r < fuzz_rounds; ++r) {
-		b.len = 0;
-		buf_splice(&b, 0, 0, text, strlen(text));
+		buf_set(&b, text);
 		n = 1 + pick(&st, 4);
 		for (m = 0; m < n && b.len > 0; ++m)
 			mutate_once(&b, &st);
