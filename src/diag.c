@@ -45,12 +45,24 @@ static void record(ein_ctx *ctx, ein_status status)
 		ctx->status = status;
 }
 
+/* The most user errors whose text one call keeps: a file of junk has an
+ * error every few characters, and each quotes its line, so that without a
+ * limit the messages would grow as the square of the text (the limit of
+ * clang's -ferror-limit). */
+#define MAX_SHOWN_ERRORS 20
+
+/* The widest part of a line quoted under a message, and how much of it
+ * comes before the caret. */
+#define QUOTE_WIDTH 120
+#define QUOTE_BEFORE 60
+
 /* Append line "line" of "text" and a caret under column "col", so that the
  * user sees what the message is about.  Tabs are kept under the caret so it
- * lines up however the terminal expands them. */
+ * lines up however the terminal expands them.  Of a line longer than
+ * QUOTE_WIDTH, only the part around the caret is quoted, between "...". */
 static void quote_line(ein_ctx *ctx, const char *text, int line, int col)
 {
-	const char *p = text, *end;
+	const char *p = text, *end, *from, *to;
 	int i;
 
 	for (i = 1; i < line && p; ++i) {
@@ -63,8 +75,15 @@ static void quote_line(ein_ctx *ctx, const char *text, int line, int col)
 	end = strchr(p, '\n');
 	if (!end)
 		end = p + strlen(p);
-	append(ctx, "    %.*s\n    ", (int) (end - p), p);
-	for (i = 1; i < col && p + i - 1 < end; ++i)
+	from = p;
+	if (end - p > QUOTE_WIDTH && col - 1 > QUOTE_BEFORE)
+		from = p + (col - 1 < end - p ? col - 1 : end - p) -
+			QUOTE_BEFORE;
+	to = end - from > QUOTE_WIDTH ? from + QUOTE_WIDTH : end;
+	append(ctx, "    %s%.*s%s\n    %s", from > p ? "..." : "",
+		(int) (to - from), from, to < end ? "..." : "",
+		from > p ? "   " : "");
+	for (i = from - p + 1; i < col && p + i - 1 < end; ++i)
 		append(ctx, "%c", p[i - 1] == '\t' ? '\t' : ' ');
 	append(ctx, "^\n");
 }
@@ -77,6 +96,13 @@ void ein_error_at(ein_ctx *ctx, struct ein_loc loc, const char *fmt, ...)
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	record(ctx, EIN_ERROR_SOURCE);
+	if (ctx->n_error > MAX_SHOWN_ERRORS) {
+		if (ctx->n_error == MAX_SHOWN_ERRORS + 1)
+			append(ctx, "error: too many errors; the others are "
+				"not shown\n");
+		pthread_mutex_unlock(&ctx->lock);
+		return;
+	}
 	if (loc.src)
 		append(ctx, "%s:%d:%d: ",
 			loc.src->name ? loc.src->name : "<input>",
@@ -98,6 +124,10 @@ void ein_hint(ein_ctx *ctx, const char *fmt, ...)
 	if (!ctx)
 		return;
 	pthread_mutex_lock(&ctx->lock);
+	if (ctx->n_error > MAX_SHOWN_ERRORS) {
+		pthread_mutex_unlock(&ctx->lock);
+		return;
+	}
 	append(ctx, "hint: ");
 	va_start(ap, fmt);
 	append_v(ctx, fmt, ap);

@@ -90,6 +90,8 @@ int ein_ast_expr_add_arg(struct ein_ast_expr *expr, struct ein_ast_expr *arg)
 	}
 	expr->args = args;
 	expr->args[expr->n_arg++] = arg;
+	if (arg->height >= expr->height)
+		expr->height = arg->height + 1;
 	return 0;
 }
 

@@ -54,11 +54,17 @@ enum ein_ident_kind {
 	EIN_IDENT_SIZE		/* slot: position in the definition's sizes */
 };
 
+/* The greatest height of an expression tree. */
+#define EIN_AST_MAX_HEIGHT 1000
+
 /* An expression node.
  * kind: which of the union's readings applies (see enum ein_expr_kind);
  * loc: where the node starts;
  * name: identifier, tensor or function name (IDENT, ACCESS, CALL);
  * ival, fval: literal values (INT, FLOAT);
+ * height: the length of the longest path to a leaf below (0 for a leaf),
+ *	which the parser keeps below EIN_AST_MAX_HEIGHT so that the passes
+ *	that recurse over expressions cannot run out of stack;
  * op: operator (UNARY, BINARY);
  * type: target type (CAST);
  * n_arg, args: children (indices of an ACCESS, arguments of a CALL,
@@ -74,6 +80,7 @@ struct ein_ast_expr {
 	char *name;
 	int64_t ival;
 	double fval;
+	int height;
 	enum ein_op op;
 	enum ein_type type;
 	int n_arg;

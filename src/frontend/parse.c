@@ -46,6 +46,13 @@
  * the header of a definition skips to its body.  A second error at the
  * position of the last one is dropped, which keeps a malformed token from
  * being reported twice, by the lexer and by the parser.
+ *
+ * Depth: the parser recurses on nested expressions, and so do the passes
+ * after it on the trees it builds.  Both are bounded, so that no input can
+ * exhaust the stack: nesting (of parentheses, calls, accesses, unary
+ * operators and conditionals) deeper than MAX_NESTING, or a tree higher
+ * than EIN_AST_MAX_HEIGHT (a chain of a thousand binary operators), is
+ * reported as "expression nested too deeply".
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,7 +73,8 @@
  * err_loc: the position of the last error;
  * eof_reported: an error at the end of the file has been reported;
  * nomem: out of memory has been reported;
- * stmt_loc: the position of the first token of the current statement. */
+ * stmt_loc: the position of the first token of the current statement;
+ * depth: the number of expressions being parsed, one inside the other. */
 struct parser {
 	ein_ctx *ctx;
 	struct ein_lexer lex;
@@ -78,6 +86,7 @@ struct parser {
 	int eof_reported;
 	int nomem;
 	struct ein_loc stmt_loc;
+	int depth;
 };
 
 static const struct {
@@ -109,6 +118,10 @@ static const char *const builtins[] = {
 };
 
 #define MAX_PREC 6
+
+/* The deepest nesting of expressions the parser accepts (that of
+ * parentheses in clang). */
+#define MAX_NESTING 256
 
 /* The binary operators and their precedence (see the grammar above).  The
  * printer in ast.c must agree. */
@@ -333,10 +346,27 @@ static struct ein_ast_expr *expr_alloc(struct parser *p,
 	return expr;
 }
 
-/* Append __isl_take arg to __isl_take expr; on failure free both. */
+/* Report an expression nested deeper than the parser or the passes after
+ * it can go, at "loc". */
+static void too_deep(struct parser *p, struct ein_loc loc, int limit,
+	const char *what)
+{
+	if (error_at(p, loc, "expression nested too deeply"))
+		ein_hint(p->ctx, "the limit is %d %s; compute parts of it "
+			"into temporaries", limit, what);
+}
+
+/* Append __isl_take arg to __isl_take expr; on failure free both.
+ * The tree may grow no higher than EIN_AST_MAX_HEIGHT. */
 static struct ein_ast_expr *add_arg(struct parser *p,
 	struct ein_ast_expr *expr, struct ein_ast_expr *arg)
 {
+	if (expr && arg && arg->height >= EIN_AST_MAX_HEIGHT) {
+		too_deep(p, arg->loc, EIN_AST_MAX_HEIGHT, "levels of "
+			"operations");
+		ein_ast_expr_free(arg);
+		arg = NULL;
+	}
 	if (!expr || !arg) {
 		ein_ast_expr_free(expr);
 		ein_ast_expr_free(arg);
@@ -476,18 +506,44 @@ static struct ein_ast_expr *parse_primary(struct parser *p)
 	}
 }
 
-/* unary = ( "-" | "!" ) unary | primary ; */
-static struct ein_ast_expr *parse_unary(struct parser *p)
+/* Enter one more level of nested expressions; report an error and
+ * return -1 if that is one too many.  Each successful call is paired
+ * with a decrement of p->depth. */
+static int enter(struct parser *p)
+{
+	if (p->depth >= MAX_NESTING) {
+		too_deep(p, p->tok.loc, MAX_NESTING, "nested parentheses, "
+			"calls, unary operators or conditionals");
+		return -1;
+	}
+	p->depth++;
+	return 0;
+}
+
+static struct ein_ast_expr *parse_unary(struct parser *p);
+
+/* ( "-" | "!" ) unary ;  one more level of nesting. */
+static struct ein_ast_expr *parse_unary_op(struct parser *p)
 {
 	struct ein_ast_expr *un;
 
-	if (p->tok.kind != EIN_TOK_MINUS && p->tok.kind != EIN_TOK_NOT)
-		return parse_primary(p);
+	if (enter(p) < 0)
+		return NULL;
 	un = expr_alloc(p, EIN_EXPR_UNARY, p->tok.loc);
 	if (un)
 		un->op = p->tok.kind == EIN_TOK_MINUS ? EIN_OP_NEG : EIN_OP_NOT;
 	next(p);
-	return add_arg(p, un, parse_unary(p));
+	un = add_arg(p, un, parse_unary(p));
+	p->depth--;
+	return un;
+}
+
+/* unary = ( "-" | "!" ) unary | primary ; */
+static struct ein_ast_expr *parse_unary(struct parser *p)
+{
+	if (p->tok.kind == EIN_TOK_MINUS || p->tok.kind == EIN_TOK_NOT)
+		return parse_unary_op(p);
+	return parse_primary(p);
 }
 
 /* binary(n) = binary(n + 1) { OP(n) binary(n + 1) } ;
@@ -518,7 +574,7 @@ static struct ein_ast_expr *parse_binary(struct parser *p, int prec)
 }
 
 /* expr = binary(1) [ "?" expr ":" expr ] ; */
-static struct ein_ast_expr *parse_expr(struct parser *p)
+static struct ein_ast_expr *parse_cond(struct parser *p)
 {
 	struct ein_ast_expr *cond, *a, *b = NULL, *sel;
 
@@ -540,6 +596,18 @@ static struct ein_ast_expr *parse_expr(struct parser *p)
 	}
 	sel = expr_alloc(p, EIN_EXPR_SELECT, cond->loc);
 	return add_arg(p, add_arg(p, add_arg(p, sel, cond), a), b);
+}
+
+/* expr, nested in the one being parsed (if any). */
+static struct ein_ast_expr *parse_expr(struct parser *p)
+{
+	struct ein_ast_expr *expr;
+
+	if (enter(p) < 0)
+		return NULL;
+	expr = parse_cond(p);
+	p->depth--;
+	return expr;
 }
 
 /* ---- statements ------------------------------------------------------- */
