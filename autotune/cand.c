@@ -181,29 +181,22 @@ static int first_parallel_id(const struct ein_space *space,
 	return -1;
 }
 
-/* The largest power of two at most "x" and at least 1. */
-static long pow2_floor(long x)
-{
-	long p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
 
 /* A BLIS-like blocking of contraction statement s: the contiguous loop
- * j split by nc, the first reduction loop k by kc, another loop i by mc,
- * ordered i.o j.o k.o i.i k.i j.i with j.i vectorised, k.i unrolled and
- * i.o parallel; kc x nc of B within half the L2 cache, mc x kc of A
- * within half the L1 cache scaled by "scale". */
+ * j split by nr (vectors), another loop i by mr (registers), the first
+ * reduction loop k outside the register tile; ordered
+ * i.o j.o k i.i j.i with j.i vectorised, i.i unrolled fully (an mr x nr
+ * block of the output kept in registers across k) and i.o parallel.
+ * "variant" picks (mr, nr) among shapes that fit 16 vector registers. */
 static int blis_seed(const struct ein_space *space, struct ein_cand *c,
-	int s, int scale)
+	int s, int variant)
 {
+	static const int shape[][2] = { { 4, 2 }, { 6, 2 }, { 8, 1 } };
 	const struct ein_space_stmt *ss = &space->stmt[s];
 	const struct ein_machine *m = &space->machine;
 	struct ein_cand_stmt *p = &c->s[s];
 	int j = contiguous_loop(space, s), k = -1, i = -1, v, n = 0;
-	long nc, kc, mc;
+	long nr = m->vector_lanes * shape[variant][1], mr = shape[variant][0];
 
 	for (v = 0; v < ss->n_loop; ++v) {
 		if (ss->is_reduction[v] && k < 0 && v != j)
@@ -213,12 +206,8 @@ static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	}
 	if (j < 0 || k < 0 || i < 0 || ss->is_reduction[j])
 		return 0;
-	nc = m->vector_lanes * 4 * scale;
-	kc = pow2_floor(m->cache[1] / 2 / (nc * 4));
-	mc = pow2_floor(m->cache[0] / 2 / (kc * 4)) * 4;
-	p->tile[j] = (int) (nc < ss->extent[j] ? nc : 0);
-	p->tile[k] = (int) (kc < ss->extent[k] ? kc : 0);
-	p->tile[i] = (int) (mc < ss->extent[i] ? mc : 0);
+	p->tile[j] = (int) (nr < ss->extent[j] ? nr : 0);
+	p->tile[i] = (int) (mr < ss->extent[i] ? mr : 0);
 	for (v = 0; v < ss->n_loop; ++v)
 		if (v != i && v != j && v != k)
 			p->order[n++] = 2 * v;
@@ -226,13 +215,12 @@ static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	p->order[n++] = 2 * j;
 	p->order[n++] = 2 * k;
 	p->order[n++] = 2 * i + 1;
-	p->order[n++] = 2 * k + 1;
 	p->order[n++] = 2 * j + 1;
 	p->n_order = n;
 	repair(space, c, s);
 	p->vec = m->vector_lanes;
-	p->unroll_id = p->tile[k] ? 2 * k + 1 : 2 * k;
-	p->unroll = 4;
+	p->unroll_id = p->tile[i] ? 2 * i + 1 : 2 * i;
+	p->unroll = p->tile[i] ? -1 : 0;
 	p->par_id = m->n_threads > 1 ? 2 * i : -1;
 	return 1;
 }
@@ -255,7 +243,7 @@ int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
 		ein_cand_default(space, &c[n]);
 		make_parallel(space, &c[n++]);
 	}
-	for (scale = 1; scale <= 2 && n < max; ++scale) {
+	for (scale = 0; scale < 3 && n < max; ++scale) {
 		int any = 0;
 
 		ein_cand_default(space, &c[n]);
@@ -435,6 +423,9 @@ static void mutate_unroll(const struct ein_space *space, struct ein_cand *c,
 	p->unroll = ein_rng_below(rng, 4) ? 1 << (1 + ein_rng_below(rng, 3))
 		: 0;
 	p->unroll_id = p->order[p->n_order - 1 - ein_rng_below(rng, n)];
+	if (p->unroll && ein_rng_below(rng, 4) == 0 &&
+	    ein_cand_id_trips(space, c, s, p->unroll_id) <= 16)
+		p->unroll = -1;
 }
 
 static void mutate_parallel(const struct ein_space *space,
@@ -614,8 +605,12 @@ static void print_loops(const struct ein_space *space,
 	if (p->unroll) {
 		ein_cand_loop_name(space, c, s, p->unroll_id, name,
 			sizeof(name));
-		append(buf, len, "%s: unroll %s %d\n", ss->name, name,
-			p->unroll);
+		if (p->unroll < 0)
+			append(buf, len, "%s: unroll %s full\n", ss->name,
+				name);
+		else
+			append(buf, len, "%s: unroll %s %d\n", ss->name, name,
+				p->unroll);
 	}
 	if (p->par_id >= 0) {
 		ein_cand_loop_name(space, c, s, p->par_id, name, sizeof(name));
