@@ -17,6 +17,12 @@ static const char usage[] =
 "        parse and check every definition; print the errors, exit 1 if any\n"
 "  show FILE.ein [--def NAME] --stage=source|domains|ast|llvm-unopt|llvm\n"
 "        print an intermediate form\n"
+"  tune FILE.ein [--def NAME] --sizes M=512,... [--trials N | --time 60s]\n"
+"       [--seed S] [-o FILE] [--log FILE] [--resume] [--quiet | --json]\n"
+"        search for a fast schedule, measuring candidates safely, and write\n"
+"        it to schedules/<target>/<def>.<sizes>.sched (docs/tuning.md)\n"
+"  tune --plot LOG -o FILE.svg\n"
+"        plot the best GFLOP/s over time of a tuning log\n"
 "  demo [--sizes 128,256,512,1024]\n"
 "        compile the built-in matmul example and compare it with OpenBLAS's\n"
 "        cblas_sgemm: time, GFLOP/s and the largest error\n"
@@ -51,6 +57,8 @@ int main(int argc, char **argv)
 		return ein_cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "show"))
 		return ein_cmd_show(argc - 1, argv + 1);
+	if (!strcmp(cmd, "tune"))
+		return ein_cmd_tune(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return ein_cmd_demo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))

@@ -1,0 +1,717 @@
+/*
+ * cand.c: candidates of the search space (space.h): the default, the
+ * analytic seeds, random points, mutation and crossover, and their
+ * printing as schedule directives.
+ *
+ * Every operator keeps a plan well formed (repair()): the order holds
+ * each loop once, v.o before v.i, and the marked loops exist.  Whether
+ * the schedule is legal is left to the compiler's check.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "autotune/space.h"
+
+/* Is loop v of statement s split in "c"? */
+static int is_split(const struct ein_space *space, const struct ein_cand *c,
+	int s, int v)
+{
+	int t = c->s[s].tile[v];
+
+	return t > 1 && t < space->stmt[s].extent[v];
+}
+
+void ein_cand_loop_name(const struct ein_space *space,
+	const struct ein_cand *c, int s, int id, char *buf, int len)
+{
+	int v = id / 2;
+	const char *base = space->stmt[s].loop[v];
+
+	if (!is_split(space, c, s, v))
+		snprintf(buf, len, "%s", base);
+	else
+		snprintf(buf, len, "%s.%s", base, id % 2 ? "i" : "o");
+}
+
+long ein_cand_id_trips(const struct ein_space *space,
+	const struct ein_cand *c, int s, int id)
+{
+	int v = id / 2;
+	long e = space->stmt[s].extent[v], t = c->s[s].tile[v];
+
+	if (!is_split(space, c, s, v))
+		return e;
+	return id % 2 ? t : (e + t - 1) / t;
+}
+
+/* The position of loop id "id" in the order of plan "p", -1 if none. */
+static int find_id(const struct ein_cand_stmt *p, int id)
+{
+	int i;
+
+	for (i = 0; i < p->n_order; ++i)
+		if (p->order[i] == id)
+			return i;
+	return -1;
+}
+
+/* Make plan s of "c" well formed: the order holds 2v for each loop and
+ * 2v + 1 for each split one, each once, v.o before v.i; marks refer to
+ * loops that exist. */
+static void repair(const struct ein_space *space, struct ein_cand *c, int s)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+	int n = space->stmt[s].n_loop, order[2 * EIN_SPACE_MAX_LOOP];
+	int k = 0, i, v;
+
+	for (v = 0; v < n; ++v)
+		if (!is_split(space, c, s, v))
+			p->tile[v] = 0;
+	for (i = 0; i < p->n_order; ++i) {
+		int id = p->order[i];
+
+		if (id < 0 || id >= 2 * n || (id % 2 && !p->tile[id / 2]))
+			continue;
+		order[k++] = id;
+	}
+	for (v = 0; v < n; ++v) {
+		int seen_o = 0, seen_i = !p->tile[v];
+
+		for (i = 0; i < k; ++i) {
+			seen_o |= order[i] == 2 * v;
+			seen_i |= order[i] == 2 * v + 1;
+		}
+		if (!seen_o)
+			order[k++] = 2 * v;
+		if (!seen_i)
+			order[k++] = 2 * v + 1;
+	}
+	p->n_order = k;
+	memcpy(p->order, order, k * sizeof(int));
+	for (v = 0; v < n; ++v) {
+		int o = find_id(p, 2 * v), in = find_id(p, 2 * v + 1);
+
+		if (in >= 0 && in < o) {
+			p->order[o] = 2 * v + 1;
+			p->order[in] = 2 * v;
+		}
+	}
+	if (p->par_id >= 0 && find_id(p, p->par_id) < 0)
+		p->par_id = p->par_id - 1 >= 0 && find_id(p, p->par_id - 1) >= 0
+			? p->par_id - 1 : -1;
+	if (p->unroll && find_id(p, p->unroll_id) < 0)
+		p->unroll = 0;
+}
+
+/* Drop repeated loop ids from plan p's order (crossover may copy an
+ * order holding ids that another tiling repeats). */
+static void dedup(struct ein_cand_stmt *p)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < p->n_order; ++i) {
+		for (j = 0; j < k; ++j)
+			if (p->order[j] == p->order[i])
+				break;
+		if (j == k)
+			p->order[k++] = p->order[i];
+	}
+	p->n_order = k;
+}
+
+static void repair_all(const struct ein_space *space, struct ein_cand *c)
+{
+	int s;
+
+	for (s = 0; s < c->n_stmt; ++s) {
+		dedup(&c->s[s]);
+		repair(space, c, s);
+	}
+}
+
+void ein_cand_default(const struct ein_space *space, struct ein_cand *c)
+{
+	int s, v;
+
+	memset(c, 0, sizeof(*c));
+	c->n_stmt = space->n_stmt;
+	for (s = 0; s < space->n_stmt; ++s) {
+		c->s[s].par_id = -1;
+		c->s[s].n_order = space->stmt[s].n_loop;
+		for (v = 0; v < space->stmt[s].n_loop; ++v)
+			c->s[s].order[v] = 2 * v;
+	}
+}
+
+/* The loop of statement s that is the contiguous (last) index of most
+ * of its accesses, -1 if none. */
+static int contiguous_loop(const struct ein_space *space, int s)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	int best = -1, best_n = 0, v, a;
+
+	for (v = 0; v < ss->n_loop; ++v) {
+		int n = 0;
+
+		for (a = 0; a < ss->n_access; ++a) {
+			const struct ein_space_access *acc = &ss->access[a];
+
+			n += acc->n_dim > 0 && acc->coef[acc->n_dim - 1][v] == 1;
+		}
+		if (n > best_n) {
+			best_n = n;
+			best = v;
+		}
+	}
+	return best;
+}
+
+/* The outermost loop of plan s that is not a reduction, -1 if none. */
+static int first_parallel_id(const struct ein_space *space,
+	const struct ein_cand *c, int s)
+{
+	const struct ein_cand_stmt *p = &c->s[s];
+	int i;
+
+	for (i = 0; i < p->n_order; ++i)
+		if (!space->stmt[s].is_reduction[p->order[i] / 2])
+			return ein_cand_id_trips(space, c, s, p->order[i]) > 1 ?
+				p->order[i] : -1;
+	return -1;
+}
+
+
+/* A BLIS-like blocking of contraction statement s: the contiguous loop
+ * j split by nr (vectors), another loop i by mr (registers), the first
+ * reduction loop k outside the register tile; ordered
+ * i.o j.o k i.i j.i with j.i vectorised, i.i unrolled fully (an mr x nr
+ * block of the output kept in registers across k) and i.o parallel.
+ * "variant" picks (mr, nr) among shapes that fit 16 vector registers. */
+static int blis_seed(const struct ein_space *space, struct ein_cand *c,
+	int s, int variant)
+{
+	static const int shape[][2] = { { 4, 2 }, { 6, 2 }, { 8, 1 } };
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	const struct ein_machine *m = &space->machine;
+	struct ein_cand_stmt *p = &c->s[s];
+	int j = contiguous_loop(space, s), k = -1, i = -1, v, n = 0;
+	long nr = m->vector_lanes * shape[variant][1], mr = shape[variant][0];
+
+	for (v = 0; v < ss->n_loop; ++v) {
+		if (ss->is_reduction[v] && k < 0 && v != j)
+			k = v;
+		else if (!ss->is_reduction[v] && v != j)
+			i = v;
+	}
+	if (j < 0 || k < 0 || i < 0 || ss->is_reduction[j])
+		return 0;
+	p->tile[j] = (int) (nr < ss->extent[j] ? nr : 0);
+	p->tile[i] = (int) (mr < ss->extent[i] ? mr : 0);
+	for (v = 0; v < ss->n_loop; ++v)
+		if (v != i && v != j && v != k)
+			p->order[n++] = 2 * v;
+	p->order[n++] = 2 * i;
+	p->order[n++] = 2 * j;
+	p->order[n++] = 2 * k;
+	p->order[n++] = 2 * i + 1;
+	p->order[n++] = 2 * j + 1;
+	p->n_order = n;
+	repair(space, c, s);
+	p->vec = m->vector_lanes;
+	p->unroll_id = p->tile[i] ? 2 * i + 1 : 2 * i;
+	p->unroll = p->tile[i] ? -1 : 0;
+	p->par_id = m->n_threads > 1 ? 2 * i : -1;
+	return 1;
+}
+
+/* Make every statement's outermost independent loop parallel. */
+static void make_parallel(const struct ein_space *space, struct ein_cand *c)
+{
+	int s;
+
+	for (s = 0; s < c->n_stmt; ++s)
+		c->s[s].par_id = first_parallel_id(space, c, s);
+}
+
+int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
+	int max)
+{
+	int n = 0, scale, s;
+
+	if (n < max && space->machine.n_threads > 1) {
+		ein_cand_default(space, &c[n]);
+		make_parallel(space, &c[n++]);
+	}
+	for (scale = 0; scale < 3 && n < max; ++scale) {
+		int any = 0;
+
+		ein_cand_default(space, &c[n]);
+		make_parallel(space, &c[n]);
+		for (s = 0; s < space->n_stmt; ++s)
+			if (!space->stmt[s].is_init)
+				any |= blis_seed(space, &c[n], s, scale);
+		if (any)
+			n++;
+	}
+	return n;
+}
+
+/* A random tile size for loop v of statement s (0: none), biased
+ * towards splitting. */
+static int random_tile(const struct ein_space_stmt *ss, int v, uint64_t *rng)
+{
+	if (!ss->n_choice[v] || ein_rng_below(rng, 5) < 2)
+		return 0;
+	return ss->choice[v][ein_rng_below(rng, ss->n_choice[v])];
+}
+
+/* A random order for plan s: a random permutation, mostly with every
+ * outer loop outside every inner one and the contiguous loop innermost. */
+static void random_order(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+	int n = space->stmt[s].n_loop, k = 0, i, v;
+	int cont = contiguous_loop(space, s);
+
+	for (v = 0; v < n; ++v)
+		p->order[k++] = 2 * v;
+	for (i = k - 1; i > 0; --i) {
+		int j = ein_rng_below(rng, i + 1), t = p->order[i];
+
+		p->order[i] = p->order[j];
+		p->order[j] = t;
+	}
+	for (i = 0, v = k; i < v; ++i)
+		if (p->tile[p->order[i] / 2])
+			p->order[k++] = p->order[i] + 1;
+	p->n_order = k;
+	if (cont >= 0 && ein_rng_below(rng, 10) < 7) {
+		int last = p->tile[cont] ? 2 * cont + 1 : 2 * cont;
+		int at = find_id(p, last);
+
+		memmove(&p->order[at], &p->order[at + 1],
+			(k - at - 1) * sizeof(int));
+		p->order[k - 1] = last;
+	}
+	repair(space, c, s);
+}
+
+/* Random marks of plan s: vector width, unroll, parallel loop. */
+static void random_marks(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+	int w = space->machine.vector_lanes;
+	static const int widths[] = { 0, 1, 2, 2, 4 };
+
+	p->vec = widths[ein_rng_below(rng, 5)] * w / 2;
+	p->unroll = ein_rng_below(rng, 2) ? 1 << (1 + ein_rng_below(rng, 3))
+		: 0;
+	p->unroll_id = p->order[p->n_order - 1 -
+		ein_rng_below(rng, p->n_order < 3 ? p->n_order : 3)];
+	p->par_id = -1;
+	if (space->machine.n_threads > 1 && ein_rng_below(rng, 5))
+		p->par_id = p->order[ein_rng_below(rng,
+			p->n_order < 2 ? p->n_order : 2)];
+}
+
+/* A random placement of statement s in a later statement that reads what
+ * it writes. */
+static void random_place(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	struct ein_cand_stmt *p = &c->s[s];
+	int targets[EIN_SPACE_MAX_STMT], n = 0, t, a, max;
+
+	p->place = EIN_PLACE_NONE;
+	if (ss->is_init)
+		return;
+	for (t = s + 1; t < space->n_stmt; ++t)
+		for (a = 1; a < space->stmt[t].n_access; ++a)
+			if (space->stmt[t].access[a].tensor == ss->tensor &&
+			    !space->stmt[t].is_init) {
+				targets[n++] = t;
+				break;
+			}
+	if (!n || ein_rng_below(rng, 3) == 0)
+		return;
+	t = targets[ein_rng_below(rng, n)];
+	p->place = 1 + ein_rng_below(rng, 2);
+	p->place_target = t;
+	max = c->s[t].n_order;
+	if (p->place == EIN_PLACE_FUSE && ss->n_loop < max)
+		max = ss->n_loop;
+	p->place_level = 1 + ein_rng_below(rng, max < 2 ? 1 : 2);
+}
+
+void ein_cand_random(const struct ein_space *space, struct ein_cand *c,
+	uint64_t *rng)
+{
+	int s, v;
+
+	ein_cand_default(space, c);
+	for (s = 0; s < space->n_stmt; ++s) {
+		for (v = 0; v < space->stmt[s].n_loop; ++v)
+			c->s[s].tile[v] = random_tile(&space->stmt[s], v, rng);
+		random_order(space, c, s, rng);
+		random_marks(space, c, s, rng);
+	}
+	for (s = 0; s < space->n_stmt; ++s)
+		random_place(space, c, s, rng);
+}
+
+/* ---- mutation operators -------------------------------------------- */
+
+/* Each operator changes plan s of "c" (the caller repairs it). */
+typedef void (*mutator_fn)(const struct ein_space *space,
+	struct ein_cand *c, int s, uint64_t *rng);
+
+static void mutate_tile(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	struct ein_cand_stmt *p = &c->s[s];
+	int v = ein_rng_below(rng, ss->n_loop), i;
+	int was = p->tile[v];
+
+	if (!ss->n_choice[v])
+		return;
+	for (i = 0; i < ss->n_choice[v] && ss->choice[v][i] != was; ++i)
+		;
+	if (was && i < ss->n_choice[v] && ein_rng_below(rng, 4)) {
+		i += ein_rng_below(rng, 2) ? 1 : -1;
+		p->tile[v] = i >= 0 && i < ss->n_choice[v] ?
+			ss->choice[v][i] : 0;
+	} else
+		p->tile[v] = random_tile(ss, v, rng);
+	if (!was && p->tile[v])
+		p->order[p->n_order++] = 2 * v + 1;
+}
+
+static void mutate_swap(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+	int i, t;
+
+	if (p->n_order < 2)
+		return;
+	i = ein_rng_below(rng, p->n_order - 1);
+	t = p->order[i];
+	p->order[i] = p->order[i + 1];
+	p->order[i + 1] = t;
+}
+
+static void mutate_vector(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	int w = space->machine.vector_lanes;
+	static const int widths[] = { 0, 1, 2, 4 };
+
+	c->s[s].vec = widths[ein_rng_below(rng, 4)] * w / 2;
+}
+
+static void mutate_unroll(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+	int n = p->n_order < 3 ? p->n_order : 3;
+
+	p->unroll = ein_rng_below(rng, 4) ? 1 << (1 + ein_rng_below(rng, 3))
+		: 0;
+	p->unroll_id = p->order[p->n_order - 1 - ein_rng_below(rng, n)];
+	if (p->unroll && ein_rng_below(rng, 4) == 0 &&
+	    ein_cand_id_trips(space, c, s, p->unroll_id) <= 16)
+		p->unroll = -1;
+}
+
+static void mutate_parallel(const struct ein_space *space,
+	struct ein_cand *c, int s, uint64_t *rng)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+	int n = p->n_order < 3 ? p->n_order : 3;
+
+	p->par_id = ein_rng_below(rng, 4) ? p->order[ein_rng_below(rng, n)]
+		: -1;
+}
+
+static void mutate_place(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	random_place(space, c, s, rng);
+}
+
+/* The operators and their weights.  A new directive (pack, accumulate)
+ * is one more function and one more line here. */
+static const struct {
+	const char *name;
+	mutator_fn fn;
+	int weight;
+	int multi_only;		/* only for kernels of several statements */
+} mutators[] = {
+	{ "tile", &mutate_tile, 4, 0 },
+	{ "order", &mutate_swap, 3, 0 },
+	{ "vectorize", &mutate_vector, 1, 0 },
+	{ "unroll", &mutate_unroll, 1, 0 },
+	{ "parallel", &mutate_parallel, 1, 0 },
+	{ "place", &mutate_place, 2, 1 },
+};
+
+#define N_MUTATOR ((int) (sizeof(mutators) / sizeof(mutators[0])))
+
+/* A statement worth changing: not an initialisation unless all are. */
+static int pick_stmt(const struct ein_space *space, uint64_t *rng)
+{
+	int tries;
+
+	for (tries = 0; tries < 8; ++tries) {
+		int s = ein_rng_below(rng, space->n_stmt);
+
+		if (!space->stmt[s].is_init || tries == 7)
+			return s;
+	}
+	return 0;
+}
+
+const char *ein_cand_mutate(const struct ein_space *space,
+	struct ein_cand *c, uint64_t *rng)
+{
+	int total = 0, r, m, s = pick_stmt(space, rng);
+	int multi = space->n_stmt > 1;
+
+	for (m = 0; m < N_MUTATOR; ++m)
+		if (multi || !mutators[m].multi_only)
+			total += mutators[m].weight;
+	r = ein_rng_below(rng, total);
+	for (m = 0; m < N_MUTATOR; ++m) {
+		if (!multi && mutators[m].multi_only)
+			continue;
+		if (r < mutators[m].weight)
+			break;
+		r -= mutators[m].weight;
+	}
+	mutators[m].fn(space, c, s, rng);
+	repair_all(space, c);
+	return mutators[m].name;
+}
+
+void ein_cand_crossover(const struct ein_space *space,
+	const struct ein_cand *a, const struct ein_cand *b,
+	struct ein_cand *c, uint64_t *rng)
+{
+	int s;
+
+	*c = *a;
+	for (s = 0; s < space->n_stmt; ++s) {
+		if (space->n_stmt > 1 && ein_rng_below(rng, 2)) {
+			c->s[s] = b->s[s];
+			continue;
+		}
+		/* One statement: tiles of a, order and marks of b. */
+		if (ein_rng_below(rng, 2)) {
+			memcpy(c->s[s].order, b->s[s].order,
+				sizeof(c->s[s].order));
+			c->s[s].n_order = b->s[s].n_order;
+		}
+		if (ein_rng_below(rng, 2))
+			c->s[s].vec = b->s[s].vec;
+		if (ein_rng_below(rng, 2)) {
+			c->s[s].unroll = b->s[s].unroll;
+			c->s[s].unroll_id = b->s[s].unroll_id;
+		}
+		if (ein_rng_below(rng, 2))
+			c->s[s].par_id = b->s[s].par_id;
+	}
+	repair_all(space, c);
+}
+
+/* ---- printing and encoding --------------------------------------------- */
+
+/* Append formatted text to the growing string *buf of *len bytes (NULL
+ * once out of memory). */
+__attribute__((format(printf, 3, 4)))
+static void append(char **buf, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *grown;
+
+	if (!*buf)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	grown = realloc(*buf, *len + n + 1);
+	if (!grown) {
+		free(*buf);
+		*buf = NULL;
+		return;
+	}
+	*buf = grown;
+	va_start(ap, fmt);
+	vsnprintf(*buf + *len, n + 1, fmt, ap);
+	va_end(ap);
+	*len += n;
+}
+
+/* Is the order of plan s the default one (loop v at position v, each
+ * split loop's inner part right after its outer part)? */
+static int is_default_order(const struct ein_space *space,
+	const struct ein_cand *c, int s)
+{
+	const struct ein_cand_stmt *p = &c->s[s];
+	int k = 0, v;
+
+	for (v = 0; v < space->stmt[s].n_loop; ++v) {
+		if (p->order[k++] != 2 * v)
+			return 0;
+		if (p->tile[v] && p->order[k++] != 2 * v + 1)
+			return 0;
+	}
+	return k == p->n_order;
+}
+
+/* The directives of the loops of plan s. */
+static void print_loops(const struct ein_space *space,
+	const struct ein_cand *c, int s, char **buf, size_t *len)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	const struct ein_cand_stmt *p = &c->s[s];
+	char name[48];
+	int v, i;
+
+	for (v = 0; v < ss->n_loop; ++v)
+		if (p->tile[v])
+			append(buf, len, "%s: split %s %d\n", ss->name,
+				ss->loop[v], p->tile[v]);
+	if (p->n_order > 1 && !is_default_order(space, c, s)) {
+		append(buf, len, "%s: reorder", ss->name);
+		for (i = 0; i < p->n_order; ++i) {
+			ein_cand_loop_name(space, c, s, p->order[i], name,
+				sizeof(name));
+			append(buf, len, " %s", name);
+		}
+		append(buf, len, "\n");
+	}
+	if (p->vec && p->n_order) {
+		ein_cand_loop_name(space, c, s, p->order[p->n_order - 1], name,
+			sizeof(name));
+		append(buf, len, "%s: vectorize %s %d\n", ss->name, name,
+			p->vec);
+	}
+	if (p->unroll) {
+		ein_cand_loop_name(space, c, s, p->unroll_id, name,
+			sizeof(name));
+		if (p->unroll < 0)
+			append(buf, len, "%s: unroll %s full\n", ss->name,
+				name);
+		else
+			append(buf, len, "%s: unroll %s %d\n", ss->name, name,
+				p->unroll);
+	}
+	if (p->par_id >= 0) {
+		ein_cand_loop_name(space, c, s, p->par_id, name, sizeof(name));
+		append(buf, len, "%s: parallel %s\n", ss->name, name);
+	}
+}
+
+/* The placement directive of plan s, if any. */
+static void print_place(const struct ein_space *space,
+	const struct ein_cand *c, int s, char **buf, size_t *len)
+{
+	const struct ein_cand_stmt *p = &c->s[s];
+	int t = p->place_target, level = p->place_level;
+	char name[48];
+
+	if (p->place == EIN_PLACE_NONE || t <= s || t >= c->n_stmt ||
+	    level < 1 || level > c->s[t].n_order)
+		return;
+	if (p->place == EIN_PLACE_FUSE) {
+		append(buf, len, "%s: fuse %s %d\n", space->stmt[s].name,
+			space->stmt[t].name, level);
+		return;
+	}
+	ein_cand_loop_name(space, c, t, c->s[t].order[level - 1], name,
+		sizeof(name));
+	append(buf, len, "%s: compute_at %s %s\n", space->stmt[s].name,
+		space->stmt[t].name, name);
+}
+
+char *ein_cand_to_directives(const struct ein_space *space,
+	const struct ein_cand *c)
+{
+	char *buf = calloc(1, 1);
+	size_t len = 0;
+	int s;
+
+	for (s = 0; s < c->n_stmt; ++s)
+		print_loops(space, c, s, &buf, &len);
+	for (s = 0; s < c->n_stmt; ++s)
+		print_place(space, c, s, &buf, &len);
+	return buf;
+}
+
+/* Encoding: n_stmt, then per statement: n_loop tiles, n_order, the
+ * order, vec, unroll_id, unroll, par_id, place, place_target,
+ * place_level. */
+int ein_cand_encode(const struct ein_cand *c, int *v, int max)
+{
+	int n = 0, s, i;
+
+#define PUT(x) do { if (n < max) v[n] = (x); n++; } while (0)
+	PUT(c->n_stmt);
+	for (s = 0; s < c->n_stmt; ++s) {
+		const struct ein_cand_stmt *p = &c->s[s];
+
+		for (i = 0; i < EIN_SPACE_MAX_LOOP; ++i)
+			PUT(p->tile[i]);
+		PUT(p->n_order);
+		for (i = 0; i < p->n_order; ++i)
+			PUT(p->order[i]);
+		PUT(p->vec);
+		PUT(p->unroll_id);
+		PUT(p->unroll);
+		PUT(p->par_id);
+		PUT(p->place);
+		PUT(p->place_target);
+		PUT(p->place_level);
+	}
+#undef PUT
+	return n < max ? n : max;
+}
+
+int ein_cand_decode(const struct ein_space *space, const int *v, int n,
+	struct ein_cand *c)
+{
+	int k = 0, s, i;
+
+#define GET(x) do { if (k >= n) return -1; (x) = v[k++]; } while (0)
+	memset(c, 0, sizeof(*c));
+	GET(c->n_stmt);
+	if (c->n_stmt != space->n_stmt)
+		return -1;
+	for (s = 0; s < c->n_stmt; ++s) {
+		struct ein_cand_stmt *p = &c->s[s];
+
+		for (i = 0; i < EIN_SPACE_MAX_LOOP; ++i)
+			GET(p->tile[i]);
+		GET(p->n_order);
+		if (p->n_order < 0 || p->n_order > 2 * EIN_SPACE_MAX_LOOP)
+			return -1;
+		for (i = 0; i < p->n_order; ++i)
+			GET(p->order[i]);
+		GET(p->vec);
+		GET(p->unroll_id);
+		GET(p->unroll);
+		GET(p->par_id);
+		GET(p->place);
+		GET(p->place_target);
+		GET(p->place_level);
+	}
+#undef GET
+	repair_all(space, c);
+	return k == n ? 0 : -1;
+}

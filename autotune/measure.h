@@ -1,0 +1,78 @@
+/*
+ * measure.h: safe measurement of compiled candidates.
+ *
+ * Each measurement and each check against the reference interpreter runs
+ * in a child process (fork) with an address-space limit (RLIMIT_AS, on
+ * top of what the tuner already maps), a time limit (the parent kills the
+ * child when it passes; the child also has an alarm and dies with the
+ * parent), so that a candidate that crashes, hangs or exhausts memory
+ * costs one trial and never the tuning run.
+ *
+ * Testing hook: EIN_TUNE_INJECT=KIND:TRIAL[,KIND:TRIAL...] makes the
+ * child of trial TRIAL misbehave: "crash" aborts, "hang" sleeps forever,
+ * "oom" maps memory until refused, "wrong" corrupts the output checked
+ * against the reference.  Meant for the tuner's tests only.
+ */
+#ifndef EIN_AUTOTUNE_MEASURE_H
+#define EIN_AUTOTUNE_MEASURE_H
+
+#include <stdint.h>
+#include "ein.h"
+
+/* The outcome of a trial.  The numbers are stable (they name the
+ * statuses in tuning logs through ein_trial_status_name). */
+enum ein_trial_status {
+	EIN_TRIAL_OK = 0,
+	EIN_TRIAL_ILLEGAL = 1,		/* rejected by the legality check */
+	EIN_TRIAL_COMPILE_ERROR = 2,	/* any other compile failure */
+	EIN_TRIAL_CRASH = 3,		/* killed by a signal */
+	EIN_TRIAL_TIMEOUT = 4,		/* ran past the time limit */
+	EIN_TRIAL_WRONG = 5,		/* differs from the reference */
+	EIN_TRIAL_OOM = 6		/* ran out of memory */
+};
+#define EIN_TRIAL_N_STATUS 7
+
+/* "ok", "illegal", "compile-error", "crash", "timeout", "wrong-answer",
+ * "out-of-memory". */
+const char *ein_trial_status_name(enum ein_trial_status status);
+/* The status named "name", -1 if none. */
+int ein_trial_status_from_name(const char *name);
+
+enum ein_fault {
+	EIN_FAULT_NONE = 0,
+	EIN_FAULT_CRASH,
+	EIN_FAULT_HANG,
+	EIN_FAULT_OOM,
+	EIN_FAULT_WRONG
+};
+
+/* The fault EIN_TUNE_INJECT asks for at trial "trial" (1-based). */
+enum ein_fault ein_fault_for_trial(int trial);
+
+/* How to measure.
+ * timeout: seconds a child may run; min_time: the least total time of
+ * the timed calls; mem_limit: bytes a child may map beyond the tuner's
+ * own mappings. */
+struct ein_measure_opts {
+	double timeout;
+	double min_time;
+	long mem_limit;
+};
+
+/* Time "k" at "sizes" in a child: one warm-up call, then calls until
+ * min_time has passed (at least 3, at most 2000); *seconds is the
+ * median.  Inputs are random, made in the child. */
+enum ein_trial_status ein_measure_time(ein_kernel *k, const int64_t *sizes,
+	const struct ein_measure_opts *o, enum ein_fault fault,
+	double *seconds);
+
+/* Check "k" at "sizes" against the reference interpreter on random
+ * inputs, in a child.  A float result may differ by the rounding of a
+ * reordered reduction of length "red" (at most 4 red^2 epsilon of the
+ * largest reference magnitude plus 1); integers must be equal.  On a
+ * difference, "msg" says where. */
+enum ein_trial_status ein_measure_check(ein_kernel *k, const int64_t *sizes,
+	long red, const struct ein_measure_opts *o, enum ein_fault fault,
+	char *msg, int len);
+
+#endif

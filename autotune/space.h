@@ -1,0 +1,169 @@
+/*
+ * space.h: the search space of the autotuner, built from the kernel.
+ *
+ * The space of a definition at given sizes is described by its
+ * polyhedral statements as the schedule files name them ("C", "C.init",
+ * "T#2"), each with its default loops (the names the directives use),
+ * their extents at the tuning sizes, and its accesses as coefficient
+ * matrices (for the cost model's footprints).  A point of the space, a
+ * candidate, is a plan per statement:
+ *
+ *   tile[v]      the inner size of loop v's split (0: not split);
+ *   order        the loops after the splits, outermost first, as ids:
+ *                2v is loop v (or v.o if split), 2v + 1 is v.i;
+ *   vec          the vector width of the innermost loop (0: none);
+ *   unroll_id,   a loop unrolled by a factor (0: none);
+ *   unroll
+ *   par_id       the loop run in parallel (-1: none);
+ *   place        for producers of multi-statement kernels: none, fuse
+ *                with a later statement at "level" loops, or compute_at
+ *                a later statement's loop at "level".
+ *
+ * A plan prints as directives: "split" for each tiled loop, one
+ * "reorder" of all loops, "vectorize", "unroll", "parallel", then the
+ * placements.  Candidates are generated freely; the compiler's legality
+ * check rejects the illegal ones.  Mutations are a table of operators
+ * (space.c) so that further directives (pack, accumulate) are added as
+ * one function and one entry each.
+ */
+#ifndef EIN_AUTOTUNE_SPACE_H
+#define EIN_AUTOTUNE_SPACE_H
+
+#include <stdint.h>
+#include "ein.h"
+
+#define EIN_SPACE_MAX_LOOP 8
+#define EIN_SPACE_MAX_STMT 12
+#define EIN_SPACE_MAX_ACCESS 12
+#define EIN_SPACE_MAX_DIM 8
+#define EIN_SPACE_MAX_CHOICE 24
+
+/* An access of a statement.
+ * tensor: its position in the definition; is_write: the left-hand side;
+ * elem_size: the bytes of one element; n_dim: the tensor's rank;
+ * coef[d][v]: the coefficient of loop v (default order) in dimension d. */
+struct ein_space_access {
+	int tensor;
+	int is_write;
+	int elem_size;
+	int n_dim;
+	int coef[EIN_SPACE_MAX_DIM][EIN_SPACE_MAX_LOOP];
+};
+
+/* A statement.
+ * name: as schedule files name it; tensor: the tensor it writes;
+ * is_init: an initialisation; n_loop, loop: its default loops;
+ * extent: each loop's trip count at the tuning sizes;
+ * is_reduction: the loop is a reduction index;
+ * n_choice, choice: the tile sizes tried for each loop;
+ * n_access, access: the write first, then the reads. */
+struct ein_space_stmt {
+	char name[64];
+	int tensor;
+	int is_init;
+	int n_loop;
+	char loop[EIN_SPACE_MAX_LOOP][32];
+	long extent[EIN_SPACE_MAX_LOOP];
+	int is_reduction[EIN_SPACE_MAX_LOOP];
+	int n_choice[EIN_SPACE_MAX_LOOP];
+	int choice[EIN_SPACE_MAX_LOOP][EIN_SPACE_MAX_CHOICE];
+	int n_access;
+	struct ein_space_access access[EIN_SPACE_MAX_ACCESS];
+};
+
+/* The machine: cache sizes in bytes (L1 data, L2, L3), the vector width
+ * in float32 lanes, and the thread count. */
+struct ein_machine {
+	long cache[3];
+	int vector_lanes;
+	int n_threads;
+};
+
+/* The space of one definition at the tuning sizes.
+ * flops: the operations of one call; n_stmt, stmt: the statements. */
+struct ein_space {
+	struct ein_machine machine;
+	double flops;
+	int n_stmt;
+	struct ein_space_stmt stmt[EIN_SPACE_MAX_STMT];
+};
+
+enum ein_place {
+	EIN_PLACE_NONE = 0,
+	EIN_PLACE_FUSE = 1,
+	EIN_PLACE_COMPUTE_AT = 2
+};
+
+/* The plan of one statement (see the head comment). */
+struct ein_cand_stmt {
+	int tile[EIN_SPACE_MAX_LOOP];
+	int n_order;
+	int order[2 * EIN_SPACE_MAX_LOOP];
+	int vec;
+	int unroll_id;
+	int unroll;
+	int par_id;
+	int place;
+	int place_target;
+	int place_level;
+};
+
+/* A candidate: one plan per statement of the space. */
+struct ein_cand {
+	int n_stmt;
+	struct ein_cand_stmt s[EIN_SPACE_MAX_STMT];
+};
+
+/* A small deterministic random generator (splitmix64); the state is the
+ * tuner's, never global. */
+uint64_t ein_rng_next(uint64_t *state);
+/* A uniform integer in 0 .. n - 1 (0 if n < 1). */
+int ein_rng_below(uint64_t *state, int n);
+
+/* The machine this process runs on (caches from
+ * /sys/devices/system/cpu/cpu0/cache, defaults where unreadable). */
+void ein_machine_detect(struct ein_machine *m);
+
+/* Build the space of definition "def" of "prog" at "sizes" (in the
+ * kernel's size order).  Returns -1 after reporting on prog's context
+ * (a kernel too large for the fixed bounds above is unsupported). */
+int ein_space_init(struct ein_space *space, ein_program *prog,
+	const char *def, ein_kernel *k, const int64_t *sizes);
+
+/* The default schedule: no directive. */
+void ein_cand_default(const struct ein_space *space, struct ein_cand *c);
+/* Analytic seeds (the default made parallel, BLIS-like blockings of
+ * contraction-shaped statements) into c[0 .. max-1]; returns how many. */
+int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
+	int max);
+/* A random candidate. */
+void ein_cand_random(const struct ein_space *space, struct ein_cand *c,
+	uint64_t *rng);
+/* Change "c" by one randomly chosen operator; returns its name. */
+const char *ein_cand_mutate(const struct ein_space *space,
+	struct ein_cand *c, uint64_t *rng);
+/* A child of "a" and "b" into "c". */
+void ein_cand_crossover(const struct ein_space *space,
+	const struct ein_cand *a, const struct ein_cand *b,
+	struct ein_cand *c, uint64_t *rng);
+
+/* The directives of "c" as schedule-file lines (no headers), possibly
+ * empty.  The caller frees it; NULL when out of memory. */
+char *ein_cand_to_directives(const struct ein_space *space,
+	const struct ein_cand *c);
+/* "c" as a list of integers (for the tuning log) into v[0 .. max-1];
+ * returns how many (at most max). */
+int ein_cand_encode(const struct ein_cand *c, int *v, int max);
+/* The candidate encoded as v[0 .. n-1], checked against the space.
+ * Returns -1 if it does not fit. */
+int ein_cand_decode(const struct ein_space *space, const int *v, int n,
+	struct ein_cand *c);
+
+/* The loop id of stmt "s" of "c" at order position "pos", its name into
+ * buf; and the span (iterations covered) of a loop id. */
+void ein_cand_loop_name(const struct ein_space *space,
+	const struct ein_cand *c, int s, int id, char *buf, int len);
+long ein_cand_id_trips(const struct ein_space *space,
+	const struct ein_cand *c, int s, int id);
+
+#endif

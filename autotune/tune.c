@@ -1,0 +1,815 @@
+/*
+ * tune.c: the autotuner's driver (tune.h).
+ *
+ * One run, in order:
+ *
+ *   read the program, parse the sizes, build the space      setup()
+ *   open or resume the log, replaying its trials             open_log()
+ *   queue the default schedule and the analytic seeds
+ *   until the budget is spent:
+ *     take or generate a candidate (strategy)                next_cand()
+ *     compile it (illegal ones are recorded, never run)      try_cand()
+ *     time it in a child; check a new best in a child
+ *     log the trial, refit the model, print progress
+ *   log the completion, write the best verified schedule     finish()
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "diag.h"
+#include "sched/file.h"
+#include "cli/cli.h"
+#include "autotune/measure.h"
+#include "autotune/model.h"
+#include "autotune/space.h"
+#include "autotune/tunelog.h"
+#include "autotune/tune.h"
+
+/* Above this many operations the reference check runs at smaller sizes
+ * (the interpreter is slow). */
+#define CHECK_FLOPS 1e7
+#define MAX_QUEUE 64
+#define POPULATION 8
+#define BROOD 48
+#define PICKS 3
+
+/* A trial as the tuner keeps it. */
+struct trial {
+	struct ein_cand cand;
+	struct ein_tunelog_trial rec;
+};
+
+/* The state of a run.
+ * o: the options; ctx, prog, def: the program; k0: the definition
+ *	compiled with the default schedule (signature and sizes);
+ * sizes, n_size, size_text: the tuning sizes ("M=64,N=64");
+ * check_sizes, check_red: where and with which reduction length new
+ *	bests are checked;
+ * space, model, rng: the search;
+ * target, out_path, log_path, dir: names; log_fd: the open log;
+ * n_trial, trial: every trial so far (resumed ones first);
+ * n_measured, n_illegal, n_failed, n_wrong: counts;
+ * best, baseline: indices of the best verified trial and of the default
+ *	schedule's, -1 if none;
+ * start_time, elapsed0: the clock at start, the elapsed time of a
+ *	resumed log;
+ * queue, n_queue, queue_origin: candidates waiting to be tried. */
+struct run {
+	const struct ein_tune_opts *o;
+	ein_ctx *ctx;
+	ein_program *prog;
+	const char *def;
+	ein_kernel *k0;
+	int64_t sizes[16], check_sizes[16];
+	int n_size;
+	long check_red;
+	char size_text[256], size_tag[256];
+	struct ein_space space;
+	struct ein_model *model;
+	uint64_t rng;
+	char *target, out_path[1024], log_path[1024], dir[64];
+	int log_fd;
+	int n_trial;
+	struct trial *trial;
+	int n_measured, n_illegal, n_failed, n_wrong;
+	int best, baseline;
+	double start_time, elapsed0;
+	struct ein_cand queue[MAX_QUEUE];
+	const char *queue_origin[MAX_QUEUE];
+	int n_queue;
+};
+
+static double elapsed(const struct run *r)
+{
+	return r->elapsed0 + ein_cli_now() - r->start_time;
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+/* "M=64,N=64" and the file-name tag "64" (all equal) or "64x32x16". */
+static void size_texts(struct run *r)
+{
+	int i, same = 1;
+	size_t at = 0, tag = 0;
+
+	for (i = 0; i < r->n_size; ++i) {
+		at += snprintf(r->size_text + at, sizeof(r->size_text) - at,
+			"%s%s=%lld", i ? "," : "",
+			ein_kernel_get_size_name(r->k0, i),
+			(long long) r->sizes[i]);
+		same &= r->sizes[i] == r->sizes[0];
+	}
+	for (i = 0; i < (same ? 1 : r->n_size); ++i)
+		tag += snprintf(r->size_tag + tag, sizeof(r->size_tag) - tag,
+			"%s%lld", i ? "x" : "", (long long) r->sizes[i]);
+}
+
+/* The sizes the reference check runs at: the tuning sizes if cheap, else
+ * the largest size halved until cheap. */
+static void check_sizes(struct run *r)
+{
+	int i, big;
+
+	memcpy(r->check_sizes, r->sizes, sizeof(r->sizes));
+	while (ein_kernel_flops(r->k0, r->check_sizes, r->n_size) >
+			CHECK_FLOPS) {
+		for (big = 0, i = 1; i < r->n_size; ++i)
+			if (r->check_sizes[i] > r->check_sizes[big])
+				big = i;
+		if (r->check_sizes[big] <= 1)
+			break;
+		r->check_sizes[big] = (r->check_sizes[big] + 1) / 2;
+	}
+}
+
+/* The longest reduction of any statement at the check sizes. */
+static int check_reduction(struct run *r)
+{
+	struct ein_space *cs = malloc(sizeof(*cs));
+	int s, v;
+
+	if (!cs || ein_space_init(cs, r->prog, r->def, r->k0,
+			r->check_sizes) < 0)
+		return (free(cs), -1);
+	r->check_red = 1;
+	for (s = 0; s < cs->n_stmt; ++s) {
+		long red = 1;
+
+		for (v = 0; v < cs->stmt[s].n_loop; ++v)
+			if (cs->stmt[s].is_reduction[v])
+				red *= cs->stmt[s].extent[v];
+		if (red > r->check_red)
+			r->check_red = red;
+	}
+	free(cs);
+	return 0;
+}
+
+/* mkdir -p of the directory part of "path". */
+static int make_dirs(const char *path)
+{
+	char buf[1024];
+	char *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; (p = strchr(p, '/')); ++p) {
+		*p = '\0';
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* The schedule and log paths (see struct ein_tune_opts). */
+static void paths(struct run *r)
+{
+	const char *env = getenv("EIN_SCHEDULE_PATH");
+	char dir[512];
+	size_t n;
+
+	if (r->o->output)
+		snprintf(r->out_path, sizeof(r->out_path), "%s", r->o->output);
+	else {
+		n = env && *env ? strcspn(env, ":") : 0;
+		snprintf(dir, sizeof(dir), "%.*s", (int) n, env ? env : "");
+		snprintf(r->out_path, sizeof(r->out_path), "%s/%s/%s.%s.sched",
+			n ? dir : "schedules", r->target, r->def, r->size_tag);
+	}
+	if (r->o->log)
+		snprintf(r->log_path, sizeof(r->log_path), "%s", r->o->log);
+	else {
+		n = strlen(r->out_path);
+		if (n > 6 && !strcmp(r->out_path + n - 6, ".sched"))
+			n -= 6;
+		snprintf(r->log_path, sizeof(r->log_path), "%.*s.log",
+			(int) n, r->out_path);
+	}
+}
+
+static int setup(struct run *r)
+{
+	ein_options *opts = ein_options_alloc();
+
+	r->ctx = ein_ctx_alloc();
+	r->prog = r->ctx ? ein_program_read_file(r->ctx, r->o->file) : NULL;
+	if (!r->prog || !opts)
+		return ein_options_free(opts), -1;
+	r->def = r->o->def ? r->o->def : ein_program_get_def_name(r->prog, 0);
+	ein_options_set_schedule_lookup(opts, 0);
+	r->k0 = ein_kernel_compile_with(r->prog, r->def, opts);
+	ein_options_free(opts);
+	if (!r->k0)
+		return -1;
+	r->n_size = ein_kernel_n_size(r->k0);
+	if (r->n_size > 16 || ein_cli_parse_sizes(r->o->sizes, r->k0,
+			r->sizes) < 0)
+		return -2;
+	size_texts(r);
+	check_sizes(r);
+	if (ein_space_init(&r->space, r->prog, r->def, r->k0, r->sizes) < 0 ||
+	    check_reduction(r) < 0)
+		return -1;
+	r->target = r->o->target ? strdup(r->o->target) :
+		ein_target_host_name(r->ctx);
+	if (!r->target)
+		return -1;
+	paths(r);
+	snprintf(r->dir, sizeof(r->dir), "/tmp/ein-tune-XXXXXX");
+	if (!mkdtemp(r->dir) || make_dirs(r->out_path) < 0 ||
+	    make_dirs(r->log_path) < 0) {
+		fprintf(stderr, "ein tune: error: cannot make directories: "
+			"%s\n", strerror(errno));
+		return -2;
+	}
+	return 0;
+}
+
+/* ---- trials ------------------------------------------------------------ */
+
+/* Has a candidate with these directives been tried? */
+static int seen(const struct run *r, const char *directives)
+{
+	int i;
+
+	for (i = 0; i < r->n_trial; ++i)
+		if (!strcmp(r->trial[i].rec.schedule, directives))
+			return 1;
+	return 0;
+}
+
+/* Append trial "t" (taken) to the run's list and its sample to the
+ * model; update the counts and the best. */
+static int add_trial(struct run *r, struct trial *t)
+{
+	struct trial *grown = realloc(r->trial,
+		(r->n_trial + 1) * sizeof(*grown));
+	int st = t->rec.status;
+
+	if (!grown)
+		return -1;
+	r->trial = grown;
+	grown[r->n_trial] = *t;
+	r->n_measured += st != EIN_TRIAL_ILLEGAL &&
+		st != EIN_TRIAL_COMPILE_ERROR;
+	r->n_illegal += st == EIN_TRIAL_ILLEGAL;
+	r->n_failed += st != EIN_TRIAL_OK && st != EIN_TRIAL_ILLEGAL;
+	r->n_wrong += st == EIN_TRIAL_WRONG;
+	if (st == EIN_TRIAL_OK) {
+		double f[EIN_MODEL_N_FEATURE];
+
+		ein_model_features(&r->space, &t->cand, f);
+		ein_model_add(r->model, f, t->rec.gflops);
+		ein_model_fit(r->model);
+	}
+	if (st == EIN_TRIAL_OK && t->rec.checked &&
+	    (r->best < 0 || t->rec.gflops > r->trial[r->best].rec.gflops))
+		r->best = r->n_trial;
+	if (!strcmp(t->rec.origin, "default") && st == EIN_TRIAL_OK)
+		r->baseline = r->n_trial;
+	r->n_trial++;
+	return 0;
+}
+
+/* Write the schedule text "directives" to a file in the run's directory
+ * and compile it; NULL with *status set if rejected, the first line of
+ * the message in msg. */
+static ein_kernel *compile_cand(struct run *r, const char *directives,
+	int *status, char *msg, int len)
+{
+	char path[1100];
+	FILE *f;
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k = NULL;
+	const char *err;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/candidate.sched", r->dir);
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "ein-schedule 1\ndef %s\n%s", r->def, directives);
+		fclose(f);
+		ein_options_set_schedule(opts, path);
+		for (i = 0; i < r->n_size; ++i)
+			ein_options_set_size(opts,
+				ein_kernel_get_size_name(r->k0, i),
+				r->sizes[i]);
+		k = ein_kernel_compile_with(r->prog, r->def, opts);
+	}
+	ein_options_free(opts);
+	if (k)
+		return k;
+	err = ein_ctx_last_error(r->ctx);
+	*status = strstr(err, "is illegal") || strstr(err, "cannot ") ?
+		EIN_TRIAL_ILLEGAL : EIN_TRIAL_COMPILE_ERROR;
+	snprintf(msg, len, "%.*s", (int) strcspn(err, "\n"), err);
+	return NULL;
+}
+
+static void measure_opts(const struct run *r, struct ein_measure_opts *mo)
+{
+	mo->timeout = r->o->timeout;
+	mo->min_time = r->o->min_time;
+	mo->mem_limit = r->o->mem_limit;
+}
+
+/* Time compiled candidate "k" as trial "t"; if it beats the best, check
+ * it against the reference first. */
+static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
+{
+	struct ein_measure_opts mo;
+	enum ein_fault fault = ein_fault_for_trial(t->rec.trial);
+	char msg[256];
+
+	measure_opts(r, &mo);
+	t->rec.status = ein_measure_time(k, r->sizes, &mo, fault,
+		&t->rec.seconds);
+	if (t->rec.status != EIN_TRIAL_OK)
+		return;
+	t->rec.gflops = r->space.flops / t->rec.seconds / 1e9;
+	if (r->best >= 0 && t->rec.gflops <= r->trial[r->best].rec.gflops)
+		return;
+	t->rec.status = ein_measure_check(k, r->check_sizes, r->check_red,
+		&mo, fault, msg, sizeof(msg));
+	t->rec.checked = 1;
+	if (t->rec.status == EIN_TRIAL_WRONG) {
+		t->rec.message = strdup(msg);
+		fprintf(stderr, "\nein tune: error: trial %d gives WRONG "
+			"RESULTS: %s\nschedule:\n%sThis is a bug in ein: "
+			"please report it.  The schedule is never written.\n",
+			t->rec.trial, msg, t->rec.schedule);
+	}
+}
+
+/* Try candidate "c" as the next trial: compile, measure, log. */
+static int try_cand(struct run *r, const struct ein_cand *c,
+	const char *origin, const char *directives)
+{
+	struct trial t;
+	char msg[512] = "";
+	ein_kernel *k;
+	double f[EIN_MODEL_N_FEATURE];
+
+	memset(&t, 0, sizeof(t));
+	t.cand = *c;
+	t.rec.trial = r->n_trial + 1;
+	t.rec.origin = strdup(origin);
+	t.rec.schedule = strdup(directives);
+	t.rec.n_plan = ein_cand_encode(c, t.rec.plan, EIN_TUNELOG_MAX_PLAN);
+	t.rec.seconds = t.rec.gflops = -1;
+	ein_model_features(&r->space, c, f);
+	t.rec.predicted = ein_model_predict(r->model, f);
+	t.rec.rng = r->rng;
+	k = compile_cand(r, directives, &t.rec.status, msg, sizeof(msg));
+	if (k)
+		run_cand(r, k, &t);
+	else
+		t.rec.message = strdup(msg);
+	ein_kernel_free(k);
+	t.rec.elapsed = elapsed(r);
+	if (ein_tunelog_write_trial(r->log_fd, &t.rec) < 0) {
+		fprintf(stderr, "ein tune: error: cannot write %s: %s\n",
+			r->log_path, strerror(errno));
+		ein_tunelog_trial_clear(&t.rec);
+		return -1;
+	}
+	if (r->o->output_mode == EIN_TUNE_JSON)
+		ein_tunelog_write_trial(STDOUT_FILENO, &t.rec);
+	return add_trial(r, &t);
+}
+
+/* ---- the search -------------------------------------------------------- */
+
+static void enqueue(struct run *r, const struct ein_cand *c,
+	const char *origin)
+{
+	if (r->n_queue >= MAX_QUEUE)
+		return;
+	r->queue[r->n_queue] = *c;
+	r->queue_origin[r->n_queue++] = origin;
+}
+
+/* The index of a good measured trial: the best of two drawn from the
+ * POPULATION best (a tournament). */
+static int pick_parent(struct run *r, const int *pop, int n)
+{
+	int a = pop[ein_rng_below(&r->rng, n)];
+	int b = pop[ein_rng_below(&r->rng, n)];
+
+	return r->trial[a].rec.gflops >= r->trial[b].rec.gflops ? a : b;
+}
+
+/* The indices of the best measured trials into pop; returns how many. */
+static int population(const struct run *r, int *pop)
+{
+	int n = 0, i, j;
+
+	for (i = 0; i < r->n_trial; ++i) {
+		if (r->trial[i].rec.status != EIN_TRIAL_OK)
+			continue;
+		for (j = n; j > 0 && r->trial[pop[j - 1]].rec.gflops <
+				r->trial[i].rec.gflops; --j)
+			if (j < POPULATION)
+				pop[j] = pop[j - 1];
+		if (j < POPULATION)
+			pop[j] = i;
+		if (n < POPULATION)
+			n++;
+	}
+	return n;
+}
+
+/* A child of the population: mutations (one to three) of a parent, or
+ * a crossover of two. */
+static const char *breed(struct run *r, const int *pop, int n,
+	struct ein_cand *c)
+{
+	int m;
+
+	if (n > 1 && ein_rng_below(&r->rng, 4) == 0) {
+		ein_cand_crossover(&r->space,
+			&r->trial[pick_parent(r, pop, n)].cand,
+			&r->trial[pick_parent(r, pop, n)].cand, c, &r->rng);
+		return "crossover";
+	}
+	*c = r->trial[pick_parent(r, pop, n)].cand;
+	for (m = 1 + ein_rng_below(&r->rng, 3); m > 0; --m)
+		ein_cand_mutate(&r->space, c, &r->rng);
+	return "mutation";
+}
+
+/* Queue the next candidates of the evolutionary search: BROOD children,
+ * the PICKS the model ranks best and one at random. */
+static void generate(struct run *r)
+{
+	struct ein_cand brood[BROOD];
+	double score[BROOD];
+	const char *origin[BROOD];
+	int pop[POPULATION], n = population(r, pop), i, b, kept = 0;
+
+	if (n < 4 || r->o->strategy == EIN_TUNE_RANDOM) {
+		ein_cand_random(&r->space, &brood[0], &r->rng);
+		enqueue(r, &brood[0], "random");
+		return;
+	}
+	for (i = 0; i < BROOD; ++i) {
+		double f[EIN_MODEL_N_FEATURE];
+		char *text;
+
+		origin[kept] = breed(r, pop, n, &brood[kept]);
+		text = ein_cand_to_directives(&r->space, &brood[kept]);
+		if (!text || seen(r, text)) {
+			free(text);
+			continue;
+		}
+		free(text);
+		ein_model_features(&r->space, &brood[kept], f);
+		score[kept++] = ein_model_predict(r->model, f);
+	}
+	for (b = 0; b < PICKS && kept > 0; ++b) {
+		int best = 0;
+
+		for (i = 1; i < kept; ++i)
+			if (score[i] > score[best])
+				best = i;
+		enqueue(r, &brood[best], origin[best]);
+		brood[best] = brood[--kept];
+		score[best] = score[kept];
+		origin[best] = origin[kept];
+	}
+	if (kept > 0) {
+		i = ein_rng_below(&r->rng, kept);
+		enqueue(r, &brood[i], origin[i]);
+	}
+	if (r->n_queue == 0) {
+		ein_cand_random(&r->space, &brood[0], &r->rng);
+		enqueue(r, &brood[0], "random");
+	}
+}
+
+/* Take the next untried candidate from the queue, generating more when
+ * empty.  Returns its directives (to free), NULL after many duplicates. */
+static char *next_cand(struct run *r, struct ein_cand *c, const char **origin)
+{
+	int tries;
+
+	for (tries = 0; tries < 200; ++tries) {
+		char *text;
+
+		if (r->n_queue == 0)
+			generate(r);
+		*c = r->queue[0];
+		*origin = r->queue_origin[0];
+		memmove(r->queue, r->queue + 1,
+			--r->n_queue * sizeof(r->queue[0]));
+		memmove(r->queue_origin, r->queue_origin + 1,
+			r->n_queue * sizeof(r->queue_origin[0]));
+		text = ein_cand_to_directives(&r->space, c);
+		if (!text || !seen(r, text))
+			return text;
+		free(text);
+	}
+	return NULL;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static double speedup(const struct run *r)
+{
+	if (r->best < 0 || r->baseline < 0)
+		return 0;
+	return r->trial[r->best].rec.gflops /
+		r->trial[r->baseline].rec.gflops;
+}
+
+static void progress(const struct run *r)
+{
+	double t = elapsed(r) - r->elapsed0, eta = -1;
+	int tty = isatty(STDERR_FILENO);
+
+	if (r->o->output_mode != EIN_TUNE_NORMAL)
+		return;
+	if (r->o->time > 0)
+		eta = r->o->time - t;
+	if (r->o->trials > 0 && r->n_measured > 0) {
+		double by_trials = t / r->n_measured *
+			(r->o->trials - r->n_measured);
+
+		eta = eta < 0 || by_trials < eta ? by_trials : eta;
+	}
+	fprintf(stderr, "%strial %d (%d measured, %d illegal, %d failed)  "
+		"%.1fs  best %.2f GFLOP/s  %.2fx default  ETA %.0fs%s",
+		tty ? "\r" : "", r->n_trial, r->n_measured, r->n_illegal,
+		r->n_failed - r->n_wrong, elapsed(r), r->best >= 0 ?
+		r->trial[r->best].rec.gflops : 0, speedup(r),
+		eta > 0 ? eta : 0, tty ? "\033[K" : "\n");
+}
+
+/* The five best measured trials, the failures, the files. */
+static void summary(const struct run *r, int wrote)
+{
+	int pop[POPULATION], n = population(r, pop), i, s;
+
+	if (r->o->output_mode != EIN_TUNE_NORMAL)
+		return;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\n");
+	printf("ein tune: %s %s on %s: %d trials in %.1f s (%d measured, "
+		"%d illegal, %d failed)\n", r->def, r->size_text, r->target,
+		r->n_trial, elapsed(r), r->n_measured, r->n_illegal,
+		r->n_failed);
+	printf("%5s %6s %10s %10s %8s  %s\n", "rank", "trial", "GFLOP/s",
+		"ms", "speedup", "origin");
+	for (i = 0; i < n && i < 5; ++i) {
+		const struct ein_tunelog_trial *t = &r->trial[pop[i]].rec;
+
+		printf("%5d %6d %10.2f %10.3f %7.2fx  %s%s\n", i + 1,
+			t->trial, t->gflops, t->seconds * 1e3, r->baseline >= 0
+			? t->gflops / r->trial[r->baseline].rec.gflops : 0,
+			t->origin, t->checked ? "" : " (unchecked)");
+	}
+	for (s = EIN_TRIAL_COMPILE_ERROR; s < EIN_TRIAL_N_STATUS; ++s) {
+		int count = 0;
+
+		for (i = 0; i < r->n_trial; ++i)
+			count += r->trial[i].rec.status == s;
+		if (count)
+			printf("%s: %d\n", ein_trial_status_name(s), count);
+	}
+	if (wrote)
+		printf("schedule: %s\n", r->out_path);
+	printf("log: %s\n", r->log_path);
+}
+
+/* ---- the schedule file ------------------------------------------------- */
+
+/* Write the best verified trial's schedule atomically. */
+static int write_schedule(struct run *r)
+{
+	const struct ein_tunelog_trial *t = &r->trial[r->best].rec;
+	char *text, date[32];
+	size_t len;
+	time_t now = time(NULL);
+	struct ein_sched_file *f;
+	int i, res;
+
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
+	len = strlen(t->schedule) + strlen(r->o->command) + 1024;
+	text = malloc(len);
+	if (!text)
+		return -1;
+	i = snprintf(text, len, "ein-schedule 1\ntarget %s\ndef %s\nsizes ",
+		r->target, r->def);
+	for (res = 0; res < r->n_size; ++res)
+		i += snprintf(text + i, len - i, "%s%s=%lld", res ? " " : "",
+			ein_kernel_get_size_name(r->k0, res),
+			(long long) r->sizes[res]);
+	snprintf(text + i, len - i, "\nmeasured %.2f GFLOP/s\ndate %s\n"
+		"ein %s\ntuned-by %s\n\n%s", t->gflops, date, ein_version(),
+		r->o->command, t->schedule);
+	f = ein_sched_file_parse(r->ctx, ein_src_alloc(r->out_path, text));
+	free(text);
+	res = f ? ein_sched_file_write(r->ctx, f, r->out_path) : -1;
+	ein_sched_file_free(f);
+	if (res < 0)
+		fprintf(stderr, "ein tune: error: %s",
+			ein_ctx_last_error(r->ctx));
+	return res;
+}
+
+/* ---- the log ----------------------------------------------------------- */
+
+/* Replay the trials of a loaded log into the run. */
+static int replay(struct run *r, struct ein_tunelog *log)
+{
+	int i;
+
+	for (i = 0; i < log->n_trial; ++i) {
+		struct trial t;
+
+		memset(&t, 0, sizeof(t));
+		if (ein_cand_decode(&r->space, log->trial[i].plan,
+				log->trial[i].n_plan, &t.cand) < 0) {
+			fprintf(stderr, "ein tune: error: %s: trial %d does "
+				"not fit this kernel\n", r->log_path, i + 1);
+			return -1;
+		}
+		t.rec = log->trial[i];
+		memset(&log->trial[i], 0, sizeof(log->trial[i]));
+		if (add_trial(r, &t) < 0)
+			return -1;
+		r->rng = t.rec.rng;
+		r->elapsed0 = t.rec.elapsed;
+	}
+	return 0;
+}
+
+/* Does the log's start record describe this run? */
+static int same_run(const struct run *r, const struct ein_tunelog *log)
+{
+	if (strcmp(log->start.def, r->def) ||
+	    strcmp(log->start.sizes, r->size_text) ||
+	    strcmp(log->start.target, r->target)) {
+		fprintf(stderr, "ein tune: error: %s is the log of %s %s on "
+			"%s, not of %s %s on %s\n", r->log_path,
+			log->start.def, log->start.sizes, log->start.target,
+			r->def, r->size_text, r->target);
+		return 0;
+	}
+	return 1;
+}
+
+/* Resume from the log, or start a new one. */
+static int open_log(struct run *r)
+{
+	struct ein_tunelog log;
+	char err[1024];
+	struct ein_tunelog_start s = { (char *) r->o->file, (char *) r->def,
+		r->target, r->size_text, r->o->strategy == EIN_TUNE_RANDOM ?
+		"random" : "evolve", (char *) ein_version(), r->o->seed };
+
+	r->rng = r->o->seed;
+	if (!r->o->resume) {
+		r->log_fd = ein_tunelog_open(r->log_path, 0);
+		if (r->log_fd < 0 || ein_tunelog_write_start(r->log_fd, &s) < 0)
+			goto io_error;
+		return 0;
+	}
+	if (ein_tunelog_load(r->log_path, &log, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ein tune: %s\n", err);
+		return -1;
+	}
+	if (!same_run(r, &log) || replay(r, &log) < 0)
+		return ein_tunelog_clear(&log), -1;
+	r->log_fd = ein_tunelog_open(r->log_path, log.good_bytes);
+	ein_tunelog_clear(&log);
+	if (r->log_fd < 0)
+		goto io_error;
+	return 0;
+io_error:
+	fprintf(stderr, "ein tune: error: cannot write %s: %s\n",
+		r->log_path, strerror(errno));
+	return -1;
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+static int budget_left(const struct run *r)
+{
+	if (r->o->trials > 0 && r->n_measured >= r->o->trials)
+		return 0;
+	if (r->o->time > 0 && elapsed(r) - r->elapsed0 >= r->o->time)
+		return 0;
+	return r->o->trials > 0 || r->o->time > 0;
+}
+
+static void queue_seeds(struct run *r)
+{
+	struct ein_cand c[4];
+	int n = ein_cand_seeds(&r->space, c, 4), i;
+
+	ein_cand_default(&r->space, &r->queue[0]);
+	r->queue_origin[0] = "default";
+	r->n_queue = 1;
+	for (i = 0; i < n; ++i)
+		enqueue(r, &c[i], "seed");
+}
+
+static int search(struct run *r)
+{
+	int attempts = 0;
+
+	queue_seeds(r);
+	while (budget_left(r) && attempts++ < 20 * (r->o->trials + 100)) {
+		struct ein_cand c;
+		const char *origin;
+		char *text = next_cand(r, &c, &origin);
+		int res;
+
+		if (!text)
+			break;
+		res = try_cand(r, &c, origin, text);
+		free(text);
+		if (res < 0)
+			return -1;
+		progress(r);
+	}
+	return 0;
+}
+
+/* Log the completion, write the schedule, print the summary. */
+static int finish(struct run *r)
+{
+	int wrote = 0;
+	double best = r->best >= 0 ? r->trial[r->best].rec.gflops : 0;
+	int best_trial = r->best >= 0 ? r->trial[r->best].rec.trial : 0;
+
+	if (ein_tunelog_write_done(r->log_fd, r->n_trial, best_trial, best,
+			elapsed(r)) < 0)
+		fprintf(stderr, "ein tune: error: cannot write %s: %s\n",
+			r->log_path, strerror(errno));
+	if (r->o->output_mode == EIN_TUNE_JSON)
+		ein_tunelog_write_done(STDOUT_FILENO, r->n_trial, best_trial,
+			best, elapsed(r));
+	if (r->best >= 0 && write_schedule(r) == 0)
+		wrote = 1;
+	summary(r, wrote);
+	if (r->best < 0)
+		fprintf(stderr, "ein tune: error: no candidate was measured "
+			"and verified; no schedule written\n");
+	return r->best < 0 || !wrote ? 1 : r->n_wrong ? 3 : 0;
+}
+
+static void run_clear(struct run *r)
+{
+	int i;
+	char path[1100];
+
+	for (i = 0; i < r->n_trial; ++i)
+		ein_tunelog_trial_clear(&r->trial[i].rec);
+	free(r->trial);
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	if (r->dir[0]) {
+		snprintf(path, sizeof(path), "%s/candidate.sched", r->dir);
+		unlink(path);
+		rmdir(r->dir);
+	}
+	free(r->target);
+	free(r->model);
+	ein_kernel_free(r->k0);
+	ein_program_free(r->prog);
+	ein_ctx_free(r->ctx);
+}
+
+int ein_tune_run(const struct ein_tune_opts *o)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	int res;
+
+	if (!r)
+		return 1;
+	r->o = o;
+	r->log_fd = -1;
+	r->best = r->baseline = -1;
+	r->model = malloc(sizeof(*r->model));
+	if (r->model)
+		ein_model_init(r->model);
+	r->start_time = ein_cli_now();
+	res = r->model ? setup(r) : -1;
+	if (res == -1)
+		fprintf(stderr, "%s", r->ctx ? ein_ctx_last_error(r->ctx) :
+			"ein tune: error: out of memory\n");
+	if (res == 0 && open_log(r) == 0 && search(r) == 0)
+		res = finish(r);
+	else
+		res = 1;
+	run_clear(r);
+	free(r);
+	return res;
+}

@@ -1,0 +1,63 @@
+/*
+ * tune.h: "ein tune": the autotuner's driver.
+ *
+ * A run builds the search space of one definition at given sizes
+ * (space.h), measures the default schedule and analytic seeds, then
+ * searches (evolutionary search guided by the cost model of model.h, or
+ * plain random search), compiling each candidate in the tuner, measuring
+ * it in a child (measure.h), logging every trial (tunelog.h), and checking
+ * every new best against the reference interpreter.  At the end it writes
+ * the best verified schedule atomically.
+ */
+#ifndef EIN_AUTOTUNE_TUNE_H
+#define EIN_AUTOTUNE_TUNE_H
+
+#include <stdint.h>
+
+enum ein_tune_strategy {
+	EIN_TUNE_EVOLVE = 0,	/* model-guided evolutionary search */
+	EIN_TUNE_RANDOM = 1	/* random points (the benchmark's baseline) */
+};
+
+enum ein_tune_output {
+	EIN_TUNE_NORMAL = 0,	/* progress line and summary table */
+	EIN_TUNE_QUIET = 1,	/* errors only */
+	EIN_TUNE_JSON = 2	/* JSON lines on stdout */
+};
+
+/* The options of a run.
+ * file, def: the .ein file and definition (NULL: the first);
+ * sizes: "M=512,N=512,..."; target: the target name written in the
+ *	schedule (NULL: the host's);
+ * output: the schedule file (NULL: <dir>/<target>/<def>.<sizes>.sched,
+ *	dir the first of $EIN_SCHEDULE_PATH or "schedules");
+ * log: the tuning log (NULL: the output with ".log" for ".sched");
+ * trials: measured candidates to reach (0: no limit), including those
+ *	of a resumed log; time: seconds for this invocation (0: no limit);
+ * seed: of the random generator; resume: continue the log;
+ * strategy, output_mode: see the enums;
+ * timeout, min_time, mem_limit: for each measurement (measure.h);
+ * command: the command line, recorded in the schedule's tuned-by. */
+struct ein_tune_opts {
+	const char *file, *def, *sizes, *target, *output, *log;
+	int trials;
+	double time;
+	uint64_t seed;
+	int resume;
+	enum ein_tune_strategy strategy;
+	enum ein_tune_output output_mode;
+	double timeout, min_time;
+	long mem_limit;
+	const char *command;
+};
+
+/* Run the tuner.  Returns the exit status: 0, 1 on an error that stopped
+ * it, 3 if a candidate gave a wrong answer (the run finishes, and that
+ * candidate is never written). */
+int ein_tune_run(const struct ein_tune_opts *o);
+
+/* Write an SVG plot of the best GFLOP/s so far over time in the log at
+ * "log_path" to "svg_path".  Returns 0 or 1 after a message. */
+int ein_tune_plot(const char *log_path, const char *svg_path);
+
+#endif

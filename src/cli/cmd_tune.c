@@ -1,0 +1,164 @@
+/*
+ * cmd_tune.c: "ein tune": the autotuner's command line (autotune/tune.h).
+ *
+ *   ein tune FILE.ein [--def NAME] --sizes M=1024,... [--target T]
+ *            [--trials N | --time 60s] [--seed S] [-o FILE] [--log FILE]
+ *            [--resume] [--quiet | --json] [--strategy evolve|random]
+ *            [--timeout 10s] [--min-time 0.2s] [--mem-limit 4096M]
+ *   ein tune --plot LOG -o FILE.svg
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "autotune/tune.h"
+
+/* Seconds in "60", "60s", "2m", "0.5s"; -1 if malformed. */
+static double parse_seconds(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -1;
+	if (!strcmp(end, "m"))
+		return v * 60;
+	if (!strcmp(end, "ms"))
+		return v / 1000;
+	return !*end || !strcmp(end, "s") ? v : -1;
+}
+
+/* Bytes in "4096M", "4G", "1000000"; -1 if malformed. */
+static long parse_bytes(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || v < 1)
+		return -1;
+	if (!strcmp(end, "G"))
+		return v << 30;
+	if (!strcmp(end, "M"))
+		return v << 20;
+	return *end ? -1 : v;
+}
+
+/* The command line as one string, for the schedule's tuned-by header
+ * (without '#', which would start a comment). */
+static void command_text(int argc, char **argv, char *buf, size_t len)
+{
+	size_t at = snprintf(buf, len, "ein tune");
+	int i;
+
+	for (i = 1; i < argc && at < len; ++i)
+		at += snprintf(buf + at, len - at, " %s", argv[i]);
+	for (; *buf; ++buf)
+		if (*buf == '#' || *buf == '\n')
+			*buf = '_';
+}
+
+/* The value of option argv[*i] ("--x V" or "--x=V"), NULL if none. */
+static const char *value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (!strcmp(argv[*i], name))
+		return *i + 1 < argc ? argv[++*i] : "";
+	return NULL;
+}
+
+static int bad(const char *what, const char *v)
+{
+	fprintf(stderr, "ein tune: error: bad %s '%s'\n", what, v);
+	return -1;
+}
+
+/* Parse one option at argv[*i] into "o"; plot gets --plot's log. */
+static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
+	const char **plot)
+{
+	const char *v;
+
+	if ((v = value(argc, argv, i, "--def")))
+		o->def = v;
+	else if ((v = value(argc, argv, i, "--sizes")))
+		o->sizes = v;
+	else if ((v = value(argc, argv, i, "--target")))
+		o->target = v;
+	else if ((v = value(argc, argv, i, "-o")) ||
+		 (v = value(argc, argv, i, "--output")))
+		o->output = v;
+	else if ((v = value(argc, argv, i, "--log")))
+		o->log = v;
+	else if ((v = value(argc, argv, i, "--plot")))
+		*plot = v;
+	else if ((v = value(argc, argv, i, "--trials"))) {
+		if ((o->trials = atoi(v)) < 1)
+			return bad("--trials", v);
+	} else if ((v = value(argc, argv, i, "--time"))) {
+		if ((o->time = parse_seconds(v)) <= 0)
+			return bad("--time", v);
+	} else if ((v = value(argc, argv, i, "--timeout"))) {
+		if ((o->timeout = parse_seconds(v)) <= 0)
+			return bad("--timeout", v);
+	} else if ((v = value(argc, argv, i, "--min-time"))) {
+		if ((o->min_time = parse_seconds(v)) < 0)
+			return bad("--min-time", v);
+	} else if ((v = value(argc, argv, i, "--mem-limit"))) {
+		if ((o->mem_limit = parse_bytes(v)) < 0)
+			return bad("--mem-limit", v);
+	} else if ((v = value(argc, argv, i, "--seed")))
+		o->seed = strtoull(v, NULL, 0);
+	else if ((v = value(argc, argv, i, "--strategy"))) {
+		if (!strcmp(v, "random"))
+			o->strategy = EIN_TUNE_RANDOM;
+		else if (strcmp(v, "evolve"))
+			return bad("--strategy", v);
+	} else if (!strcmp(argv[*i], "--resume"))
+		o->resume = 1;
+	else if (!strcmp(argv[*i], "--quiet"))
+		o->output_mode = EIN_TUNE_QUIET;
+	else if (!strcmp(argv[*i], "--json"))
+		o->output_mode = EIN_TUNE_JSON;
+	else if (argv[*i][0] != '-' && !o->file)
+		o->file = argv[*i];
+	else {
+		fprintf(stderr, "ein tune: error: unexpected argument '%s'\n",
+			argv[*i]);
+		return -1;
+	}
+	return 0;
+}
+
+int ein_cmd_tune(int argc, char **argv)
+{
+	struct ein_tune_opts o = { .seed = 1, .timeout = 10,
+		.min_time = 0.2, .mem_limit = 4L << 30 };
+	const char *plot = NULL;
+	char command[1024];
+	int i;
+
+	for (i = 1; i < argc; ++i)
+		if (parse_one(argc, argv, &i, &o, &plot) < 0)
+			return 2;
+	if (plot) {
+		if (!o.output) {
+			fprintf(stderr, "ein tune: error: --plot needs -o "
+				"FILE.svg\n");
+			return 2;
+		}
+		return ein_tune_plot(plot, o.output);
+	}
+	if (!o.file || !o.sizes) {
+		fprintf(stderr, "ein tune: error: %s\n", !o.file ?
+			"no .ein file given" : "--sizes is required");
+		return 2;
+	}
+	if (!o.trials && !o.time)
+		o.trials = 100;
+	command_text(argc, argv, command, sizeof(command));
+	o.command = command;
+	return ein_tune_run(&o);
+}
