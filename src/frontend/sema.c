@@ -369,6 +369,41 @@ static int assigned_later(const struct ein_func *func, const char *name)
 	return 0;
 }
 
+/* The builtin function closest to "name", or NULL: one edit away for
+ * names of three or four letters, two for longer ones (shorter names are
+ * more likely tensors). */
+static const char *near_builtin(const char *name)
+{
+	size_t i, len = strlen(name);
+	int best = len < 3 ? 0 : len < 5 ? 2 : 3, d;
+	const char *found = NULL;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); ++i) {
+		d = ein_diag_edit_distance(name, strlen(name),
+			builtins[i].name);
+		if (d < best) {
+			best = d;
+			found = builtins[i].name;
+		}
+	}
+	return found;
+}
+
+/* An unknown name used as "NAME(args)": a misspelt function if it is
+ * close to one, else an unknown tensor. */
+static void report_unknown(ein_ctx *ctx, struct ein_ast_expr *expr)
+{
+	const char *fn = near_builtin(expr->name);
+
+	if (fn) {
+		ein_error_at(ctx, expr->loc, "unknown function '%s'",
+			expr->name);
+		ein_hint(ctx, "did you mean '%s'?", fn);
+	} else
+		ein_error_at(ctx, expr->loc, "unknown tensor '%s'",
+			expr->name);
+}
+
 static void resolve_access(ein_ctx *ctx, struct ein_func *func,
 	struct ein_func_stmt *stmt, struct ein_ast_expr *expr)
 {
@@ -388,8 +423,7 @@ static void resolve_access(ein_ctx *ctx, struct ein_func *func,
 			ein_error_at(ctx, expr->loc, "temporary '%s' is read "
 				"before any statement writes it", expr->name);
 		else
-			ein_error_at(ctx, expr->loc, "unknown tensor '%s'",
-				expr->name);
+			report_unknown(ctx, expr);
 		return;
 	}
 	t = &func->tensor[pos];
