@@ -200,6 +200,23 @@ static void set_cpu_attrs(struct ein_target *t, LLVMModuleRef m)
 	}
 }
 
+int ein_target_is_elf64le(const struct ein_target *target)
+{
+	static const char *const not_elf[] = { "apple", "darwin", "macos",
+		"ios", "windows", "win32", "mingw", "cygwin", "msvc", "aix",
+		"wasm", "uefi", "zos" };
+	LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(target->tm);
+	int yes = LLVMByteOrder(layout) == LLVMLittleEndian &&
+		LLVMPointerSize(layout) == 8;
+	size_t i;
+
+	LLVMDisposeTargetData(layout);
+	for (i = 0; i < sizeof(not_elf) / sizeof(not_elf[0]); ++i)
+		if (strstr(target->triple, not_elf[i]))
+			yes = 0;
+	return yes;
+}
+
 void ein_target_set_module(struct ein_target *t, LLVMModuleRef m)
 {
 	LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(t->tm);

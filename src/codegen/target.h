@@ -35,6 +35,9 @@ const char *ein_target_get_triple(const struct ein_target *target);
 /* 1 if the target stores numbers least significant byte first. */
 int ein_target_is_little_endian(const struct ein_target *target);
 
+/* 1 if the target's objects are 64-bit little-endian ELF files. */
+int ein_target_is_elf64le(const struct ein_target *target);
+
 /* Give "m" the target's triple and data layout. */
 void ein_target_set_module(struct ein_target *target, LLVMModuleRef m);
 

@@ -9,11 +9,12 @@
  *
  * Constant tensors are the reason the optimiser must not see their data:
  * 30 MB of weights would cost far more than the kernel in the optimiser
- * and the assembly printer.  The kernel refers to an external array of
- * bytes; just before the object is written, the array gets its data as
- * one ConstantDataArray of i8, which LLVM's code generator writes into
- * the object with a single copy (an i8 array is emitted as a byte string,
- * not element by element).
+ * and the code generator.  The kernel refers to an external array of
+ * bytes while it is optimised.  For an ELF object, the array then becomes
+ * an uninitialised section that elf.c fills with the file's bytes after
+ * LLVM has written the object; for other outputs (LLVM IR, assembly,
+ * non-ELF objects) it gets the data as an LLVM initializer, a
+ * ConstantDataArray of i8.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "codegen/target.h"
 #include "codegen/wrap.h"
 #include "driver/archive.h"
+#include "driver/elf.h"
 #include "driver/options.h"
 #include "driver/pipeline.h"
 #include "driver/program.h"
@@ -45,11 +47,11 @@ struct aot_const {
 	int used;
 };
 
-/* The data of a global of constant tensor, until it is given to LLVM.
- * global: the global's name; data, bytes: its contents. */
+/* The data of the global of a constant tensor.
+ * global: the global's name; w: its data; bytes: their size. */
 struct aot_data {
 	char *global;
-	void *data;
+	struct ein_weights w;
 	int64_t bytes;
 };
 
@@ -126,7 +128,7 @@ void ein_aot_free(ein_aot *aot)
 	}
 	for (i = 0; i < aot->n_data; ++i) {
 		free(aot->data[i].global);
-		free(aot->data[i].data);
+		ein_weights_unmap(&aot->data[i].w);
 	}
 	free(aot->def);
 	free(aot->size);
@@ -336,7 +338,8 @@ static int const_shape(ein_aot *aot, const struct ein_wrap_spec *spec,
 
 /* Remember the data of constant tensor "pos" of "d" under the name of
  * its global. */
-static int add_data(ein_aot *aot, struct aot_def *d, int pos, void *data)
+static int add_data(ein_aot *aot, struct aot_def *d, int pos,
+	struct ein_weights *w)
 {
 	const struct ein_func *func = d->spec.func;
 	const char *name = func->tensor[pos].name;
@@ -349,12 +352,12 @@ static int add_data(ein_aot *aot, struct aot_def *d, int pos, void *data)
 		aot->data = ad;
 	if (!ad || !global) {
 		free(global);
-		free(data);
+		ein_weights_unmap(w);
 		return -1;
 	}
 	snprintf(global, len, "%s.%s", func->def->name, name);
 	ad[aot->n_data].global = global;
-	ad[aot->n_data].data = data;
+	ad[aot->n_data].w = *w;
 	ad[aot->n_data].bytes = d->spec.const_bytes[pos];
 	aot->n_data++;
 	d->spec.konst[pos] = strdup(global);
@@ -367,7 +370,7 @@ static int load_const(ein_aot *aot, struct aot_def *d, int pos,
 {
 	const struct ein_tensor *t = &d->spec.func->tensor[pos];
 	int64_t shape[t->n_dim + 1], bytes = ein_weights_elem_size(t->type);
-	void *data;
+	struct ein_weights w;
 	int i;
 
 	if (t->role != EIN_ROLE_INPUT) {
@@ -392,9 +395,10 @@ static int load_const(ein_aot *aot, struct aot_def *d, int pos,
 		return -1;
 	}
 	d->spec.const_bytes[pos] = bytes;
-	data = ein_weights_read(aot->ctx, c->path, t, shape, bytes);
 	c->used = 1;
-	return data ? add_data(aot, d, pos, data) : -1;
+	if (ein_weights_map(aot->ctx, c->path, t, shape, bytes, &w) < 0)
+		return -1;
+	return add_data(aot, d, pos, &w);
 }
 
 /* Load the constant tensors of "d". */
@@ -494,7 +498,7 @@ static void drop_data(ein_aot *aot, int n)
 {
 	for (; aot->n_data > n; --aot->n_data) {
 		free(aot->data[aot->n_data - 1].global);
-		free(aot->data[aot->n_data - 1].data);
+		ein_weights_unmap(&aot->data[aot->n_data - 1].w);
 	}
 }
 
@@ -532,27 +536,31 @@ ein_status ein_aot_add_def(ein_aot *aot, const char *name,
 	return EIN_OK;
 }
 
-/* Give the globals of constant tensors their data, once (data NULL: given
- * already). */
-static int set_data(ein_aot *aot)
+/* Give the globals of constant tensors their data, for "format": as an
+ * uninitialised section that ein_elf fills in the object for ELF objects,
+ * else as an LLVM initializer. */
+static int set_data(ein_aot *aot, int elf)
 {
 	int i;
 
 	for (i = 0; i < aot->n_data; ++i) {
 		struct aot_data *ad = &aot->data[i];
 		LLVMValueRef g = LLVMGetNamedGlobal(aot->module, ad->global);
+		size_t len = strlen(EIN_ELF_PREFIX) + strlen(ad->global) + 1;
+		char section[len];
 
-		if (!ad->data)
-			continue;
 		if (!g) {
 			ein_internal(aot->ctx, "no global '%s'", ad->global);
 			return -1;
 		}
-		LLVMSetInitializer(g, LLVMConstStringInContext(aot->llctx,
-			ad->data, ad->bytes, 1));
-		LLVMSetLinkage(g, LLVMPrivateLinkage);
-		free(ad->data);
-		ad->data = NULL;
+		snprintf(section, len, "%s%s", EIN_ELF_PREFIX, ad->global);
+		LLVMSetInitializer(g, elf ?
+			LLVMConstNull(LLVMGlobalGetValueType(g)) :
+			LLVMConstStringInContext(aot->llctx, ad->w.data,
+				ad->bytes, 1));
+		LLVMSetGlobalConstant(g, !elf);
+		LLVMSetSection(g, elf ? section : "");
+		LLVMSetLinkage(g, LLVMInternalLinkage);
 	}
 	return 0;
 }
@@ -572,18 +580,20 @@ static int check_consts(ein_aot *aot)
 	return 0;
 }
 
-static int write_file(ein_aot *aot, const char *path, const void *data,
-	size_t size)
+static int write_file(ein_aot *aot, const char *path,
+	const struct iovec *iov, int n_iov)
 {
 	FILE *f = fopen(path, "wb");
-	int bad;
+	int i, bad = 0;
 
 	if (!f) {
 		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
 			strerror(errno));
 		return -1;
 	}
-	bad = fwrite(data, 1, size, f) != size;
+	for (i = 0; i < n_iov; ++i)
+		bad |= fwrite(iov[i].iov_base, 1, iov[i].iov_len, f) !=
+			iov[i].iov_len;
 	if (fclose(f) != 0 || bad) {
 		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s'", path);
 		return -1;
@@ -604,27 +614,61 @@ static void member_name(const char *path, char *buf, size_t len)
 		buf[n - 1] = 'o';
 }
 
-/* Write the object, or an archive holding it, to "path". */
-static int write_object(ein_aot *aot, const char *path, int archive)
+/* Put the constant data into the object "buf" with ein_elf. */
+static struct ein_elf *fill_object(ein_aot *aot, LLVMMemoryBufferRef buf)
 {
-	LLVMMemoryBufferRef buf = ein_target_emit_object(aot->ctx,
-		aot->target, aot->module);
+	struct ein_elf *elf = ein_elf_alloc(aot->ctx, LLVMGetBufferStart(buf),
+		LLVMGetBufferSize(buf));
+	int i;
+
+	for (i = 0; elf && i < aot->n_data; ++i)
+		if (ein_elf_fill(aot->ctx, elf, aot->data[i].global,
+				aot->data[i].w.data, aot->data[i].bytes) < 0)
+			return (ein_elf_free(elf), NULL);
+	return elf;
+}
+
+/* Write the pieces of the object, or an archive holding them, to
+ * "path". */
+static int write_pieces(ein_aot *aot, const char *path, int archive,
+	const struct iovec *iov, int n_iov)
+{
 	const char *syms[aot->n_def + 1];
 	char member[256];
-	int i, ok;
+	int i;
 
-	if (!buf)
-		return -1;
+	if (!archive)
+		return write_file(aot, path, iov, n_iov);
 	for (i = 0; i < aot->n_def; ++i)
 		syms[i] = aot->def[i].spec.func->def->name;
 	member_name(path, member, sizeof(member));
-	if (archive)
-		ok = ein_archive_write(aot->ctx, path, member,
-			LLVMGetBufferStart(buf), LLVMGetBufferSize(buf),
-			aot->n_def, syms);
-	else
-		ok = write_file(aot, path, LLVMGetBufferStart(buf),
-			LLVMGetBufferSize(buf));
+	return ein_archive_write(aot->ctx, path, member, iov, n_iov,
+		aot->n_def, syms);
+}
+
+/* Write the object, or an archive holding it, to "path".  Constant data
+ * go straight into ELF objects (elf.h), else through LLVM. */
+static int write_object(ein_aot *aot, const char *path, int archive)
+{
+	int elf = aot->n_data > 0 && ein_target_is_elf64le(aot->target);
+	LLVMMemoryBufferRef buf = NULL;
+	struct ein_elf *patched = NULL;
+	struct iovec one, *iov = &one;
+	int n_iov = 1, ok = -1;
+
+	if (set_data(aot, elf) == 0)
+		buf = ein_target_emit_object(aot->ctx, aot->target,
+			aot->module);
+	if (!buf)
+		return -1;
+	one.iov_base = (void *) LLVMGetBufferStart(buf);
+	one.iov_len = LLVMGetBufferSize(buf);
+	if (elf)
+		patched = fill_object(aot, buf);
+	if (!elf || (patched && ein_elf_finish(aot->ctx, patched, &iov,
+			&n_iov) == 0))
+		ok = write_pieces(aot, path, archive, iov, n_iov);
+	ein_elf_free(patched);
 	LLVMDisposeMemoryBuffer(buf);
 	return ok;
 }
@@ -633,6 +677,8 @@ static int write_llvm(ein_aot *aot, const char *path)
 {
 	char *msg = NULL;
 
+	if (set_data(aot, 0) < 0)
+		return -1;
 	if (LLVMPrintModuleToFile(aot->module, path, &msg)) {
 		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
 			msg ? msg : "?");
@@ -644,12 +690,16 @@ static int write_llvm(ein_aot *aot, const char *path)
 
 static int write_asm(ein_aot *aot, const char *path)
 {
-	char *text = ein_target_emit_asm(aot->ctx, aot->target, aot->module);
+	char *text = set_data(aot, 0) < 0 ? NULL :
+		ein_target_emit_asm(aot->ctx, aot->target, aot->module);
+	struct iovec iov;
 	int ok;
 
 	if (!text)
 		return -1;
-	ok = write_file(aot, path, text, strlen(text));
+	iov.iov_base = text;
+	iov.iov_len = strlen(text);
+	ok = write_file(aot, path, &iov, 1);
 	free(text);
 	return ok;
 }
@@ -665,7 +715,7 @@ ein_status ein_aot_write(ein_aot *aot, const char *path,
 		ein_error(aot->ctx, EIN_ERROR_INVALID, "no definition added");
 		return EIN_ERROR_INVALID;
 	}
-	if (check_consts(aot) < 0 || set_data(aot) < 0)
+	if (check_consts(aot) < 0)
 		return failed(aot);
 	switch (format) {
 	case EIN_AOT_OBJECT: ok = write_object(aot, path, 0); break;

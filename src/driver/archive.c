@@ -66,12 +66,13 @@ static void put_index(FILE *f, int n_sym, const char *const *syms,
 }
 
 int ein_archive_write(ein_ctx *ctx, const char *path, const char *member,
-	const void *data, size_t size, int n_sym, const char *const *syms)
+	const struct iovec *iov, int n_iov, int n_sym,
+	const char *const *syms)
 {
 	FILE *f = fopen(path, "wb");
-	size_t isize = index_size(n_sym, syms);
+	size_t isize = index_size(n_sym, syms), size = 0;
 	char name[17];
-	int bad;
+	int i, bad;
 
 	if (!f) {
 		ein_error(ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
@@ -82,8 +83,11 @@ int ein_archive_write(ein_ctx *ctx, const char *path, const char *member,
 	fputs(AR_MAGIC, f);
 	put_index(f, n_sym, syms, isize, strlen(AR_MAGIC) + AR_HEADER +
 		isize + isize % 2);
+	for (i = 0; i < n_iov; ++i)
+		size += iov[i].iov_len;
 	put_header(f, name, size);
-	fwrite(data, 1, size, f);
+	for (i = 0; i < n_iov; ++i)
+		fwrite(iov[i].iov_base, 1, iov[i].iov_len, f);
 	if (size % 2)
 		fputc('\n', f);
 	bad = ferror(f);

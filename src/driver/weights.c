@@ -11,9 +11,13 @@
  * and of exactly the tensor's element type and shape.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "diag.h"
 #include "driver/weights.h"
 
@@ -112,84 +116,91 @@ static int check_npy_header(ein_ctx *ctx, const char *path, const char *h,
 	return 0;
 }
 
-/* Read the header of a .npy file after its magic; leave "f" at the data.
- * Returns -1 after an error. */
-static int read_npy_header(ein_ctx *ctx, FILE *f, const char *path,
-	const struct ein_tensor *t, const int64_t *shape)
+/* The offset of the data of the .npy file "p" of "size" bytes after
+ * checking its header; -1 after an error. */
+static int64_t npy_data(ein_ctx *ctx, const unsigned char *p, size_t size,
+	const char *path, const struct ein_tensor *t, const int64_t *shape)
 {
-	unsigned char v[6];
-	size_t len;
+	size_t at = p[6] == 1 ? 10 : 12, len;
 	char *h;
 	int ok;
 
-	if (fread(v, 1, 2, f) != 2 || v[0] < 1 || v[0] > 3 ||
-	    fread(v + 2, 1, v[0] == 1 ? 2 : 4, f) != (v[0] == 1 ? 2u : 4u)) {
+	if (size < 12 || p[6] < 1 || p[6] > 3) {
 		ein_error(ctx, EIN_ERROR_IO, "%s: unsupported .npy version",
 			path);
 		return -1;
 	}
-	len = v[2] | v[3] << 8 | (v[0] == 1 ? 0 : (size_t) v[4] << 16 |
-		(size_t) v[5] << 24);
-	h = malloc(len + 1);
-	if (!h || fread(h, 1, len, f) != len) {
-		free(h);
+	len = p[8] | p[9] << 8 | (p[6] == 1 ? 0 :
+		(size_t) p[10] << 16 | (size_t) p[11] << 24);
+	if (len > size - at) {
 		ein_error(ctx, EIN_ERROR_IO, "%s: truncated .npy header", path);
 		return -1;
 	}
+	h = malloc(len + 1);
+	if (!h)
+		return -1;
+	memcpy(h, p + at, len);
 	h[len] = '\0';
 	ok = check_npy_header(ctx, path, h, t, shape);
 	free(h);
-	return ok;
+	return ok < 0 ? -1 : (int64_t) (at + len);
 }
 
-/* Read exactly "bytes" bytes from "f", which must then be at its end. */
-static void *read_data(ein_ctx *ctx, FILE *f, const char *path,
-	const struct ein_tensor *t, int64_t bytes)
+void ein_weights_unmap(struct ein_weights *w)
 {
-	char *data = malloc(bytes > 0 ? bytes : 1);
-	size_t n = data ? fread(data, 1, bytes, f) : 0;
-
-	if (!data) {
-		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory for %s", path);
-		return NULL;
-	}
-	if (n != (size_t) bytes || fgetc(f) != EOF) {
-		long long have = n;
-
-		if (n == (size_t) bytes) {
-			fseek(f, 0, SEEK_END);
-			have = ftell(f);
-		}
-		ein_error(ctx, EIN_ERROR_SHAPE, "%s: %s %lld bytes of data, "
-			"but tensor '%s' (%s) needs %lld", path,
-			n == (size_t) bytes ? "the file has" : "only",
-			have, t->name, ein_type_name(t->type),
-			(long long) bytes);
-		free(data);
-		return NULL;
-	}
-	return data;
+	if (w->map)
+		munmap(w->map, w->map_size);
+	memset(w, 0, sizeof(*w));
 }
 
-void *ein_weights_read(ein_ctx *ctx, const char *path,
-	const struct ein_tensor *t, const int64_t *shape, int64_t bytes)
+/* Map all of "path" into w. */
+static int map_file(ein_ctx *ctx, const char *path, struct ein_weights *w)
 {
-	FILE *f = fopen(path, "rb");
-	char magic[6];
-	void *data = NULL;
+	int fd = open(path, O_RDONLY);
+	struct stat st;
 
-	if (!f) {
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		ein_error(ctx, EIN_ERROR_IO, "cannot open '%s': %s", path,
 			strerror(errno));
-		return NULL;
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
-	if (fread(magic, 1, 6, f) == 6 && !memcmp(magic, NPY_MAGIC, 6)) {
-		if (read_npy_header(ctx, f, path, t, shape) == 0)
-			data = read_data(ctx, f, path, t, bytes);
-	} else {
-		rewind(f);
-		data = read_data(ctx, f, path, t, bytes);
+	w->map_size = st.st_size;
+	w->map = st.st_size > 0 ? mmap(NULL, st.st_size, PROT_READ,
+		MAP_PRIVATE, fd, 0) : NULL;
+	close(fd);
+	if (w->map == MAP_FAILED) {
+		w->map = NULL;
+		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s': %s", path,
+			strerror(errno));
+		return -1;
 	}
-	fclose(f);
-	return data;
+	return 0;
+}
+
+int ein_weights_map(ein_ctx *ctx, const char *path,
+	const struct ein_tensor *t, const int64_t *shape, int64_t bytes,
+	struct ein_weights *w)
+{
+	const unsigned char *p;
+	int64_t at = 0;
+
+	memset(w, 0, sizeof(*w));
+	if (map_file(ctx, path, w) < 0)
+		return -1;
+	p = w->map;
+	if (w->map_size >= 6 && !memcmp(p, NPY_MAGIC, 6))
+		at = npy_data(ctx, p, w->map_size, path, t, shape);
+	if (at >= 0 && (uint64_t) (w->map_size - at) != (uint64_t) bytes) {
+		ein_error(ctx, EIN_ERROR_SHAPE, "%s: %lld bytes of data, but "
+			"tensor '%s' (%s) needs %lld", path,
+			(long long) (w->map_size - at), t->name,
+			ein_type_name(t->type), (long long) bytes);
+		at = -1;
+	}
+	if (at < 0)
+		return (ein_weights_unmap(w), -1);
+	w->data = p ? p + at : (const void *) "";
+	return 0;
 }
