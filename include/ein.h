@@ -222,6 +222,93 @@ int ein_get_num_threads(void);
  * caller frees it with free().  Returns NULL on error. */
 char *ein_target_host_name(ein_ctx *ctx);
 
+/*
+ * Ahead-of-time compilation: definitions compiled into an object file (or
+ * a static library) and a C header, called from any C or C++ program that
+ * links them, with no LLVM, isl or OpenBLAS at run time.
+ *
+ *     ein_aot *aot = ein_aot_alloc(prog);
+ *     ein_aot_fix_size(aot, "K", 256);              // optional
+ *     ein_aot_add_def(aot, "matmul", NULL);
+ *     ein_aot_write(aot, "kernels.o", EIN_AOT_OBJECT);
+ *     ein_aot_write_header(aot, "kernels.h");
+ *     ein_aot_free(aot);
+ *
+ * Each definition NAME becomes
+ *
+ *     int NAME(const T *in0, ..., T *out0, ..., int64_t size0, ...);
+ *
+ * one pointer per input (const) and output, in signature order, except the
+ * tensors embedded as constants; then the sizes not fixed, in
+ * ein_kernel_get_size_name order.  It returns 0, 2 if a pointer is NULL,
+ * or 3 if the sizes are not valid (a size below 1, or a tensor without a
+ * shape at those sizes); the header documents every tensor's shape and
+ * the conditions on the sizes.  Code with parallel loops calls
+ * ein_rt_parallel_for: link with -lein_rt -lpthread (and -lm for kernels
+ * calling exp, log, ...).
+ *
+ * The setters (target, sizes, constants) apply to the definitions added
+ * after them.  An ein_aot is used by one thread at a time; it keeps a
+ * reference to its program.
+ */
+typedef struct ein_aot ein_aot;
+
+/* What ein_aot_write writes.  The numbers are stable. */
+typedef enum ein_aot_format {
+	/* A relocatable object file (ELF for Linux targets). */
+	EIN_AOT_OBJECT = 0,
+	/* A static library ("ar" archive with a symbol index) holding it. */
+	EIN_AOT_ARCHIVE = 1,
+	/* LLVM IR after optimisation, as text. */
+	EIN_AOT_LLVM = 2,
+	/* Assembly. */
+	EIN_AOT_ASM = 3
+} ein_aot_format;
+
+/* Start compiling definitions of "prog" ahead of time, for the host CPU
+ * unless a target is set.  NULL if prog is NULL or out of memory. */
+ein_aot *ein_aot_alloc(ein_program *prog);
+void ein_aot_free(ein_aot *aot);
+/* Generate code for target "name": "host" (the default), "x86_64" (any
+ * x86-64), "x86_64-avx2" (Haswell and later), "x86_64-avx512" (Skylake-X
+ * and later) or "aarch64" (ARMv8-A with NEON).  EIN_ERROR_INVALID for
+ * another name, or once a definition was added. */
+ein_status ein_aot_set_target(ein_aot *aot, const char *name);
+/* Generate code for an LLVM triple ("aarch64-unknown-linux-gnu"), CPU
+ * ("cortex-a72"; NULL: generic) and features ("+neon,+dotprod"; NULL:
+ * the CPU's), as llc's -mtriple, -mcpu and -mattr.  EIN_ERROR_INVALID if
+ * LLVM does not know the triple. */
+ein_status ein_aot_set_target_triple(ein_aot *aot, const char *triple,
+	const char *cpu, const char *features);
+/* Specialise the definitions added afterwards that have a size "name" to
+ * "value": the size is then not a parameter of their functions, and
+ * the loops see a constant.  EIN_ERROR_INVALID if value < 1. */
+ein_status ein_aot_fix_size(ein_aot *aot, const char *name, int64_t value);
+/* Embed input tensor "tensor" of the definitions added afterwards as
+ * constant data read from "path" (raw little-endian elements of its type,
+ * or a .npy file of its dtype and shape): it is then not a parameter of
+ * their functions.  Its shape must be fixed by declared constants or
+ * ein_aot_fix_size; a file of another size is an EIN_ERROR_SHAPE error
+ * when the definition is added.  The data goes into the object as it is,
+ * without passing through LLVM's optimiser. */
+ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
+	const char *path);
+/* Compile definition "def" (NULL: the first) with the schedule and
+ * options of "opts" (NULL: the defaults) and add it to the object.
+ * EIN_ERROR_SOURCE for a bad schedule, EIN_ERROR_SHAPE for fixed sizes
+ * that give a tensor no shape or constant data of the wrong size,
+ * EIN_ERROR_INVALID for an unknown or repeated definition. */
+ein_status ein_aot_add_def(ein_aot *aot, const char *def,
+	const ein_options *opts);
+/* Write the definitions added so far to "path" in "format".
+ * EIN_ERROR_INVALID if none was added, EIN_ERROR_IO if the file cannot be
+ * written. */
+ein_status ein_aot_write(ein_aot *aot, const char *path,
+	ein_aot_format format);
+/* Write the C header declaring the functions of the definitions added so
+ * far, with include guards derived from the file name of "path". */
+ein_status ein_aot_write_header(ein_aot *aot, const char *path);
+
 /* The version of libein as "MAJOR.MINOR.PATCH". */
 const char *ein_version(void);
 

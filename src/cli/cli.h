@@ -12,6 +12,7 @@
 int ein_cmd_run(int argc, char **argv);
 int ein_cmd_show(int argc, char **argv);
 int ein_cmd_check(int argc, char **argv);
+int ein_cmd_compile(int argc, char **argv);
 int ein_cmd_demo(int argc, char **argv);
 int ein_cmd_tune(int argc, char **argv);
 

@@ -152,6 +152,9 @@ static int run_kernel(ein_kernel *k, const struct run_opts *o,
 	uint64_t seed = 42;
 	double sec, flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
 
+	/* Tensors after a failed allocation are freed too: start empty. */
+	memset(t, 0, sizeof(t));
+	memset(init, 0, sizeof(init));
 	for (i = 0; i < n && ok == 0; ++i) {
 		ok = ein_cli_tensor_alloc(&t[i], k, i, sizes);
 		if (ok == 0)

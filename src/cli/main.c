@@ -13,6 +13,12 @@ static const char usage[] =
 "  run FILE.ein [--def NAME] --sizes M=512,N=512,... [--repeat N] [--check|--no-check]\n"
 "        compile a definition, run it on random inputs, print timings and\n"
 "        compare the result with the reference interpreter\n"
+"  compile FILE.ein [--def NAME]... [--sizes M=64,...] [--const W=FILE]...\n"
+"          [--target host|x86_64|x86_64-avx2|x86_64-avx512|aarch64 |\n"
+"           --target-triple TRIPLE [--cpu CPU] [--features F]]\n"
+"          [--emit=obj|llvm|asm] [-o kernels.o|libkernels.a] [--header kernels.h]\n"
+"        compile definitions ahead of time into an object file or a static\n"
+"        library and a C header; link with -lein_rt -lpthread -lm\n"
 "  check FILE.ein...\n"
 "        parse and check every definition; print the errors, exit 1 if any\n"
 "  show FILE.ein [--def NAME] --stage=source|domains|ast|llvm-unopt|llvm\n"
@@ -53,6 +59,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "run"))
 		return ein_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compile"))
+		return ein_cmd_compile(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return ein_cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "show"))

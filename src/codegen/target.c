@@ -1,8 +1,10 @@
 /*
- * target.c: the host target and the O3 pipeline.
+ * target.c: the machine code is generated for (the host, or a named or
+ * explicit target for objects compiled ahead of time), the O3 pipeline,
+ * and assembly and object emission.
  *
  * LLVM only vectorises for the vector width it is told of: the kernels get
- * the host's CPU name and features as function attributes as well as a
+ * the target's CPU name and features as function attributes as well as a
  * target machine, so that the loop vectoriser and the code generator agree
  * on AVX-512, AVX2 or NEON.
  */
@@ -30,6 +32,21 @@ struct ein_target {
 };
 
 static pthread_once_t llvm_init_once = PTHREAD_ONCE_INIT;
+static pthread_once_t llvm_init_all_once = PTHREAD_ONCE_INIT;
+
+/* The targets "ein compile --target NAME" knows by name. */
+static const struct {
+	const char *name;
+	const char *triple;
+	const char *cpu;
+	const char *features;
+} named_targets[] = {
+	{ "x86_64", "x86_64-unknown-linux-gnu", "x86-64", "" },
+	{ "x86_64-avx2", "x86_64-unknown-linux-gnu", "haswell", "" },
+	{ "x86_64-avx512", "x86_64-unknown-linux-gnu", "skylake-avx512",
+		"-prefer-256-bit" },
+	{ "aarch64", "aarch64-unknown-linux-gnu", "generic", "+neon" },
+};
 
 /* LLVM's target registry is process-wide: initialise it once. */
 static void llvm_init(void)
@@ -54,6 +71,96 @@ void ein_target_free(struct ein_target *target)
 void ein_target_init(void)
 {
 	pthread_once(&llvm_init_once, &llvm_init);
+}
+
+/* Every target this LLVM was built with, for cross-compiled objects. */
+static void llvm_init_all(void)
+{
+	LLVMInitializeAllTargetInfos();
+	LLVMInitializeAllTargets();
+	LLVMInitializeAllTargetMCs();
+	LLVMInitializeAllAsmPrinters();
+}
+
+/* Copy "s" into a string LLVMDisposeMessage frees. */
+static char *llvm_strdup(const char *s)
+{
+	return LLVMCreateMessage(s ? s : "");
+}
+
+struct ein_target *ein_target_alloc(ein_ctx *ctx, const char *triple,
+	const char *cpu, const char *features)
+{
+	struct ein_target *t;
+	LLVMTargetRef target;
+	char *msg = NULL;
+
+	pthread_once(&llvm_init_all_once, &llvm_init_all);
+	if (!triple || LLVMGetTargetFromTriple(triple, &target, &msg)) {
+		ein_error(ctx, EIN_ERROR_INVALID, "unknown target triple "
+			"'%s'%s%s", triple ? triple : "", msg ? ": " : "",
+			msg ? msg : "");
+		LLVMDisposeMessage(msg);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->triple = llvm_strdup(triple);
+	t->cpu = llvm_strdup(cpu);
+	t->features = llvm_strdup(features);
+	t->tm = LLVMCreateTargetMachine(target, t->triple, t->cpu,
+		t->features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+		LLVMCodeModelDefault);
+	if (!t->tm) {
+		ein_error(ctx, EIN_ERROR_INVALID, "LLVM cannot generate code "
+			"for '%s' (cpu '%s', features '%s')", triple,
+			t->cpu, t->features);
+		ein_target_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+struct ein_target *ein_target_named(ein_ctx *ctx, const char *name)
+{
+	struct ein_target *t;
+	size_t i;
+
+	if (!name || !strcmp(name, "host")) {
+		char *triple = LLVMGetDefaultTargetTriple();
+		char *cpu = LLVMGetHostCPUName();
+		char *features = LLVMGetHostCPUFeatures();
+
+		t = ein_target_alloc(ctx, triple, cpu, features);
+		LLVMDisposeMessage(triple);
+		LLVMDisposeMessage(cpu);
+		LLVMDisposeMessage(features);
+		return t;
+	}
+	for (i = 0; i < sizeof(named_targets) / sizeof(named_targets[0]); ++i)
+		if (!strcmp(named_targets[i].name, name))
+			return ein_target_alloc(ctx, named_targets[i].triple,
+				named_targets[i].cpu,
+				named_targets[i].features);
+	ein_error(ctx, EIN_ERROR_INVALID, "unknown target '%s' (targets: "
+		"host, x86_64, x86_64-avx2, x86_64-avx512, aarch64; or give "
+		"an LLVM triple)", name);
+	return NULL;
+}
+
+const char *ein_target_get_triple(const struct ein_target *target)
+{
+	return target->triple;
+}
+
+int ein_target_is_little_endian(const struct ein_target *target)
+{
+	LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(target->tm);
+	int little = LLVMByteOrder(layout) == LLVMLittleEndian;
+
+	LLVMDisposeTargetData(layout);
+	return little;
 }
 
 struct ein_target *ein_target_host(ein_ctx *ctx)
@@ -127,17 +234,40 @@ static void set_cpu_attrs(struct ein_target *t, LLVMModuleRef m)
 	}
 }
 
-int ein_target_optimize(ein_ctx *ctx, struct ein_target *t, LLVMModuleRef m)
+int ein_target_is_elf64le(const struct ein_target *target)
+{
+	static const char *const not_elf[] = { "apple", "darwin", "macos",
+		"ios", "windows", "win32", "mingw", "cygwin", "msvc", "aix",
+		"wasm", "uefi", "zos" };
+	LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(target->tm);
+	int yes = LLVMByteOrder(layout) == LLVMLittleEndian &&
+		LLVMPointerSize(layout) == 8;
+	size_t i;
+
+	LLVMDisposeTargetData(layout);
+	for (i = 0; i < sizeof(not_elf) / sizeof(not_elf[0]); ++i)
+		if (strstr(target->triple, not_elf[i]))
+			yes = 0;
+	return yes;
+}
+
+void ein_target_set_module(struct ein_target *t, LLVMModuleRef m)
 {
 	LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(t->tm);
 	char *str = LLVMCopyStringRepOfTargetData(layout);
-	LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef err;
 
 	LLVMSetTarget(m, t->triple);
 	LLVMSetDataLayout(m, str);
 	LLVMDisposeMessage(str);
 	LLVMDisposeTargetData(layout);
+}
+
+int ein_target_optimize(ein_ctx *ctx, struct ein_target *t, LLVMModuleRef m)
+{
+	LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err;
+
+	ein_target_set_module(t, m);
 	set_cpu_attrs(t, m);
 	LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
 	LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
@@ -176,4 +306,20 @@ char *ein_target_emit_asm(ein_ctx *ctx, struct ein_target *target,
 	}
 	LLVMDisposeMemoryBuffer(buf);
 	return text;
+}
+
+LLVMMemoryBufferRef ein_target_emit_object(ein_ctx *ctx,
+	struct ein_target *target, LLVMModuleRef m)
+{
+	LLVMMemoryBufferRef buf = NULL;
+	char *msg = NULL;
+
+	if (LLVMTargetMachineEmitToMemoryBuffer(target->tm, m,
+			LLVMObjectFile, &msg, &buf)) {
+		ein_internal(ctx, "cannot emit an object file for %s: %s",
+			target->triple, msg ? msg : "?");
+		LLVMDisposeMessage(msg);
+		return NULL;
+	}
+	return buf;
 }

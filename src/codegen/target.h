@@ -18,11 +18,31 @@ void ein_target_init(void);
 
 /* The host: its triple, CPU name and features as LLVM detects them. */
 struct ein_target *ein_target_host(ein_ctx *ctx);
+/* The target of LLVM triple "triple" with CPU "cpu" and features
+ * "features" (as llc's -mtriple, -mcpu, -mattr; NULL: none), with every
+ * target LLVM was built with initialised, position-independent code and
+ * the default code model, for objects compiled ahead of time.  Returns
+ * NULL after an EIN_ERROR_INVALID error if LLVM does not know it. */
+struct ein_target *ein_target_alloc(ein_ctx *ctx, const char *triple,
+	const char *cpu, const char *features);
+/* The target called "name": "host" (or NULL), "x86_64", "x86_64-avx2",
+ * "x86_64-avx512" or "aarch64".  NULL after an error for another name. */
+struct ein_target *ein_target_named(ein_ctx *ctx, const char *name);
 void ein_target_free(struct ein_target *target);
 
 /* The target's class name ("x86_64-avx2"), the directory its schedules
  * are kept in (src/sched/lookup.h).  Owned by the target. */
 const char *ein_target_get_name(struct ein_target *target);
+/* The target's LLVM triple (owned by the target). */
+const char *ein_target_get_triple(const struct ein_target *target);
+/* 1 if the target stores numbers least significant byte first. */
+int ein_target_is_little_endian(const struct ein_target *target);
+
+/* 1 if the target's objects are 64-bit little-endian ELF files. */
+int ein_target_is_elf64le(const struct ein_target *target);
+
+/* Give "m" the target's triple and data layout. */
+void ein_target_set_module(struct ein_target *target, LLVMModuleRef m);
 
 /* Give "m" the target's triple and data layout, and the kernels in it the
  * target's CPU and features, then run LLVM's O3 pipeline on it.  Returns
@@ -34,5 +54,10 @@ int ein_target_optimize(ein_ctx *ctx, struct ein_target *target,
  * NULL after reporting an error. */
 char *ein_target_emit_asm(ein_ctx *ctx, struct ein_target *target,
 	LLVMModuleRef m);
+
+/* The object file of module "m" for "target", in a buffer the caller
+ * disposes with LLVMDisposeMemoryBuffer; NULL after an error. */
+LLVMMemoryBufferRef ein_target_emit_object(ein_ctx *ctx,
+	struct ein_target *target, LLVMModuleRef m);
 
 #endif

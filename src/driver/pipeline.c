@@ -15,6 +15,7 @@
 #include "frontend/parse.h"
 #include "frontend/range.h"
 #include "frontend/dataflow.h"
+#include "poly/specialize.h"
 #include "sched/apply.h"
 #include "codegen/ast_build.h"
 #include "codegen/emit_llvm.h"
@@ -96,11 +97,10 @@ static int emit(ein_ctx *ctx, struct ein_job *job)
 {
 	const char *name = job->func->def->name;
 
-	job->jit = ein_jit_alloc(ctx);
-	if (!job->jit)
+	if (!job->llctx && !(job->jit = ein_jit_alloc(ctx)))
 		return -1;
 	job->module = ein_emit_llvm(ctx, job->scop, job->tree,
-		ein_jit_get_context(job->jit), name);
+		job->llctx ? job->llctx : ein_jit_get_context(job->jit), name);
 	return job->module ? 0 : -1;
 }
 
@@ -141,6 +141,8 @@ static int schedule(ein_ctx *ctx, struct ein_job *job)
 int ein_compile(ein_ctx *ctx, struct ein_job *job)
 {
 	job->scop = ein_scop_from_func(ctx, job->func);
+	if (job->sizes)
+		job->scop = ein_specialize_scop(job->scop, job->sizes);
 	if (!job->scop || job->until == EIN_PASS_SCOP)
 		return job->scop ? 0 : -1;
 	if ((job->sched_file || job->until == EIN_PASS_DEPS) &&

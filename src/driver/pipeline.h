@@ -40,6 +40,10 @@ struct ein_checked_file {
  * sched_file: the schedule to apply (not owned; NULL: the default);
  * strict_fp: keep floating-point results bit-identical to the source
  *	order (no reordering of reductions);
+ * sizes: the size values to specialise to, a parameter set (not owned;
+ *	NULL: generic code for every valid size);
+ * llctx: the LLVM context to emit the module in (not owned; NULL: a JIT's,
+ *	which the job then owns);
  * scop, deps, schedule, tree, target, jit, module: what the passes made
  *	(owned; module is NULL once the JIT has taken it);
  * entry: the kernel's entry point once compiled. */
@@ -48,6 +52,8 @@ struct ein_job {
 	enum ein_pass until;
 	const struct ein_sched_file *sched_file;
 	int strict_fp;
+	isl_set *sizes;
+	LLVMContextRef llctx;
 	struct ein_scop *scop;
 	struct ein_deps *deps;
 	struct ein_schedule *schedule;

@@ -1,0 +1,213 @@
+/*
+ * cmd_compile.c: "ein compile", kernels compiled ahead of time into an
+ * object file (or a static library) and a C header.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+/* The most --def and --const options. */
+#define MAX_LIST 64
+
+/* The options of "ein compile".
+ * target: a target name; triple, cpu, features: an explicit LLVM target;
+ * emit: "obj" (the default: an object, or an archive if output ends in
+ *	".a"), "llvm" or "asm". */
+struct compile_opts {
+	const char *file;
+	const char *output;
+	const char *header;
+	const char *sizes;
+	const char *target;
+	const char *triple;
+	const char *cpu;
+	const char *features;
+	const char *emit;
+	int n_def;
+	const char *def[MAX_LIST];
+	int n_const;
+	const char *konst[MAX_LIST];
+	ein_options *opts;
+};
+
+/* If argv[*i] is "--NAME VALUE" or "--NAME=VALUE", set *value, advance
+ * *i and return 1. */
+static int take_value(const char *name, int argc, char **argv, int *i,
+	const char **value)
+{
+	size_t len = strlen(name);
+
+	if (!strncmp(argv[*i], name, len) && argv[*i][len] == '=') {
+		*value = argv[*i] + len + 1;
+		return 1;
+	}
+	if (strcmp(argv[*i], name) || *i + 1 >= argc)
+		return 0;
+	*value = argv[++*i];
+	return 1;
+}
+
+/* Add "value" to a list of at most MAX_LIST. */
+static int push(const char **list, int *n, const char *value)
+{
+	if (*n >= MAX_LIST) {
+		fprintf(stderr, "ein compile: error: too many options\n");
+		return -1;
+	}
+	list[(*n)++] = value;
+	return 0;
+}
+
+static int parse_one(int argc, char **argv, int *i, struct compile_opts *o)
+{
+	const char *v;
+
+	if (take_value("-o", argc, argv, i, &o->output) ||
+	    take_value("--header", argc, argv, i, &o->header) ||
+	    take_value("--sizes", argc, argv, i, &o->sizes) ||
+	    take_value("--target", argc, argv, i, &o->target) ||
+	    take_value("--target-triple", argc, argv, i, &o->triple) ||
+	    take_value("--cpu", argc, argv, i, &o->cpu) ||
+	    take_value("--features", argc, argv, i, &o->features) ||
+	    take_value("--emit", argc, argv, i, &o->emit))
+		return 0;
+	if (take_value("--def", argc, argv, i, &v))
+		return push(o->def, &o->n_def, v);
+	if (take_value("--const", argc, argv, i, &v))
+		return push(o->konst, &o->n_const, v);
+	if (argv[*i][0] != '-' && !o->file) {
+		o->file = argv[*i];
+		return 0;
+	}
+	fprintf(stderr, "ein compile: error: unexpected argument '%s'\n",
+		argv[*i]);
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct compile_opts *o)
+{
+	int i, r;
+
+	for (i = 1; i < argc; ++i) {
+		if ((r = ein_cli_parse_option(o->opts, argc, argv, &i)) < 0)
+			return -1;
+		if (r == 0 && parse_one(argc, argv, &i, o) < 0)
+			return -1;
+	}
+	if (!o->file || (!o->output && !o->header)) {
+		fprintf(stderr, "ein compile: error: %s\n", !o->file ?
+			"no .ein file given" : "nothing to write: give -o FILE "
+			"and/or --header FILE.h");
+		return -1;
+	}
+	if (o->emit && strcmp(o->emit, "obj") && strcmp(o->emit, "llvm") &&
+	    strcmp(o->emit, "asm")) {
+		fprintf(stderr, "ein compile: error: --emit takes obj, llvm or "
+			"asm, not '%s'\n", o->emit);
+		return -1;
+	}
+	return 0;
+}
+
+/* Give "aot" the target, fixed sizes and constants of "o". */
+static ein_status configure(ein_aot *aot, const struct compile_opts *o)
+{
+	char *copy = o->sizes ? strdup(o->sizes) : NULL, *tok, *save = NULL;
+	ein_status st = EIN_OK;
+	int i;
+
+	if (o->triple)
+		st = ein_aot_set_target_triple(aot, o->triple, o->cpu,
+			o->features);
+	else if (o->target)
+		st = ein_aot_set_target(aot, o->target);
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL;
+	     tok && st == EIN_OK; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+
+		if (!eq || end == eq + 1 || *end) {
+			fprintf(stderr, "ein compile: error: --sizes takes "
+				"NAME=VALUE,..., not '%s'\n", tok);
+			st = EIN_ERROR_INVALID;
+			break;
+		}
+		*eq = '\0';
+		st = ein_aot_fix_size(aot, tok, v);
+	}
+	free(copy);
+	for (i = 0; i < o->n_const && st == EIN_OK; ++i) {
+		char *spec = strdup(o->konst[i]), *eq = strchr(spec, '=');
+
+		if (eq) {
+			*eq = '\0';
+			st = ein_aot_set_const(aot, spec, eq + 1);
+		} else {
+			fprintf(stderr, "ein compile: error: --const takes "
+				"TENSOR=FILE, not '%s'\n", o->konst[i]);
+			st = EIN_ERROR_INVALID;
+		}
+		free(spec);
+	}
+	return st;
+}
+
+/* Add the definitions asked for, or every definition. */
+static ein_status add_defs(ein_aot *aot, ein_program *prog,
+	const struct compile_opts *o)
+{
+	ein_status st = EIN_OK;
+	int i, n = o->n_def ? o->n_def : ein_program_n_def(prog);
+
+	for (i = 0; i < n && st == EIN_OK; ++i)
+		st = ein_aot_add_def(aot, o->n_def ? o->def[i] :
+			ein_program_get_def_name(prog, i), o->opts);
+	return st;
+}
+
+/* The format of the output: --emit, else an archive for "*.a". */
+static ein_aot_format output_format(const struct compile_opts *o)
+{
+	size_t n = strlen(o->output);
+
+	if (o->emit && !strcmp(o->emit, "llvm"))
+		return EIN_AOT_LLVM;
+	if (o->emit && !strcmp(o->emit, "asm"))
+		return EIN_AOT_ASM;
+	if (n > 2 && !strcmp(o->output + n - 2, ".a"))
+		return EIN_AOT_ARCHIVE;
+	return EIN_AOT_OBJECT;
+}
+
+int ein_cmd_compile(int argc, char **argv)
+{
+	struct compile_opts o = { 0 };
+	ein_ctx *ctx;
+	ein_program *prog;
+	ein_aot *aot = NULL;
+	ein_status st = EIN_ERROR_INVALID;
+
+	o.opts = ein_options_alloc();
+	if (parse_args(argc, argv, &o) < 0)
+		return (ein_options_free(o.opts), 2);
+	ctx = ein_ctx_alloc();
+	prog = ein_program_read_file(ctx, o.file);
+	if (prog)
+		aot = ein_aot_alloc(prog);
+	if (aot)
+		st = configure(aot, &o);
+	if (st == EIN_OK)
+		st = add_defs(aot, prog, &o);
+	if (st == EIN_OK && o.output)
+		st = ein_aot_write(aot, o.output, output_format(&o));
+	if (st == EIN_OK && o.header)
+		st = ein_aot_write_header(aot, o.header);
+	if (st != EIN_OK)
+		fputs(ein_ctx_last_error(ctx), stderr);
+	ein_aot_free(aot);
+	ein_program_free(prog);
+	ein_options_free(o.opts);
+	ein_ctx_free(ctx);
+	return st == EIN_OK ? 0 : 1;
+}

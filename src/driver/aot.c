@@ -1,0 +1,756 @@
+/*
+ * aot.c: ein_aot, definitions compiled ahead of time into one object file
+ * and its C header.
+ *
+ * Each definition runs the pipeline (ein_compile) up to LLVM IR in the
+ * ein_aot's own LLVM context, specialised to the fixed sizes; gets its
+ * checked C wrapper (codegen/wrap.c); is optimised for the target; and is
+ * linked into the one module that becomes the object.
+ *
+ * Constant tensors are the reason the optimiser must not see their data:
+ * 30 MB of weights would cost far more than the kernel in the optimiser
+ * and the code generator.  The kernel refers to an external array of
+ * bytes while it is optimised.  For an ELF object, the array then becomes
+ * an uninitialised section that elf.c fills with the file's bytes after
+ * LLVM has written the object; for other outputs (LLVM IR, assembly,
+ * non-ELF objects) it gets the data as an LLVM initializer, a
+ * ConstantDataArray of i8.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <llvm-c/Linker.h>
+#include "ctx.h"
+#include "diag.h"
+#include "codegen/cheader.h"
+#include "codegen/target.h"
+#include "codegen/wrap.h"
+#include "driver/archive.h"
+#include "driver/elf.h"
+#include "driver/options.h"
+#include "driver/pipeline.h"
+#include "driver/program.h"
+#include "driver/weights.h"
+
+/* A size fixed by ein_aot_fix_size. */
+struct aot_size {
+	char *name;
+	int64_t value;
+};
+
+/* A tensor embedded by ein_aot_set_const; used: 1 once a definition has
+ * taken it. */
+struct aot_const {
+	char *tensor;
+	char *path;
+	int used;
+};
+
+/* The data of the global of a constant tensor.
+ * global: the global's name; w: its data; bytes: their size. */
+struct aot_data {
+	char *global;
+	struct ein_weights w;
+	int64_t bytes;
+};
+
+/* A definition added: its wrapper's description (arrays owned, konst[i]
+ * owned too). */
+struct aot_def {
+	struct ein_wrap_spec spec;
+};
+
+/* ctx: the context (not owned); prog: a reference to the program;
+ * target: the target (NULL until set or the first definition);
+ * llctx, module: the LLVM context and the module of every definition
+ *	added so far (NULL before the first);
+ * size, konst: what the setters asked for;
+ * def: the definitions added; data: the constant data of their globals
+ *	(NULL once given to LLVM). */
+struct ein_aot {
+	ein_ctx *ctx;
+	ein_program *prog;
+	struct ein_target *target;
+	LLVMContextRef llctx;
+	LLVMModuleRef module;
+	int n_size;
+	struct aot_size *size;
+	int n_const;
+	struct aot_const *konst;
+	int n_def;
+	struct aot_def *def;
+	int n_data;
+	struct aot_data *data;
+};
+
+ein_aot *ein_aot_alloc(ein_program *prog)
+{
+	ein_aot *aot;
+
+	if (!prog)
+		return NULL;
+	aot = calloc(1, sizeof(*aot));
+	if (!aot)
+		return NULL;
+	aot->ctx = ein_program_get_ctx(prog);
+	aot->prog = ein_program_copy(prog);
+	return aot;
+}
+
+static void def_clear(struct aot_def *d)
+{
+	int i;
+
+	for (i = 0; d->spec.konst && i < d->spec.func->n_tensor; ++i)
+		free((char *) d->spec.konst[i]);
+	free(d->spec.konst);
+	free(d->spec.const_bytes);
+	free(d->spec.fixed);
+	free(d->spec.value);
+	isl_set_free(d->spec.valid);
+	memset(d, 0, sizeof(*d));
+}
+
+void ein_aot_free(ein_aot *aot)
+{
+	int i;
+
+	if (!aot)
+		return;
+	for (i = 0; i < aot->n_def; ++i)
+		def_clear(&aot->def[i]);
+	for (i = 0; i < aot->n_size; ++i)
+		free(aot->size[i].name);
+	for (i = 0; i < aot->n_const; ++i) {
+		free(aot->konst[i].tensor);
+		free(aot->konst[i].path);
+	}
+	for (i = 0; i < aot->n_data; ++i) {
+		free(aot->data[i].global);
+		ein_weights_unmap(&aot->data[i].w);
+	}
+	free(aot->def);
+	free(aot->size);
+	free(aot->konst);
+	free(aot->data);
+	if (aot->module)
+		LLVMDisposeModule(aot->module);
+	if (aot->llctx)
+		LLVMContextDispose(aot->llctx);
+	ein_target_free(aot->target);
+	ein_program_free(aot->prog);
+	free(aot);
+}
+
+/* Start an API call: clear the errors; refuse a NULL ein_aot. */
+static int begin(ein_aot *aot)
+{
+	if (!aot)
+		return -1;
+	ein_ctx_clear_error(aot->ctx);
+	return 0;
+}
+
+/* The target can only change before code is generated for it. */
+static ein_status set_target(ein_aot *aot, struct ein_target *target)
+{
+	if (!target)
+		return ein_ctx_last_status(aot->ctx);
+	if (aot->n_def > 0) {
+		ein_target_free(target);
+		ein_error(aot->ctx, EIN_ERROR_INVALID, "the target must be set "
+			"before any definition is added");
+		return EIN_ERROR_INVALID;
+	}
+	ein_target_free(aot->target);
+	aot->target = target;
+	return EIN_OK;
+}
+
+ein_status ein_aot_set_target(ein_aot *aot, const char *name)
+{
+	if (begin(aot) < 0)
+		return EIN_ERROR_INVALID;
+	return set_target(aot, ein_target_named(aot->ctx, name));
+}
+
+ein_status ein_aot_set_target_triple(ein_aot *aot, const char *triple,
+	const char *cpu, const char *features)
+{
+	if (begin(aot) < 0)
+		return EIN_ERROR_INVALID;
+	return set_target(aot, ein_target_alloc(aot->ctx, triple,
+		cpu ? cpu : "generic", features));
+}
+
+ein_status ein_aot_fix_size(ein_aot *aot, const char *name, int64_t value)
+{
+	struct aot_size *size;
+
+	if (begin(aot) < 0 || !name || value < 1) {
+		if (aot)
+			ein_error(aot->ctx, EIN_ERROR_INVALID, "size %s must be "
+				"at least 1", name ? name : "(null)");
+		return EIN_ERROR_INVALID;
+	}
+	size = realloc(aot->size, (aot->n_size + 1) * sizeof(*size));
+	if (!size)
+		return EIN_ERROR_NOMEM;
+	aot->size = size;
+	size[aot->n_size].name = strdup(name);
+	size[aot->n_size].value = value;
+	if (!size[aot->n_size].name)
+		return EIN_ERROR_NOMEM;
+	aot->n_size++;
+	return EIN_OK;
+}
+
+ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
+	const char *path)
+{
+	struct aot_const *c;
+
+	if (begin(aot) < 0 || !tensor || !path)
+		return EIN_ERROR_INVALID;
+	c = realloc(aot->konst, (aot->n_const + 1) * sizeof(*c));
+	if (!c)
+		return EIN_ERROR_NOMEM;
+	aot->konst = c;
+	c[aot->n_const].tensor = strdup(tensor);
+	c[aot->n_const].path = strdup(path);
+	c[aot->n_const].used = 0;
+	if (!c[aot->n_const].tensor || !c[aot->n_const].path) {
+		free(c[aot->n_const].tensor);
+		free(c[aot->n_const].path);
+		return EIN_ERROR_NOMEM;
+	}
+	aot->n_const++;
+	return EIN_OK;
+}
+
+/* The last value ein_aot_fix_size gave size "name", -1 if none. */
+static int find_size(ein_aot *aot, const char *name)
+{
+	int i;
+
+	for (i = aot->n_size - 1; i >= 0; --i)
+		if (!strcmp(aot->size[i].name, name))
+			return i;
+	return -1;
+}
+
+/* The constant ein_aot_set_const made of tensor "name", NULL if none. */
+static struct aot_const *find_const(ein_aot *aot, const char *name)
+{
+	int i;
+
+	for (i = aot->n_const - 1; i >= 0; --i)
+		if (!strcmp(aot->konst[i].tensor, name))
+			return &aot->konst[i];
+	return NULL;
+}
+
+/* The sizes of "spec" that are fixed, as a parameter set. */
+static __isl_give isl_set *fixed_set(const struct ein_wrap_spec *spec)
+{
+	isl_set *set = isl_set_universe(isl_set_get_space(spec->valid));
+	int i;
+
+	for (i = 0; i < spec->func->n_size; ++i)
+		if (spec->fixed[i])
+			set = isl_set_fix_si(set, isl_dim_param, i,
+				spec->value[i]);
+	return set;
+}
+
+/* Report that the fixed sizes of "spec" are not valid, unless they are. */
+static int check_fixed(ein_aot *aot, const struct ein_wrap_spec *spec)
+{
+	isl_set *set = isl_set_intersect(fixed_set(spec),
+		isl_set_copy(spec->valid));
+	isl_bool empty = isl_set_is_empty(set);
+
+	isl_set_free(set);
+	if (empty < 0)
+		return -1;
+	if (empty) {
+		ein_error(aot->ctx, EIN_ERROR_SHAPE, "the fixed sizes give a "
+			"tensor of '%s' no shape (an extent below 1)",
+			spec->func->def->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Fill in spec's sizes and valid set for "func". */
+static int init_sizes(ein_aot *aot, const struct ein_func *func,
+	struct ein_wrap_spec *spec)
+{
+	int i, pos;
+
+	spec->func = func;
+	spec->fixed = calloc(func->n_size + 1, sizeof(*spec->fixed));
+	spec->value = calloc(func->n_size + 1, sizeof(*spec->value));
+	spec->konst = calloc(func->n_tensor + 1, sizeof(*spec->konst));
+	spec->const_bytes = calloc(func->n_tensor + 1,
+		sizeof(*spec->const_bytes));
+	if (!spec->fixed || !spec->value || !spec->konst ||
+	    !spec->const_bytes)
+		return -1;
+	for (i = 0; i < func->n_size; ++i)
+		if ((pos = find_size(aot, func->size[i])) >= 0) {
+			spec->fixed[i] = 1;
+			spec->value[i] = aot->size[pos].value;
+		}
+	spec->valid = ein_wrap_valid_sizes(aot->ctx, func);
+	if (!spec->valid)
+		return -1;
+	return check_fixed(aot, spec);
+}
+
+/* Check that the shape of tensor "pos" depends on fixed sizes only and
+ * compute it into "shape"; report the first size that is not fixed. */
+static int const_shape(ein_aot *aot, const struct ein_wrap_spec *spec,
+	int pos, int64_t *shape)
+{
+	const struct ein_func *func = spec->func;
+	const struct ein_tensor *t = &func->tensor[pos];
+	int64_t sizes[func->n_size + 1];
+	int d, i;
+
+	for (i = 0; i < func->n_size; ++i) {
+		sizes[i] = spec->fixed[i] ? spec->value[i] : 1;
+		for (d = 0; d < t->n_dim && !spec->fixed[i]; ++d)
+			if (isl_pw_aff_involves_dims(t->shape[d],
+					isl_dim_param, i, 1)) {
+				ein_error(aot->ctx, EIN_ERROR_INVALID, "constant "
+					"tensor '%s' of '%s' needs a fixed "
+					"shape, but size %s is not fixed "
+					"(ein compile --sizes %s=VALUE)",
+					t->name, func->def->name,
+					func->size[i], func->size[i]);
+				return -1;
+			}
+	}
+	return ein_func_eval_shape(aot->ctx, func, sizes, pos, shape);
+}
+
+/* Remember the data of constant tensor "pos" of "d" under the name of
+ * its global. */
+static int add_data(ein_aot *aot, struct aot_def *d, int pos,
+	struct ein_weights *w)
+{
+	const struct ein_func *func = d->spec.func;
+	const char *name = func->tensor[pos].name;
+	struct aot_data *ad = realloc(aot->data,
+		(aot->n_data + 1) * sizeof(*ad));
+	size_t len = strlen(func->def->name) + strlen(name) + 2;
+	char *global = malloc(len);
+
+	if (ad)
+		aot->data = ad;
+	if (!ad || !global) {
+		free(global);
+		ein_weights_unmap(w);
+		return -1;
+	}
+	snprintf(global, len, "%s.%s", func->def->name, name);
+	ad[aot->n_data].global = global;
+	ad[aot->n_data].w = *w;
+	ad[aot->n_data].bytes = d->spec.const_bytes[pos];
+	aot->n_data++;
+	d->spec.konst[pos] = strdup(global);
+	return d->spec.konst[pos] ? 0 : -1;
+}
+
+/* Read the data of input "pos" of "d", embedded from file c->path. */
+static int load_const(ein_aot *aot, struct aot_def *d, int pos,
+	struct aot_const *c)
+{
+	const struct ein_tensor *t = &d->spec.func->tensor[pos];
+	int64_t shape[t->n_dim + 1], bytes = ein_weights_elem_size(t->type);
+	struct ein_weights w;
+	int i;
+
+	if (t->role != EIN_ROLE_INPUT) {
+		ein_error(aot->ctx, EIN_ERROR_INVALID, "only inputs can be "
+			"constants, and '%s' is an output of '%s'", t->name,
+			d->spec.func->def->name);
+		return -1;
+	}
+	if (bytes > 1 && !ein_target_is_little_endian(aot->target)) {
+		ein_error(aot->ctx, EIN_ERROR_UNSUPPORTED, "constant tensors "
+			"of more than one byte per element need a "
+			"little-endian target");
+		return -1;
+	}
+	if (const_shape(aot, &d->spec, pos, shape) < 0)
+		return -1;
+	for (i = 0; i < t->n_dim; ++i)
+		bytes *= shape[i];
+	if (bytes > 0xffffffffLL) {
+		ein_error(aot->ctx, EIN_ERROR_UNSUPPORTED, "constant tensor "
+			"'%s' is larger than 4 GiB", t->name);
+		return -1;
+	}
+	d->spec.const_bytes[pos] = bytes;
+	c->used = 1;
+	if (ein_weights_map(aot->ctx, c->path, t, shape, bytes, &w) < 0)
+		return -1;
+	return add_data(aot, d, pos, &w);
+}
+
+/* Load the constant tensors of "d". */
+static int load_consts(ein_aot *aot, struct aot_def *d)
+{
+	const struct ein_func *func = d->spec.func;
+	int i;
+
+	for (i = 0; i < func->n_tensor; ++i) {
+		struct aot_const *c = find_const(aot, func->tensor[i].name);
+
+		if (c && func->tensor[i].role != EIN_ROLE_TEMP &&
+		    load_const(aot, d, i, c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Move module "m" into the module of the object. */
+static int link_module(ein_aot *aot, LLVMModuleRef m)
+{
+	if (!aot->module) {
+		aot->module = m;
+		return 0;
+	}
+	if (LLVMLinkModules2(aot->module, m)) {
+		ein_internal(aot->ctx, "cannot link the kernels' modules");
+		return -1;
+	}
+	return 0;
+}
+
+/* Run the pipeline on d's definition, wrap, optimise and link it. */
+static int compile_def(ein_aot *aot, struct aot_def *d,
+	const ein_options *opts)
+{
+	struct ein_sched_choice sched;
+	struct ein_job job = { 0 };
+	int ok;
+
+	if (ein_options_choose_schedule(aot->ctx, opts, d->spec.func,
+			&sched) < 0)
+		return (ein_sched_choice_clear(&sched), -1);
+	job.func = d->spec.func;
+	job.until = EIN_PASS_LLVM;
+	job.sched_file = sched.file;
+	job.strict_fp = ein_options_get_strict_fp(opts);
+	job.sizes = fixed_set(&d->spec);
+	job.llctx = aot->llctx;
+	ok = ein_compile(aot->ctx, &job);
+	if (ok == 0)
+		ok = ein_wrap_kernel(aot->ctx, job.module, &d->spec);
+	if (ok == 0)
+		ok = ein_target_optimize(aot->ctx, aot->target, job.module);
+	if (ok == 0) {
+		ok = link_module(aot, job.module);
+		job.module = NULL;
+	}
+	isl_set_free(job.sizes);
+	ein_job_clear(&job);
+	ein_sched_choice_clear(&sched);
+	return ok;
+}
+
+/* Has definition "func" been added already? */
+static int has_def(ein_aot *aot, const struct ein_func *func)
+{
+	int i;
+
+	for (i = 0; i < aot->n_def; ++i)
+		if (aot->def[i].spec.func == func)
+			return 1;
+	return 0;
+}
+
+/* Make sure there is a target and an LLVM context. */
+static int prepare(ein_aot *aot)
+{
+	if (!aot->target)
+		aot->target = ein_target_named(aot->ctx, "host");
+	if (aot->target && !aot->llctx)
+		aot->llctx = LLVMContextCreate();
+	return aot->target && aot->llctx ? 0 : -1;
+}
+
+/* The status of the error just reported (EIN_ERROR_NOMEM if none was). */
+static ein_status failed(ein_aot *aot)
+{
+	if (ein_diag_n_error(aot->ctx) == 0)
+		ein_error(aot->ctx, EIN_ERROR_NOMEM, "out of memory");
+	return ein_ctx_last_status(aot->ctx);
+}
+
+/* Forget the constant data after the first "n" (of a definition that
+ * failed). */
+static void drop_data(ein_aot *aot, int n)
+{
+	for (; aot->n_data > n; --aot->n_data) {
+		free(aot->data[aot->n_data - 1].global);
+		ein_weights_unmap(&aot->data[aot->n_data - 1].w);
+	}
+}
+
+ein_status ein_aot_add_def(ein_aot *aot, const char *name,
+	const ein_options *opts)
+{
+	const struct ein_func *func;
+	struct aot_def *def, *d;
+	int n_data;
+
+	if (begin(aot) < 0)
+		return EIN_ERROR_INVALID;
+	func = ein_program_get_func(aot->prog, name);
+	if (!func)
+		return EIN_ERROR_INVALID;
+	if (has_def(aot, func)) {
+		ein_error(aot->ctx, EIN_ERROR_INVALID, "definition '%s' was "
+			"added already", func->def->name);
+		return EIN_ERROR_INVALID;
+	}
+	def = realloc(aot->def, (aot->n_def + 1) * sizeof(*def));
+	if (!def || prepare(aot) < 0)
+		return failed(aot);
+	aot->def = def;
+	d = &def[aot->n_def];
+	memset(d, 0, sizeof(*d));
+	n_data = aot->n_data;
+	if (init_sizes(aot, func, &d->spec) < 0 || load_consts(aot, d) < 0 ||
+	    compile_def(aot, d, opts) < 0) {
+		def_clear(d);
+		drop_data(aot, n_data);
+		return failed(aot);
+	}
+	aot->n_def++;
+	return EIN_OK;
+}
+
+/* Give the globals of constant tensors their data, for "format": as an
+ * uninitialised section that ein_elf fills in the object for ELF objects,
+ * else as an LLVM initializer. */
+static int set_data(ein_aot *aot, int elf)
+{
+	int i;
+
+	for (i = 0; i < aot->n_data; ++i) {
+		struct aot_data *ad = &aot->data[i];
+		LLVMValueRef g = LLVMGetNamedGlobal(aot->module, ad->global);
+		size_t len = strlen(EIN_ELF_PREFIX) + strlen(ad->global) + 1;
+		char section[len];
+
+		if (!g) {
+			ein_internal(aot->ctx, "no global '%s'", ad->global);
+			return -1;
+		}
+		snprintf(section, len, "%s%s", EIN_ELF_PREFIX, ad->global);
+		LLVMSetInitializer(g, elf ?
+			LLVMConstNull(LLVMGlobalGetValueType(g)) :
+			LLVMConstStringInContext(aot->llctx, ad->w.data,
+				ad->bytes, 1));
+		LLVMSetGlobalConstant(g, !elf);
+		LLVMSetSection(g, elf ? section : "");
+		LLVMSetLinkage(g, LLVMInternalLinkage);
+	}
+	return 0;
+}
+
+/* Check that every constant was used by some definition. */
+static int check_consts(ein_aot *aot)
+{
+	int i;
+
+	for (i = 0; i < aot->n_const; ++i)
+		if (!aot->konst[i].used) {
+			ein_error(aot->ctx, EIN_ERROR_INVALID, "no definition "
+				"added has an input '%s' to make constant",
+				aot->konst[i].tensor);
+			return -1;
+		}
+	return 0;
+}
+
+static int write_file(ein_aot *aot, const char *path,
+	const struct iovec *iov, int n_iov)
+{
+	FILE *f = fopen(path, "wb");
+	int i, bad = 0;
+
+	if (!f) {
+		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
+			strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n_iov; ++i)
+		bad |= fwrite(iov[i].iov_base, 1, iov[i].iov_len, f) !=
+			iov[i].iov_len;
+	if (fclose(f) != 0 || bad) {
+		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s'", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The name of the object in an archive written to "path": its base name
+ * with ".o" for ".a". */
+static void member_name(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	snprintf(buf, len, "%s", base ? base + 1 : path);
+	n = strlen(buf);
+	if (n > 2 && !strcmp(buf + n - 2, ".a"))
+		buf[n - 1] = 'o';
+}
+
+/* Put the constant data into the object "buf" with ein_elf. */
+static struct ein_elf *fill_object(ein_aot *aot, LLVMMemoryBufferRef buf)
+{
+	struct ein_elf *elf = ein_elf_alloc(aot->ctx, LLVMGetBufferStart(buf),
+		LLVMGetBufferSize(buf));
+	int i;
+
+	for (i = 0; elf && i < aot->n_data; ++i)
+		if (ein_elf_fill(aot->ctx, elf, aot->data[i].global,
+				aot->data[i].w.data, aot->data[i].bytes) < 0)
+			return (ein_elf_free(elf), NULL);
+	return elf;
+}
+
+/* Write the pieces of the object, or an archive holding them, to
+ * "path". */
+static int write_pieces(ein_aot *aot, const char *path, int archive,
+	const struct iovec *iov, int n_iov)
+{
+	const char *syms[aot->n_def + 1];
+	char member[256];
+	int i;
+
+	if (!archive)
+		return write_file(aot, path, iov, n_iov);
+	for (i = 0; i < aot->n_def; ++i)
+		syms[i] = aot->def[i].spec.func->def->name;
+	member_name(path, member, sizeof(member));
+	return ein_archive_write(aot->ctx, path, member, iov, n_iov,
+		aot->n_def, syms);
+}
+
+/* Write the object, or an archive holding it, to "path".  Constant data
+ * go straight into ELF objects (elf.h), else through LLVM. */
+static int write_object(ein_aot *aot, const char *path, int archive)
+{
+	int elf = aot->n_data > 0 && ein_target_is_elf64le(aot->target);
+	LLVMMemoryBufferRef buf = NULL;
+	struct ein_elf *patched = NULL;
+	struct iovec one, *iov = &one;
+	int n_iov = 1, ok = -1;
+
+	if (set_data(aot, elf) == 0)
+		buf = ein_target_emit_object(aot->ctx, aot->target,
+			aot->module);
+	if (!buf)
+		return -1;
+	one.iov_base = (void *) LLVMGetBufferStart(buf);
+	one.iov_len = LLVMGetBufferSize(buf);
+	if (elf)
+		patched = fill_object(aot, buf);
+	if (!elf || (patched && ein_elf_finish(aot->ctx, patched, &iov,
+			&n_iov) == 0))
+		ok = write_pieces(aot, path, archive, iov, n_iov);
+	ein_elf_free(patched);
+	LLVMDisposeMemoryBuffer(buf);
+	return ok;
+}
+
+static int write_llvm(ein_aot *aot, const char *path)
+{
+	char *msg = NULL;
+
+	if (set_data(aot, 0) < 0)
+		return -1;
+	if (LLVMPrintModuleToFile(aot->module, path, &msg)) {
+		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
+			msg ? msg : "?");
+		LLVMDisposeMessage(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_asm(ein_aot *aot, const char *path)
+{
+	char *text = set_data(aot, 0) < 0 ? NULL :
+		ein_target_emit_asm(aot->ctx, aot->target, aot->module);
+	struct iovec iov;
+	int ok;
+
+	if (!text)
+		return -1;
+	iov.iov_base = text;
+	iov.iov_len = strlen(text);
+	ok = write_file(aot, path, &iov, 1);
+	free(text);
+	return ok;
+}
+
+ein_status ein_aot_write(ein_aot *aot, const char *path,
+	ein_aot_format format)
+{
+	int ok;
+
+	if (begin(aot) < 0 || !path)
+		return EIN_ERROR_INVALID;
+	if (aot->n_def == 0) {
+		ein_error(aot->ctx, EIN_ERROR_INVALID, "no definition added");
+		return EIN_ERROR_INVALID;
+	}
+	if (check_consts(aot) < 0)
+		return failed(aot);
+	switch (format) {
+	case EIN_AOT_OBJECT: ok = write_object(aot, path, 0); break;
+	case EIN_AOT_ARCHIVE: ok = write_object(aot, path, 1); break;
+	case EIN_AOT_LLVM: ok = write_llvm(aot, path); break;
+	case EIN_AOT_ASM: ok = write_asm(aot, path); break;
+	default:
+		ein_error(aot->ctx, EIN_ERROR_INVALID, "unknown format %d",
+			(int) format);
+		return EIN_ERROR_INVALID;
+	}
+	return ok < 0 ? failed(aot) : EIN_OK;
+}
+
+ein_status ein_aot_write_header(ein_aot *aot, const char *path)
+{
+	FILE *f;
+	int i, ok = 0, bad;
+
+	if (begin(aot) < 0 || !path)
+		return EIN_ERROR_INVALID;
+	f = fopen(path, "w");
+	if (!f) {
+		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
+			strerror(errno));
+		return EIN_ERROR_IO;
+	}
+	ein_cheader_begin(f, path);
+	for (i = 0; i < aot->n_def && ok == 0; ++i)
+		ok = ein_cheader_print_def(aot->ctx, f, &aot->def[i].spec);
+	ein_cheader_end(f, path);
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s'", path);
+		return EIN_ERROR_IO;
+	}
+	return ok < 0 ? failed(aot) : EIN_OK;
+}
