@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <isl/val.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Analysis.h>
 #include "ctx.h"
@@ -371,7 +372,17 @@ static int emit_chunk_loop(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 	isl_id *iter, LLVMValueRef *p, const struct ein_loop_attr *attr)
 {
 	LLVMValueRef kslot = LLVMBuildAlloca(c->b, c->i64, "k");
-	LLVMValueRef slot = iter_slot(c, iter, 1), k, v;
+	LLVMValueRef slot = iter_slot(c, iter, 1), k, v, step = p[1];
+	isl_ast_expr *inc = isl_ast_node_for_get_inc(node);
+	isl_val *val = isl_ast_expr_get_type(inc) == isl_ast_expr_int ?
+		isl_ast_expr_int_get_val(inc) : NULL;
+
+	/* A constant step (isl's loops almost always step by 1) keeps the
+	 * iterator a simple recurrence for LLVM's loop optimisations. */
+	if (val && isl_val_is_int(val))
+		step = LLVMConstInt(c->i64, isl_val_get_num_si(val), 1);
+	isl_val_free(val);
+	isl_ast_expr_free(inc);
 	LLVMBasicBlockRef header = new_block(c, "chunk"), body, exit;
 	isl_ast_node *inner;
 	int ok;
@@ -387,7 +398,7 @@ static int emit_chunk_loop(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, k, p[3], ""),
 		body, exit);
 	LLVMPositionBuilderAtEnd(c->b, body);
-	v = LLVMBuildAdd(c->b, p[0], LLVMBuildMul(c->b, k, p[1], ""), "");
+	v = LLVMBuildAdd(c->b, p[0], LLVMBuildMul(c->b, k, step, ""), "");
 	LLVMBuildStore(c->b, v, slot);
 	inner = isl_ast_node_for_get_body(node);
 	ok = ein_walk_node(c->em, inner);
