@@ -6,7 +6,7 @@
  *  - the convolutions of ResNet-50 (conv.c),
  *  - softmax, layer normalisation and bias + GELU against a triad
  *    (memory.c),
- * each as a fraction of the FP32 peak measured by peak.c.  The output is
+ * each as a fraction of the FP32 peak of an FMA loop (peak.c).  The output is
  * Markdown, ready for docs/performance.md.
  *
  *     bench/bench [--quick | --small] [--threads 1|2] [--only SECTIONS]
@@ -30,8 +30,7 @@
 /* The sections, in the order they run. */
 struct section {
 	const char *name;
-	int (*run)(struct bench_program *p, const struct bench_opts *o,
-		const double *peak);
+	int (*run)(struct bench_program *p, const struct bench_opts *o);
 };
 
 static const struct section sections[] = {
@@ -105,24 +104,20 @@ static void print_machine(int argc, char **argv)
 		loadavg(load, sizeof(load)));
 }
 
-/* Measure and print the FP32 peak on 1 .. max_threads threads. */
-static void print_peak(const struct bench_opts *o, double *peak)
+/* How the tables were measured, and the FP32 peak on an idle moment. */
+static void print_method(const struct bench_opts *o)
 {
-	const char *isa = "?";
-	int t;
+	struct bench_peak pk;
 
-	for (t = 1; t <= o->max_threads; ++t)
-		peak[t] = o->small ? 1 : bench_peak_gflops(t, &isa);
 	if (o->small)
 		return;
-	printf("\nFP32 peak (%s loop of bench/fma_loop.c, best of 5 runs):",
-		isa);
-	for (t = 1; t <= o->max_threads; ++t)
-		printf(" %.1f GFLOP/s on %d thread%s%s", peak[t], t,
-			t > 1 ? "s" : "", t < o->max_threads ? "," : ".\n");
-	printf("Times are medians of %d interleaved rounds after a warm-up; "
-		"each sample repeats a call for at least %.0f ms.\n",
-		o->rounds, o->sample_s * 1e3);
+	bench_peak_init(&pk, 1, 0.2);
+	printf("\nTimes are medians of %d interleaved rounds after a warm-up; "
+		"each sample repeats a call for at least %.0f ms.  The FP32 "
+		"peak is the FMA loop of bench/fma_loop.c (%s, 12 independent "
+		"chains), timed as one more variant of each group so that it "
+		"sees the same load as the kernels.\n", o->rounds,
+		o->sample_s * 1e3, pk.isa);
 }
 
 static int usage(const char *argv0)
@@ -164,7 +159,6 @@ int main(int argc, char **argv)
 	struct bench_opts o = { 0, 0, 0, 0, 2, "bench" };
 	struct bench_program p;
 	const char *only = "gemm,conv,memory";
-	double peak[3] = { 0 };
 	char load[64];
 	size_t i;
 	int failed = 0;
@@ -174,10 +168,10 @@ int main(int argc, char **argv)
 	if (bench_program_read(&p, &o) != 0)
 		return 1;
 	print_machine(argc, argv);
-	print_peak(&o, peak);
+	print_method(&o);
 	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); ++i)
 		if (strstr(only, sections[i].name))
-			failed += sections[i].run(&p, &o, peak);
+			failed += sections[i].run(&p, &o);
 	bench_program_free(&p);
 	printf("\nLoad average at the end: %s.  %s\n",
 		loadavg(load, sizeof(load)), failed ? "FAILED: see the "

@@ -87,7 +87,7 @@ int bench_call_run(void *call);
 
 /* One implementation measured in a group.
  * name: for messages;
- * run: one call on "arg", 0 on success;
+ * run: one call on "arg", 0 on success (NULL: not measured);
  * median: the median seconds per call, or -1 if a call failed. */
 struct bench_variant {
 	const char *name;
@@ -118,15 +118,29 @@ const char *bench_cell(char *buf, size_t len, double x, int prec);
 
 /* The vector extensions of this CPU, in words (bench/peak.c). */
 const char *bench_cpu_isa(void);
-/* The FP32 peak in GFLOP/s on "threads" threads (bench/peak.c); *isa gets
- * the instruction set of the loop. */
-double bench_peak_gflops(int threads, const char **isa);
 
-int bench_gemm(struct bench_program *p, const struct bench_opts *o,
-	const double *peak);
-int bench_conv(struct bench_program *p, const struct bench_opts *o,
-	const double *peak);
-int bench_memory(struct bench_program *p, const struct bench_opts *o,
-	const double *peak);
+/* The FP32 peak: the FMA loop of fma_loop.c for the widest instruction
+ * set of this CPU, measured as one more variant of each group so that it
+ * sees the machine as the kernels do (the machine may be shared).
+ * isa: the loop's instruction set;
+ * threads: how many threads run it at once;
+ * n: its iterations per thread in one run;
+ * gflop: the GFLOP of one run. */
+struct bench_peak {
+	const char *isa;
+	int threads;
+	long n;
+	double gflop;
+};
+
+/* Prepare runs of about "seconds" each on "threads" threads. */
+void bench_peak_init(struct bench_peak *pk, int threads, double seconds);
+int bench_peak_run(void *pk);
+/* The GFLOP/s of runs whose median time is "median" seconds. */
+double bench_peak_gflops(const struct bench_peak *pk, double median);
+
+int bench_gemm(struct bench_program *p, const struct bench_opts *o);
+int bench_conv(struct bench_program *p, const struct bench_opts *o);
+int bench_memory(struct bench_program *p, const struct bench_opts *o);
 
 #endif

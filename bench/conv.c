@@ -203,55 +203,63 @@ static int check(struct conv_case *cc, int n_ein, double *err)
 	return failed;
 }
 
-/* Check, time and print one row of the table.  The variants: oneDNN's
- * reorder + convolution + reorder, and each of those three alone, then
- * ein's kernels. */
+/* Check, time and print one row of the table.  The variants: the FMA
+ * loop, ein's kernels, then (with oneDNN) its reorder + convolution +
+ * reorder and each of those three alone. */
 static int row(struct conv_case *cc, int threads, int n_ein,
-	const struct bench_opts *o, const double *peak)
+	const struct bench_opts *o)
 {
 	const struct bench_conv_shape *s = &cc->l->s;
-	struct bench_variant v[6] = {
+	struct bench_peak pk;
+	struct bench_variant v[7] = {
+		{ "FMA peak", &bench_peak_run, &pk, -1 },
+		{ "ein conv (default)", &bench_call_run, &cc->call[0], -1 },
+		{ "ein conv (schedule)", &bench_call_run, &cc->call[1], -1 },
 		{ "oneDNN total", &bench_onednn_conv_all, cc->dnnl, -1 },
 		{ "oneDNN conv", &bench_onednn_conv_compute, cc->dnnl, -1 },
 		{ "oneDNN src reorder", &bench_onednn_conv_src_reorder,
 			cc->dnnl, -1 },
 		{ "oneDNN dst reorder", &bench_onednn_conv_dst_reorder,
 			cc->dnnl, -1 },
-		{ "ein conv (default)", &bench_call_run, &cc->call[0], -1 },
-		{ "ein conv (schedule)", &bench_call_run, &cc->call[1], -1 },
 	};
 	double gflop = 2e-9 * s->f * out_h(s) * out_w(s) * s->c * s->r * s->s;
-	double err, ein, ms[6];
-	int first = cc->dnnl ? 0 : 4, i, failed;
-	char b[9][32];
+	double err, ein, peak, ms[7];
+	int i, failed;
+	char b[10][32];
 
 	bench_set_threads(threads);
+	bench_peak_init(&pk, threads, o->sample_s / 4);
 	failed = check(cc, n_ein, &err);
+	if (n_ein == 1)
+		v[2].run = NULL;
+	for (i = 3; !cc->dnnl && i < 7; ++i)
+		v[i].run = NULL;
 	if (!o->small && !failed)
-		failed += bench_measure(&v[first], 4 - first + n_ein, o);
-	for (i = 0; i < 6; ++i)
+		failed += bench_measure(v, 7, o);
+	for (i = 0; i < 7; ++i)
 		ms[i] = v[i].median > 0 ? 1e3 * v[i].median : -1;
-	ein = ms[5] > 0 && (ms[4] < 0 || ms[5] < ms[4]) ? ms[5] : ms[4];
+	peak = bench_peak_gflops(&pk, v[0].median);
+	ein = ms[2] > 0 && (ms[1] < 0 || ms[2] < ms[1]) ? ms[2] : ms[1];
 	printf("| %d→%d %dx%d at %d² /%d | %d | %s | %s | %s | %s | %s | %s | "
-		"%s | %s | %s | %s | %.1e |\n", s->c, s->f, s->r, s->s, s->h,
-		s->stride, threads, bench_cell(b[0], 32, ms[4], 2),
-		bench_cell(b[1], 32, ms[5], 2), bench_cell(b[2], 32, ms[1], 2),
-		bench_cell(b[3], 32, ms[2] >= 0 && ms[3] >= 0 ?
-			ms[2] + ms[3] : -1, 2),
-		bench_cell(b[4], 32, ms[0], 2),
+		"%s | %s | %s | %s | %s | %.1e |\n", s->c, s->f, s->r, s->s,
+		s->h, s->stride, threads, bench_cell(b[0], 32, ms[1], 2),
+		bench_cell(b[1], 32, ms[2], 2), bench_cell(b[2], 32, ms[4], 2),
+		bench_cell(b[3], 32, ms[5] >= 0 && ms[6] >= 0 ?
+			ms[5] + ms[6] : -1, 2),
+		bench_cell(b[4], 32, ms[3], 2),
 		bench_cell(b[5], 32, ein > 0 ? gflop / ein * 1e3 : -1, 1),
-		bench_cell(b[6], 32, ms[0] > 0 ? gflop / ms[0] * 1e3 : -1, 1),
-		bench_cell(b[7], 32, ein > 0 && ms[0] > 0 ? ms[0] / ein : -1,
+		bench_cell(b[6], 32, ms[3] > 0 ? gflop / ms[3] * 1e3 : -1, 1),
+		bench_cell(b[7], 32, ein > 0 && ms[3] > 0 ? ms[3] / ein : -1,
 			2),
-		bench_cell(b[8], 32, ein > 0 ? 100 * gflop / ein * 1e3 /
-			peak[threads] : -1, 0),
+		bench_cell(b[8], 32, peak, 1),
+		bench_cell(b[9], 32, ein > 0 && peak > 0 ?
+			100 * gflop / ein * 1e3 / peak : -1, 0),
 		cc->dnnl ? bench_onednn_conv_impl(cc->dnnl) : "-", err);
 	fflush(stdout);
 	return failed;
 }
 
-int bench_conv(struct bench_program *p, const struct bench_opts *o,
-	const double *peak)
+int bench_conv(struct bench_program *p, const struct bench_opts *o)
 {
 	static const char *const defs[3] = { "conv3x3", "conv1x1", "conv1x1s2" };
 	const struct layer *layers = o->small ? small_layers :
@@ -279,9 +287,9 @@ int bench_conv(struct bench_program *p, const struct bench_opts *o,
 	printf("| layer | threads | ein default ms | ein schedule ms | "
 		"oneDNN conv ms | oneDNN reorders ms | oneDNN total ms | "
 		"ein best GFLOP/s | oneDNN GFLOP/s | ein/oneDNN | "
-		"ein best %% of peak | oneDNN implementation | "
-		"max abs error |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		"FMA peak GFLOP/s | ein best %% of peak | "
+		"oneDNN implementation | max abs error |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; !failed && i < n_layer; ++i) {
 		struct conv_case cc = { 0 };
 		const struct bench_kernel *kl = &k[0];
@@ -294,8 +302,7 @@ int bench_conv(struct bench_program *p, const struct bench_opts *o,
 			failed++;
 		} else {
 			for (t = 1; t <= o->max_threads; ++t)
-				failed += row(&cc, t, kl->sched ? 2 : 1, o,
-					peak);
+				failed += row(&cc, t, kl->sched ? 2 : 1, o);
 		}
 		case_free(&cc);
 	}

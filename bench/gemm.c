@@ -130,42 +130,49 @@ static int check(struct gemm_case *g, ein_ctx *ctx, int n_ein,
 	return failed;
 }
 
-/* Check, time and print one row of the table. */
+/* Check, time and print one row of the table.  The variants: OpenBLAS,
+ * the FMA loop, ein's kernels. */
 static int row(struct gemm_case *g, ein_ctx *ctx, int threads, int n_ein,
-	const struct bench_opts *o, const double *peak)
+	const struct bench_opts *o)
 {
-	struct bench_variant v[3] = {
+	struct bench_peak pk;
+	struct bench_variant v[4] = {
 		{ "cblas_sgemm", &blas_run, g, -1 },
+		{ "FMA peak", &bench_peak_run, &pk, -1 },
 		{ "ein matmul (default)", &bench_call_run, &g->call[0], -1 },
 		{ "ein matmul (schedule)", &bench_call_run, &g->call[1], -1 },
 	};
-	double gflop = 2e-9 * g->s.m * g->s.n * g->s.k, err, gf[3], best;
-	char b[6][32];
+	double gflop = 2e-9 * g->s.m * g->s.n * g->s.k, err, gf[4], best;
+	char b[7][32];
 	int i, failed;
 
 	bench_set_threads(threads);
+	bench_peak_init(&pk, threads, o->sample_s / 4);
 	failed = check(g, ctx, n_ein, &err);
+	if (n_ein == 1)
+		v[3].run = NULL;
 	if (!o->small && !failed)
-		failed += bench_measure(v, 1 + n_ein, o);
-	for (i = 0; i < 3; ++i)
+		failed += bench_measure(v, 4, o);
+	for (i = 0; i < 4; ++i)
 		gf[i] = v[i].median > 0 ? gflop / v[i].median : -1;
-	best = fmax(gf[1], gf[2]);
-	printf("| %lldx%lldx%lld | %d | %s | %s | %s | %s | %s | %s | %.1e |\n",
-		(long long) g->s.m, (long long) g->s.k, (long long) g->s.n,
-		threads, bench_cell(b[0], 32, gf[1], 1),
-		bench_cell(b[1], 32, gf[2], 1), bench_cell(b[2], 32, gf[0], 1),
-		bench_cell(b[3], 32, gf[1] > 0 && gf[0] > 0 ?
-			gf[1] / gf[0] : -1, 2),
-		bench_cell(b[4], 32, gf[2] > 0 && gf[0] > 0 ?
+	gf[1] = bench_peak_gflops(&pk, v[1].median);
+	best = fmax(gf[2], gf[3]);
+	printf("| %lldx%lldx%lld | %d | %s | %s | %s | %s | %s | %s | %s | "
+		"%.1e |\n", (long long) g->s.m, (long long) g->s.k,
+		(long long) g->s.n, threads, bench_cell(b[0], 32, gf[2], 1),
+		bench_cell(b[1], 32, gf[3], 1), bench_cell(b[2], 32, gf[0], 1),
+		bench_cell(b[3], 32, gf[2] > 0 && gf[0] > 0 ?
 			gf[2] / gf[0] : -1, 2),
-		bench_cell(b[5], 32, best > 0 ? 100 * best / peak[threads] :
-			-1, 0), err);
+		bench_cell(b[4], 32, gf[3] > 0 && gf[0] > 0 ?
+			gf[3] / gf[0] : -1, 2),
+		bench_cell(b[5], 32, gf[1], 1),
+		bench_cell(b[6], 32, best > 0 && gf[1] > 0 ?
+			100 * best / gf[1] : -1, 0), err);
 	fflush(stdout);
 	return failed;
 }
 
-int bench_gemm(struct bench_program *p, const struct bench_opts *o,
-	const double *peak)
+int bench_gemm(struct bench_program *p, const struct bench_opts *o)
 {
 	const struct shape *shapes = o->small ? small_shapes :
 		o->quick ? quick_shapes : full_shapes;
@@ -183,8 +190,9 @@ int bench_gemm(struct bench_program *p, const struct bench_opts *o,
 	printf("  GFLOP/s = 2 M N K / median time.\n\n");
 	printf("| M x K x N | threads | ein default GFLOP/s | "
 		"ein schedule GFLOP/s | OpenBLAS GFLOP/s | default/OpenBLAS | "
-		"schedule/OpenBLAS | ein best %% of peak | max abs error |\n");
-	printf("|---|---|---|---|---|---|---|---|---|\n");
+		"schedule/OpenBLAS | FMA peak GFLOP/s | ein best %% of peak | "
+		"max abs error |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < n_shape; ++i) {
 		struct gemm_case g = { 0 };
 
@@ -194,7 +202,7 @@ int bench_gemm(struct bench_program *p, const struct bench_opts *o,
 		} else {
 			for (t = 1; t <= o->max_threads; ++t)
 				failed += row(&g, p->ctx, t,
-					k.sched ? 2 : 1, o, peak);
+					k.sched ? 2 : 1, o);
 		}
 		case_free(&g);
 	}

@@ -103,12 +103,25 @@ static const struct mkernel small_kernels[] = {
 	{ "bias_gelu", 9, 100, 2, &bias_gelu_ref },
 };
 
+/* The triad in 4-float vectors (GCC vector extensions; memcpy makes the
+ * unaligned loads and stores of a part's ends legal), so that the loop
+ * is limited by memory and not by instructions even at -O2. */
+typedef float v4 __attribute__((vector_size(16)));
+
 static void *triad_part(void *arg)
 {
-	struct triad *t = arg;
-	int64_t i;
+	const struct triad *t = arg;
+	int64_t i = t->lo;
 
-	for (i = t->lo; i < t->hi; ++i)
+	for (; i + 4 <= t->hi; i += 4) {
+		v4 b, c, a;
+
+		memcpy(&b, t->b + i, sizeof(b));
+		memcpy(&c, t->c + i, sizeof(c));
+		a = b + 3.0f * c;
+		memcpy(t->a + i, &a, sizeof(a));
+	}
+	for (; i < t->hi; ++i)
 		t->a[i] = t->b[i] + 3.0f * t->c[i];
 	return NULL;
 }
@@ -237,8 +250,10 @@ static int row(struct mem_case *mc, struct triad *triad, int threads,
 	triad->threads = threads;
 	for (i = 0; i < n_ein; ++i)
 		failed += check(mc, i, &err);
+	if (n_ein == 1)
+		v[2].run = NULL;
 	if (!o->small && !failed)
-		failed += bench_measure(v, 1 + n_ein, o);
+		failed += bench_measure(v, 3, o);
 	for (i = 0; i < 3; ++i)
 		gbs[i] = v[i].median > 0 ? bytes / v[i].median * 1e-9 : -1;
 	gbs[0] = v[0].median > 0 ? 12.0 * triad->hi / v[0].median * 1e-9 : -1;
@@ -276,8 +291,7 @@ static int triad_alloc(struct triad *t, int64_t n)
 	return 0;
 }
 
-int bench_memory(struct bench_program *p, const struct bench_opts *o,
-	const double *peak)
+int bench_memory(struct bench_program *p, const struct bench_opts *o)
 {
 	const struct mkernel *mks = o->small ? small_kernels :
 		o->quick ? quick_kernels : full_kernels;

@@ -2,8 +2,9 @@
  * peak.c: the machine's FP32 peak, measured with the FMA-throughput loop
  * of fma_loop.c for the widest instruction set that both the compiler
  * (configure) and the CPU (at run time) support, on 1 or more threads
- * started together.  The peak is the best of several runs: interference
- * from other processes only ever lowers a figure.
+ * started together.  The sections time it as one more variant of each
+ * group (see bench.h), so that on a shared machine a kernel's % of peak
+ * compares figures measured under the same load.
  */
 #include <pthread.h>
 #include <config.h>
@@ -81,7 +82,7 @@ static void *run_job(void *arg)
 	return NULL;
 }
 
-/* The GFLOP/s of "threads" threads each running "n" iterations. */
+/* The seconds "threads" threads take to run "n" iterations each. */
 static double run(const struct isa *isa, int threads, long n)
 {
 	pthread_t tid[threads];
@@ -99,29 +100,41 @@ static double run(const struct isa *isa, int threads, long n)
 	run_job(&job[0]);
 	for (i = 1; i <= started; ++i)
 		pthread_join(tid[i], NULL);
-	t = bench_now() - t;
-	return (1 + started) * 2.0 * n * BENCH_FMA_CHAINS * isa->lanes /
-		t * 1e-9;
+	return started == threads - 1 ? bench_now() - t : -1;
 }
 
-double bench_peak_gflops(int threads, const char **name)
+/* The widest loop this CPU runs. */
+static const struct isa *best_isa(void)
 {
 	const struct isa *isa = &isas[0];
-	long n = 1 << 20;
-	double best = 0;
-	int r;
 
 	while (!isa->supported())
 		isa++;
-	*name = isa->name;
-	run(isa, 1, n);
-	n = (long) (n * 0.2 / (2.0 * n * BENCH_FMA_CHAINS * isa->lanes /
-		(run(isa, 1, n) * 1e9)));
-	for (r = 0; r < 5; ++r) {
-		double g = run(isa, threads, n);
+	return isa;
+}
 
-		if (g > best)
-			best = g;
-	}
-	return best;
+void bench_peak_init(struct bench_peak *pk, int threads, double seconds)
+{
+	const struct isa *isa = best_isa();
+	long n = 1 << 16;
+	double t;
+
+	run(isa, 1, n);
+	t = run(isa, 1, n);
+	pk->isa = isa->name;
+	pk->threads = threads;
+	pk->n = t > 0 ? (long) (n * seconds / t) + 1 : n;
+	pk->gflop = threads * 2e-9 * pk->n * BENCH_FMA_CHAINS * isa->lanes;
+}
+
+int bench_peak_run(void *arg)
+{
+	const struct bench_peak *pk = arg;
+
+	return run(best_isa(), pk->threads, pk->n) > 0 ? 0 : -1;
+}
+
+double bench_peak_gflops(const struct bench_peak *pk, double median)
+{
+	return median > 0 ? pk->gflop / median : -1;
 }

@@ -176,31 +176,35 @@ static double sample(struct bench_variant *v, int reps)
  * o->sample_s), then o->rounds rounds in which each variant takes one
  * sample in turn; each variant's median sample goes to its "median".
  * Interleaving spreads a disturbance (another process, a frequency
- * change) over all variants instead of one. */
+ * change) over all variants instead of one.  A variant without "run" is
+ * left out (its median is -1). */
 int bench_measure(struct bench_variant *v, int n, const struct bench_opts *o)
 {
 	int reps[n], i, r, failed = 0;
 	double t[n][o->rounds];
 
 	for (i = 0; i < n; ++i) {
-		double w = sample(&v[i], 1);
+		double w = v[i].run ? sample(&v[i], 1) : -1;
 
 		reps[i] = w <= 0 ? 1 : (int) fmin(1000, ceil(o->sample_s / w));
 		v[i].median = w < 0 ? -1 : 0;
+		if (v[i].run && w < 0) {
+			fprintf(stderr, "bench: %s failed\n", v[i].name);
+			failed++;
+		}
 	}
 	for (r = 0; r < o->rounds; ++r)
 		for (i = 0; i < n; ++i)
 			if (v[i].median >= 0 &&
-			    (t[i][r] = sample(&v[i], reps[i])) < 0)
+			    (t[i][r] = sample(&v[i], reps[i])) < 0) {
+				fprintf(stderr, "bench: %s failed\n",
+					v[i].name);
 				v[i].median = -1;
-	for (i = 0; i < n; ++i) {
-		if (v[i].median < 0) {
-			fprintf(stderr, "bench: %s failed\n", v[i].name);
-			failed++;
-			continue;
-		}
-		v[i].median = bench_median(t[i], o->rounds);
-	}
+				failed++;
+			}
+	for (i = 0; i < n; ++i)
+		if (v[i].median >= 0)
+			v[i].median = bench_median(t[i], o->rounds);
 	return failed;
 }
 
