@@ -1,0 +1,312 @@
+/*
+ * conv.c: 2-d convolutions of ResNet-50, NCHW, batch 1: ein (default
+ * schedule and schedules/<def>.sched) against oneDNN, whose source and
+ * destination reorders (NCHW to its blocked layout and back) are timed
+ * separately and included in its total.
+ *
+ * Check: every result (ein's and oneDNN's) is compared with a plain C
+ * loop in double precision; the tolerance is that of gemm.c for a
+ * reduction of C R S products.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+#include "onednn.h"
+
+/* A layer: its shape and the definition of kernels.ein computing it. */
+struct layer {
+	const char *def;
+	struct bench_conv_shape s;
+};
+
+static const struct layer full_layers[] = {
+	{ "conv3x3", { 1, 64, 56, 56, 64, 3, 3, 1, 1 } },
+	{ "conv3x3", { 1, 128, 28, 28, 128, 3, 3, 1, 1 } },
+	{ "conv3x3", { 1, 256, 14, 14, 256, 3, 3, 1, 1 } },
+	{ "conv1x1", { 1, 64, 56, 56, 256, 1, 1, 1, 0 } },
+	{ "conv1x1s2", { 1, 256, 56, 56, 512, 1, 1, 2, 0 } },
+};
+
+static const struct layer quick_layers[] = {
+	{ "conv3x3", { 1, 64, 56, 56, 64, 3, 3, 1, 1 } },
+	{ "conv1x1s2", { 1, 256, 56, 56, 512, 1, 1, 2, 0 } },
+};
+
+static const struct layer small_layers[] = {
+	{ "conv3x3", { 1, 8, 9, 10, 8, 3, 3, 1, 1 } },
+	{ "conv3x3", { 1, 3, 5, 4, 5, 3, 3, 1, 1 } },
+	{ "conv1x1", { 1, 8, 7, 9, 16, 1, 1, 1, 0 } },
+	{ "conv1x1s2", { 1, 16, 9, 8, 8, 1, 1, 2, 0 } },
+};
+
+static int out_h(const struct bench_conv_shape *s)
+{
+	return (s->h + 2 * s->pad - s->r) / s->stride + 1;
+}
+
+static int out_w(const struct bench_conv_shape *s)
+{
+	return (s->w + 2 * s->pad - s->s) / s->stride + 1;
+}
+
+/* One layer's data: input, weights, the reference output in double, and
+ * the output of each implementation (0: ein default, 1: ein schedule,
+ * 2: oneDNN). */
+struct conv_case {
+	const struct layer *l;
+	struct bench_tensor in, wt, out[3];
+	double *ref;
+	struct bench_call call[2];
+	struct bench_onednn_conv *dnnl;
+};
+
+/* The value of size "name" of the layer (the sizes of kernels.ein's
+ * convolutions are N, C, H, W and F). */
+static int64_t size_value(const struct bench_conv_shape *s, const char *name)
+{
+	switch (name[0]) {
+	case 'N': return s->n;
+	case 'C': return s->c;
+	case 'H': return s->h;
+	case 'W': return s->w;
+	case 'F': return s->f;
+	}
+	return -1;
+}
+
+/* The reference: the convolution in double precision, zero padded. */
+static void reference(struct conv_case *cc)
+{
+	const struct bench_conv_shape *s = &cc->l->s;
+	int oh = out_h(s), ow = out_w(s), f, y, x, c, r, q;
+
+	for (f = 0; f < s->f; ++f)
+	for (y = 0; y < oh; ++y)
+	for (x = 0; x < ow; ++x) {
+		double sum = 0;
+
+		for (c = 0; c < s->c; ++c)
+		for (r = 0; r < s->r; ++r)
+		for (q = 0; q < s->s; ++q) {
+			int iy = y * s->stride + r - s->pad;
+			int ix = x * s->stride + q - s->pad;
+
+			if (iy < 0 || iy >= s->h || ix < 0 || ix >= s->w)
+				continue;
+			sum += (double) cc->in.f[(c * s->h + iy) * s->w + ix] *
+				cc->wt.f[((f * s->c + c) * s->r + r) * s->s + q];
+		}
+		cc->ref[(f * oh + y) * ow + x] = sum;
+	}
+}
+
+static void set_call(struct bench_call *call, ein_kernel *k,
+	struct conv_case *cc, int i)
+{
+	int j;
+
+	call->k = k;
+	call->args[0] = &cc->in.dl;
+	call->args[1] = &cc->wt.dl;
+	call->args[2] = &cc->out[i].dl;
+	call->n_arg = 3;
+	call->n_size = ein_kernel_n_size(k);
+	for (j = 0; j < call->n_size && j < 8; ++j)
+		call->sizes[j] = size_value(&cc->l->s,
+			ein_kernel_get_size_name(k, j));
+}
+
+static int case_alloc(struct conv_case *cc, const struct layer *l,
+	const struct bench_kernel *k)
+{
+	const struct bench_conv_shape *s = &l->s;
+	int64_t si[4] = { s->n, s->c, s->h, s->w };
+	int64_t sw[4] = { s->f, s->c, s->r, s->s };
+	int64_t so[4] = { s->n, s->f, out_h(s), out_w(s) };
+	int i;
+
+	cc->l = l;
+	if (bench_tensor_alloc(&cc->in, 4, si) ||
+	    bench_tensor_alloc(&cc->wt, 4, sw))
+		return -1;
+	for (i = 0; i < 3; ++i)
+		if (bench_tensor_alloc(&cc->out[i], 4, so))
+			return -1;
+	cc->ref = malloc(cc->out[0].n * sizeof(double));
+	if (!cc->ref)
+		return -1;
+	bench_tensor_fill(&cc->in, 3);
+	bench_tensor_fill(&cc->wt, 4);
+	reference(cc);
+	set_call(&cc->call[0], k->dflt, cc, 0);
+	if (k->sched)
+		set_call(&cc->call[1], k->sched, cc, 1);
+	cc->dnnl = bench_onednn_conv_alloc(s, cc->in.f, cc->wt.f,
+		cc->out[2].f);
+	return 0;
+}
+
+static void case_free(struct conv_case *cc)
+{
+	int i;
+
+	bench_onednn_conv_free(cc->dnnl);
+	bench_tensor_free(&cc->in);
+	bench_tensor_free(&cc->wt);
+	for (i = 0; i < 3; ++i)
+		bench_tensor_free(&cc->out[i]);
+	free(cc->ref);
+}
+
+/* Run implementation "i" once and compare its output with the
+ * reference; 0 if it matches.  *err gets the largest error. */
+static int check_one(struct conv_case *cc, int i, int (*run)(void *),
+	void *arg, double *err)
+{
+	const struct bench_conv_shape *s = &cc->l->s;
+	static const char *const names[3] = {
+		"ein default", "ein schedule", "oneDNN"
+	};
+	double scale = 1, tol, d;
+	int64_t e, n = cc->out[i].n;
+
+	for (e = 0; e < n; ++e)
+		scale = fmax(scale, fabs(cc->ref[e]) + 1);
+	tol = 16 * sqrt(s->c * s->r * s->s) * FLT_EPSILON * scale;
+	memset(cc->out[i].f, 0xff, n * sizeof(float));
+	if (run(arg) != 0) {
+		fprintf(stderr, "bench: %s %s failed\n", cc->l->def, names[i]);
+		return 1;
+	}
+	if (bench_compare(cc->out[i].f, cc->ref, n, 0, tol, &d)) {
+		fprintf(stderr, "bench: %s C=%d H=%d F=%d (%s): max |error| "
+			"%g > %g\n", cc->l->def, s->c, s->h, s->f, names[i],
+			d, tol);
+		return 1;
+	}
+	*err = fmax(*err, d);
+	return 0;
+}
+
+static int check(struct conv_case *cc, int n_ein, double *err)
+{
+	int i, failed = 0;
+
+	*err = 0;
+	for (i = 0; i < n_ein; ++i)
+		failed += check_one(cc, i, &bench_call_run, &cc->call[i], err);
+	if (cc->dnnl)
+		failed += check_one(cc, 2, &bench_onednn_conv_all, cc->dnnl,
+			err);
+	return failed;
+}
+
+/* Check, time and print one row of the table.  The variants: the FMA
+ * loop, ein's kernels, then (with oneDNN) its reorder + convolution +
+ * reorder and each of those three alone. */
+static int row(struct conv_case *cc, int threads, int n_ein,
+	const struct bench_opts *o)
+{
+	const struct bench_conv_shape *s = &cc->l->s;
+	struct bench_peak pk;
+	struct bench_variant v[7] = {
+		{ "FMA peak", &bench_peak_run, &pk, -1 },
+		{ "ein conv (default)", &bench_call_run, &cc->call[0], -1 },
+		{ "ein conv (schedule)", &bench_call_run, &cc->call[1], -1 },
+		{ "oneDNN total", &bench_onednn_conv_all, cc->dnnl, -1 },
+		{ "oneDNN conv", &bench_onednn_conv_compute, cc->dnnl, -1 },
+		{ "oneDNN src reorder", &bench_onednn_conv_src_reorder,
+			cc->dnnl, -1 },
+		{ "oneDNN dst reorder", &bench_onednn_conv_dst_reorder,
+			cc->dnnl, -1 },
+	};
+	double gflop = 2e-9 * s->f * out_h(s) * out_w(s) * s->c * s->r * s->s;
+	double err, ein, peak, ms[7];
+	int i, failed;
+	char b[10][32];
+
+	bench_set_threads(threads);
+	bench_peak_init(&pk, threads, o->sample_s / 4);
+	failed = check(cc, n_ein, &err);
+	if (n_ein == 1)
+		v[2].run = NULL;
+	for (i = 3; !cc->dnnl && i < 7; ++i)
+		v[i].run = NULL;
+	if (!o->small && !failed)
+		failed += bench_measure(v, 7, o);
+	for (i = 0; i < 7; ++i)
+		ms[i] = v[i].median > 0 ? 1e3 * v[i].median : -1;
+	peak = bench_peak_gflops(&pk, v[0].median);
+	ein = ms[2] > 0 && (ms[1] < 0 || ms[2] < ms[1]) ? ms[2] : ms[1];
+	printf("| %d→%d %dx%d at %d² /%d | %d | %s | %s | %s | %s | %s | %s | "
+		"%s | %s | %s | %s | %s | %.1e |\n", s->c, s->f, s->r, s->s,
+		s->h, s->stride, threads, bench_cell(b[0], 32, ms[1], 2),
+		bench_cell(b[1], 32, ms[2], 2), bench_cell(b[2], 32, ms[4], 2),
+		bench_cell(b[3], 32, ms[5] >= 0 && ms[6] >= 0 ?
+			ms[5] + ms[6] : -1, 2),
+		bench_cell(b[4], 32, ms[3], 2),
+		bench_cell(b[5], 32, ein > 0 ? gflop / ein * 1e3 : -1, 1),
+		bench_cell(b[6], 32, ms[3] > 0 ? gflop / ms[3] * 1e3 : -1, 1),
+		bench_cell(b[7], 32, ein > 0 && ms[3] > 0 ? ms[3] / ein : -1,
+			2),
+		bench_cell(b[8], 32, peak, 1),
+		bench_cell(b[9], 32, ein > 0 && peak > 0 ?
+			100 * gflop / ein * 1e3 / peak : -1, 0),
+		cc->dnnl ? bench_onednn_conv_impl(cc->dnnl) : "-", err);
+	fflush(stdout);
+	return failed;
+}
+
+int bench_conv(struct bench_program *p, const struct bench_opts *o)
+{
+	static const char *const defs[3] = { "conv3x3", "conv1x1", "conv1x1s2" };
+	const struct layer *layers = o->small ? small_layers :
+		o->quick ? quick_layers : full_layers;
+	int n_layer = o->small ? 4 : o->quick ? 2 : 5;
+	struct bench_kernel k[3];
+	const char *version = bench_onednn_version();
+	int i, d, t, failed = 0;
+
+	for (d = 0; d < 3; ++d)
+		if (bench_kernel_compile(&k[d], p, defs[d], o) != 0)
+			failed++;
+	printf("\n### conv2d, NCHW, batch 1 (ResNet-50 layers)\n\n");
+	printf("ein: `conv3x3`, `conv1x1`, `conv1x1s2` of bench/kernels.ein.  ");
+	bench_print_schedules(k, failed ? 0 : 3);
+	printf("  ");
+	if (version)
+		printf("%s chooses its layouts; its total is source reorder + "
+			"convolution + destination reorder (the weights are "
+			"reordered once, untimed).  ein/oneDNN is oneDNN's "
+			"total time over ein's best.\n\n", version);
+	else
+		printf("oneDNN: not found by configure (install libdnnl-dev "
+			"and run configure again): its columns are empty.\n\n");
+	printf("| layer | threads | ein default ms | ein schedule ms | "
+		"oneDNN conv ms | oneDNN reorders ms | oneDNN total ms | "
+		"ein best GFLOP/s | oneDNN GFLOP/s | ein/oneDNN | "
+		"FMA peak GFLOP/s | ein best %% of peak | "
+		"oneDNN implementation | max abs error |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (i = 0; !failed && i < n_layer; ++i) {
+		struct conv_case cc = { 0 };
+		const struct bench_kernel *kl = &k[0];
+
+		for (d = 0; d < 3; ++d)
+			if (!strcmp(layers[i].def, defs[d]))
+				kl = &k[d];
+		if (case_alloc(&cc, &layers[i], kl) != 0) {
+			fprintf(stderr, "bench: out of memory\n");
+			failed++;
+		} else {
+			for (t = 1; t <= o->max_threads; ++t)
+				failed += row(&cc, t, kl->sched ? 2 : 1, o);
+		}
+		case_free(&cc);
+	}
+	for (d = 0; d < 3; ++d)
+		bench_kernel_free(&k[d]);
+	return failed;
+}
