@@ -3,9 +3,9 @@
  * schedule tree (see schedule.h for the model).
  *
  * The default loop order of an update keeps the source order of its
- * indices (left-hand side, then reductions) except that the index that is
- * the contiguous (last) index of the most accesses goes innermost, so that
- * the vectoriser sees stride-1 accesses.  This is only done when the
+ * indices (left-hand side, then reductions) except that the index that
+ * makes the most accesses contiguous, and none strided, goes innermost,
+ * so that the vectoriser sees stride-1 accesses.  This is only done when the
  * statement reads the tensor it writes at the written element alone: the
  * updates of each output element then still happen in the order of the
  * reduction indices, so the result is bit-identical to the source order.
@@ -124,49 +124,70 @@ static int reads_tensor(const struct ein_ast_expr *expr, int tensor)
 	return 0;
 }
 
-/* Is index "pos" the last index of access "expr", alone? */
-static int is_contiguous_index(const struct ein_ast_expr *expr, int pos)
+/* Does "expr" mention index variable "pos"? */
+static int mentions(const struct ein_ast_expr *expr, int pos)
 {
-	const struct ein_ast_expr *last;
+	int i;
 
-	if (expr->n_arg == 0)
-		return 0;
-	last = expr->args[expr->n_arg - 1];
-	return last->kind == EIN_EXPR_IDENT &&
-		last->ident_kind == EIN_IDENT_INDEX && last->slot == pos;
+	if (expr->kind == EIN_EXPR_IDENT)
+		return expr->ident_kind == EIN_IDENT_INDEX && expr->slot == pos;
+	for (i = 0; i < expr->n_arg; ++i)
+		if (mentions(expr->args[i], pos))
+			return 1;
+	return 0;
 }
 
-/* The number of accesses in "expr" whose contiguous index is "pos". */
-static int count_contiguous(const struct ein_ast_expr *expr, int pos)
+/* The weight of an access whose address moves by a row or more when an
+ * index changes: one such access outweighs any number of contiguous
+ * ones. */
+#define STRIDED 1000
+
+/* How well "expr" suits index "pos" as the innermost loop: each access
+ * in it that "pos" indexes through its last subscript only (stride 1)
+ * counts 1, each that "pos" indexes through another subscript (a large
+ * stride) counts -STRIDED; accesses "pos" does not index do not count
+ * (they are invariant in that loop). */
+static int innermost_score(const struct ein_ast_expr *expr, int pos)
 {
 	int i, n = 0;
 
-	if (expr->kind == EIN_EXPR_ACCESS && is_contiguous_index(expr, pos))
-		n++;
+	if (expr->kind == EIN_EXPR_ACCESS && expr->n_arg > 0) {
+		for (i = 0; i + 1 < expr->n_arg; ++i)
+			if (mentions(expr->args[i], pos))
+				n -= STRIDED;
+		if (n == 0 && mentions(expr->args[expr->n_arg - 1], pos))
+			n = 1;
+	}
 	for (i = 0; i < expr->n_arg; ++i)
-		n += count_contiguous(expr->args[i], pos);
+		n += innermost_score(expr->args[i], pos);
 	return n;
 }
 
 /* Fill order[0 .. n_index-1] with the default loop order of the update of
- * source statement "fs" (see the head comment). */
+ * source statement "fs" (see the head comment): the index with the best
+ * innermost_score over the statement's accesses moves innermost, if it
+ * has a positive one; on a tie, the later index of the left-hand side
+ * (so that stores are contiguous), else the later index. */
 static void default_order(const struct ein_func_stmt *fs, int *order)
 {
-	int i, best = fs->n_index - 1, best_n = -1, k = 0;
+	int i, best = -1, best_n = 0, k = 0;
 
 	for (i = 0; i < fs->n_index; ++i)
 		order[i] = i;
 	if (fs->n_index == 0 || reads_tensor(fs->ast->rhs, fs->ast->lhs->slot))
 		return;
 	for (i = fs->n_index - 1; i >= 0; --i) {
-		int n = count_contiguous(fs->ast->lhs, i) +
-			count_contiguous(fs->ast->rhs, i);
+		int n = innermost_score(fs->ast->lhs, i) +
+			innermost_score(fs->ast->rhs, i);
 
-		if (n > best_n) {
+		if (n > best_n || (n == best_n && n > 0 && best >= fs->n_lhs &&
+				i < fs->n_lhs)) {
 			best = i;
 			best_n = n;
 		}
 	}
+	if (best < 0)
+		return;
 	for (i = 0; i < fs->n_index; ++i)
 		if (i != best)
 			order[k++] = i;
