@@ -22,9 +22,32 @@
  *    exit() or abort() on bad input;
  *  - a program and the kernels compiled from it keep a reference to their
  *    context: free them before the context;
- *  - a context, and everything made from it, is used by one thread at a time,
- *    except ein_kernel_call, which may run concurrently on one kernel (its
- *    error message is then that of one of the failing calls).
+ *  - strings a function returns as const are owned by the object it was
+ *    given and valid as long as that object; strings returned as char *
+ *    are the caller's, to free with free();
+ *  - *_free functions accept NULL and do nothing with it;
+ *  - thread-safety: a context, and everything made from it, is used by one
+ *    thread at a time, except that ein_kernel_call,
+ *    ein_kernel_call_reference, ein_kernel_tensor_shape and
+ *    ein_kernel_flops may run concurrently from any number of threads, on
+ *    one kernel or on several kernels of one context (the error message of
+ *    ein_ctx_last_error is then that of one of the failing calls; each
+ *    call's own status is exact).  Two contexts share nothing and may be
+ *    used by two threads at once.
+ *
+ * Compile cache: each context keeps the code it compiled, keyed by the
+ * source text, the definition, the schedule file's contents, the target,
+ * strict floating point and the sizes set in the options.  A second
+ * ein_kernel_compile of the same key on the same context, even from
+ * another program parsed from the same text and after the first kernel
+ * was freed, returns a new kernel sharing the compiled code without
+ * running the compiler again.  Any change of the key compiles anew (even a
+ * comment in the source or in the schedule file); a failed compile is not
+ * cached.  The context keeps the 64 entries used last; the code of older
+ * ones lives as long as a kernel uses it, and everything goes with
+ * ein_ctx_free.  The cache is per context: two contexts never share
+ * code.  It is used under the context's one-thread-at-a-time rule, like
+ * every compile.
  */
 #ifndef EIN_H
 #define EIN_H
@@ -82,26 +105,37 @@ typedef struct ein_program ein_program;
 typedef struct ein_kernel ein_kernel;
 typedef struct ein_options ein_options;
 
-/* Allocate a context.  Returns NULL only when out of memory. */
+/* Allocate a context (with its isl context, diagnostics and compile
+ * cache), owned by the caller.  Returns NULL only when out of memory. */
 ein_ctx *ein_ctx_alloc(void);
-/* Free a context.  Programs and kernels made from it must be freed first. */
+/* Free a context and its compile cache.  Programs, kernels and ein_aot
+ * made from it must be freed first. */
 void ein_ctx_free(ein_ctx *ctx);
-/* The messages of the last failing call, "" if none.  Owned by ctx, valid
- * until the next call on ctx. */
+/* The messages of the last failing call, "" if none (never NULL).  Owned
+ * by ctx, valid until the next call on ctx.  Every message is a complete
+ * "file:line:col: error: ..." report, with the source line and a caret
+ * where the error has a position. */
 const char *ein_ctx_last_error(const ein_ctx *ctx);
 /* The status of the last failing call, EIN_OK if none. */
 ein_status ein_ctx_last_status(const ein_ctx *ctx);
 
-/* Parse and check source text.  "filename" is used in messages only and may
- * be NULL.  Returns NULL on error, with every error found in the text in
- * ein_ctx_last_error(). */
+/* Parse and check source text (copied: the caller keeps "source").
+ * "filename" is used in messages only and may be NULL.  Returns a program
+ * owned by the caller, or NULL on error: EIN_ERROR_SOURCE with every error
+ * found in the text in ein_ctx_last_error(), EIN_ERROR_INVALID if ctx or
+ * source is NULL. */
 ein_program *ein_program_parse(ein_ctx *ctx, const char *source,
 	const char *filename);
-/* Read, parse and check a .ein file. */
+/* Read, parse and check a .ein file, as ein_program_parse; EIN_ERROR_IO if
+ * it cannot be read. */
 ein_program *ein_program_read_file(ein_ctx *ctx, const char *path);
+/* Drop the caller's reference to "prog".  Kernels and ein_aot made from it
+ * keep what they need, so it may be freed before them. */
 void ein_program_free(ein_program *prog);
 
-/* The definitions in a program, in source order. */
+/* The number of definitions in a program (-1 if prog is NULL), and the
+ * name of definition "pos" in source order (owned by prog; NULL if pos is
+ * out of range). */
 int ein_program_n_def(const ein_program *prog);
 const char *ein_program_get_def_name(const ein_program *prog, int pos);
 
@@ -115,14 +149,23 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 
 /* Compile definition "def" (NULL: the first one) to native code for the host
  * CPU, with the schedule found by lookup (see ein_options) or else the
- * default schedule.  Returns NULL on error. */
+ * default schedule, or take the code from the context's compile cache
+ * (see above).  Returns a kernel owned by the caller, or NULL on error:
+ * EIN_ERROR_INVALID for an unknown definition, EIN_ERROR_SOURCE or
+ * EIN_ERROR_IO for a bad or unreadable schedule, EIN_ERROR_INTERNAL if
+ * LLVM fails. */
 ein_kernel *ein_kernel_compile(ein_program *prog, const char *def);
+/* Free a kernel.  Its code stays in the compile cache for later compiles.
+ * No call of the kernel may be in progress. */
 void ein_kernel_free(ein_kernel *kernel);
 
 /* Compilation options.  A NULL ein_options means the defaults: schedule
  * lookup on, no sizes, floating-point reductions may be reordered.
  * Options are plain data: they may be freed once the compile returns, and
  * used by several threads at once if none changes them. */
+/* Allocate default options, owned by the caller (NULL when out of
+ * memory), and free them.  The setters return EIN_ERROR_INVALID when opts
+ * is NULL and EIN_ERROR_NOMEM when out of memory. */
 ein_options *ein_options_alloc(void);
 void ein_options_free(ein_options *opts);
 /* Use the schedule file "path" (NULL: none given; look it up).  A schedule
@@ -155,7 +198,9 @@ const char *ein_kernel_get_schedule_reason(const ein_kernel *kernel);
 
 /* The kernel's signature.  Tensors are numbered inputs first, then outputs,
  * in the order of the definition; sizes are the size symbols in order of
- * first appearance in the parameter list. */
+ * first appearance in the parameter list.  The number of tensors (-1 if
+ * kernel is NULL), and the name of tensor "pos" (owned by the kernel; NULL
+ * if pos is out of range). */
 int ein_kernel_n_tensor(const ein_kernel *kernel);
 const char *ein_kernel_get_tensor_name(const ein_kernel *kernel, int pos);
 /* 1 if tensor "pos" is an output, 0 if an input, -1 if pos is out of range. */
@@ -171,6 +216,8 @@ ein_status ein_kernel_tensor_dtype(const ein_kernel *kernel, int pos,
 /* The element type of tensor "pos" as ein spells it ("float32", "int8",
  * "bool", ...), NULL if pos is out of range. */
 const char *ein_kernel_get_tensor_type(const ein_kernel *kernel, int pos);
+/* The number of size symbols (-1 if kernel is NULL), and the name of size
+ * "pos" (owned by the kernel; NULL if pos is out of range). */
 int ein_kernel_n_size(const ein_kernel *kernel);
 const char *ein_kernel_get_size_name(const ein_kernel *kernel, int pos);
 
@@ -182,7 +229,11 @@ ein_status ein_kernel_tensor_shape(ein_kernel *kernel, int pos,
 /* Run the kernel.  "tensors" holds n_tensor pointers in signature order;
  * each must be a dense row-major (strides NULL or compact) tensor on the CPU
  * of the declared element type whose shape agrees with "sizes".  Outputs are
- * overwritten.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch. */
+ * overwritten.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch,
+ * EIN_ERROR_INVALID if kernel is NULL.  The tensors are the caller's and
+ * are not kept.  Thread-safe: one kernel may be called from several threads
+ * at once, each with its own output tensors (the checks of the arguments
+ * take a lock of the context; the generated code runs unlocked). */
 ein_status ein_kernel_call(ein_kernel *kernel, DLTensor *const *tensors,
 	int n_tensor, const int64_t *sizes, int n_size);
 
@@ -266,8 +317,11 @@ typedef enum ein_aot_format {
 } ein_aot_format;
 
 /* Start compiling definitions of "prog" ahead of time, for the host CPU
- * unless a target is set.  NULL if prog is NULL or out of memory. */
+ * unless a target is set.  Owned by the caller; NULL if prog is NULL or
+ * out of memory.  The compile cache is not used: each ein_aot compiles
+ * its definitions itself. */
 ein_aot *ein_aot_alloc(ein_program *prog);
+/* Free "aot" and its reference to the program; files written stay. */
 void ein_aot_free(ein_aot *aot);
 /* Generate code for target "name": "host" (the default), "x86_64" (any
  * x86-64), "x86_64-avx2" (Haswell and later), "x86_64-avx512" (Skylake-X
@@ -309,7 +363,8 @@ ein_status ein_aot_write(ein_aot *aot, const char *path,
  * far, with include guards derived from the file name of "path". */
 ein_status ein_aot_write_header(ein_aot *aot, const char *path);
 
-/* The version of libein as "MAJOR.MINOR.PATCH". */
+/* The version of libein as "MAJOR.MINOR.PATCH", a static string.  May be
+ * called from any thread. */
 const char *ein_version(void);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #include "ein.h"
 #include "ctx.h"
 #include "ctx_private.h"
+#include "runtime/cache.h"
 
 ein_ctx *ein_ctx_alloc(void)
 {
@@ -20,7 +21,10 @@ ein_ctx *ein_ctx_alloc(void)
 	if (!ctx)
 		return NULL;
 	ctx->isl = isl_ctx_alloc();
-	if (!ctx->isl) {
+	ctx->cache = ein_cache_alloc();
+	if (!ctx->isl || !ctx->cache) {
+		isl_ctx_free(ctx->isl);
+		ein_cache_free(ctx->cache);
 		free(ctx);
 		return NULL;
 	}
@@ -28,6 +32,7 @@ ein_ctx *ein_ctx_alloc(void)
 	 * stderr from inside a library is not its job. */
 	isl_options_set_on_error(ctx->isl, ISL_ON_ERROR_CONTINUE);
 	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_mutex_init(&ctx->isl_lock, NULL);
 	return ctx;
 }
 
@@ -35,8 +40,11 @@ void ein_ctx_free(ein_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	/* The cached code holds programs, whose sets live in ctx->isl. */
+	ein_cache_free(ctx->cache);
 	isl_ctx_free(ctx->isl);
 	pthread_mutex_destroy(&ctx->lock);
+	pthread_mutex_destroy(&ctx->isl_lock);
 	free(ctx->msg);
 	free(ctx);
 }
@@ -44,6 +52,21 @@ void ein_ctx_free(ein_ctx *ctx)
 isl_ctx *ein_ctx_get_isl(ein_ctx *ctx)
 {
 	return ctx ? ctx->isl : NULL;
+}
+
+struct ein_cache *ein_ctx_get_cache(ein_ctx *ctx)
+{
+	return ctx ? ctx->cache : NULL;
+}
+
+void ein_ctx_lock_isl(ein_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->isl_lock);
+}
+
+void ein_ctx_unlock_isl(ein_ctx *ctx)
+{
+	pthread_mutex_unlock(&ctx->isl_lock);
 }
 
 const char *ein_ctx_last_error(const ein_ctx *ctx)

@@ -9,14 +9,21 @@
 #include <isl/ctx.h>
 #include "ein.h"
 
+struct ein_cache;
+
 /* isl: the isl context of every set, map and schedule made under this ctx;
  * lock: guards the diagnostics, which concurrent kernel calls may write;
  * msg, len: the messages of the current call (NULL when none);
  * n_error: how many errors msg holds;
- * status: the status of the first error of the current call. */
+ * status: the status of the first error of the current call;
+ * isl_lock: serialises the isl work of concurrent kernel calls (isl
+ *	objects and their context are not thread-safe);
+ * cache: the compiled code kernels share (runtime/cache.h). */
 struct ein_ctx {
 	isl_ctx *isl;
 	pthread_mutex_t lock;
+	pthread_mutex_t isl_lock;
+	struct ein_cache *cache;
 	char *msg;
 	size_t len;
 	int n_error;

@@ -107,6 +107,25 @@ int ein_options_get_strict_fp(const ein_options *opts)
 	return opts ? opts->strict_fp : 0;
 }
 
+int ein_options_n_size(const ein_options *opts)
+{
+	return opts ? opts->n_size : 0;
+}
+
+const char *ein_options_get_size_name(const ein_options *opts, int pos)
+{
+	if (!opts || pos < 0 || pos >= opts->n_size)
+		return NULL;
+	return opts->size_name[pos];
+}
+
+long ein_options_get_size_value(const ein_options *opts, int pos)
+{
+	if (!opts || pos < 0 || pos >= opts->n_size)
+		return -1;
+	return opts->size_value[pos];
+}
+
 void ein_sched_choice_clear(struct ein_sched_choice *choice)
 {
 	ein_sched_file_free(choice->file);

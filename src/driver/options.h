@@ -26,5 +26,10 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 void ein_sched_choice_clear(struct ein_sched_choice *choice);
 
 int ein_options_get_strict_fp(const ein_options *opts);
+/* The sizes set by ein_options_set_size, in the order they were first
+ * set (0 for NULL options). */
+int ein_options_n_size(const ein_options *opts);
+const char *ein_options_get_size_name(const ein_options *opts, int pos);
+long ein_options_get_size_value(const ein_options *opts, int pos);
 
 #endif

@@ -20,30 +20,30 @@
 #include "driver/options.h"
 #include "frontend/type.h"
 #include "interp/interp.h"
+#include "runtime/cache.h"
 
-/* ctx: the context (not owned); prog: a reference to the program;
- * func: the definition (owned by prog); job: its compilation;
- * sched: the schedule it was compiled with;
- * n_arg, arg: the tensors of the signature (positions in func);
- * entry: the compiled code. */
+/* ctx: the context (not owned);
+ * code: a reference to the compiled code, shared through the context's
+ *	compile cache with every kernel compiled from the same key;
+ * func: the definition (owned by code's program);
+ * sched: the schedule chosen for this compile (its path and reason are
+ *	this kernel's, even when the code was compiled for another);
+ * n_arg, arg: the tensors of the signature (positions in func). */
 struct ein_kernel {
 	ein_ctx *ctx;
-	ein_program *prog;
+	struct ein_code *code;
 	const struct ein_func *func;
 	struct ein_sched_choice sched;
-	struct ein_job job;
 	int n_arg;
 	int *arg;
-	void (*entry)(void **tensors, const int64_t *sizes);
 };
 
 void ein_kernel_free(ein_kernel *k)
 {
 	if (!k)
 		return;
-	ein_job_clear(&k->job);
+	ein_code_free(ein_ctx_get_cache(k->ctx), k->code);
 	ein_sched_choice_clear(&k->sched);
-	ein_program_free(k->prog);
 	free(k->arg);
 	free(k);
 }
@@ -66,6 +66,46 @@ ein_kernel *ein_kernel_compile(ein_program *prog, const char *def)
 	return ein_kernel_compile_with(prog, def, NULL);
 }
 
+/* The cache key of compiling k->func with k->sched and "opts", NULL after
+ * reporting an error. */
+static char *cache_key(ein_kernel *k, const ein_options *opts)
+{
+	char *target = ein_target_host_name(k->ctx);
+	char *key = target ? ein_cache_key(k->func, &k->sched, opts, target) :
+		NULL;
+
+	free(target);
+	if (!key && ein_diag_n_error(k->ctx) == 0)
+		ein_error(k->ctx, EIN_ERROR_NOMEM, "out of memory");
+	return key;
+}
+
+/* Find the code of k in the cache, or compile it and cache it. */
+static int get_code(ein_kernel *k, ein_program *prog,
+	const ein_options *opts)
+{
+	struct ein_cache *cache = ein_ctx_get_cache(k->ctx);
+	char *key = cache_key(k, opts);
+
+	if (!key)
+		return -1;
+	k->code = ein_cache_find(cache, key);
+	if (!k->code) {
+		k->code = ein_code_compile(k->ctx, prog, k->func, &k->sched,
+			ein_options_get_strict_fp(opts));
+		/* Failing to cache only costs a later compile. */
+		if (k->code)
+			ein_cache_add(cache, key, k->code);
+	}
+	free(key);
+	if (!k->code)
+		return -1;
+	/* On a hit, the signature is read from the program the code was
+	 * compiled from: the same text, checked the same way. */
+	k->func = k->code->func;
+	return 0;
+}
+
 ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
 	const ein_options *opts)
 {
@@ -81,19 +121,13 @@ ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
 		return NULL;
 	}
 	k->ctx = ctx;
-	k->prog = ein_program_copy(prog);
 	k->func = ein_program_get_func(prog, def);
-	if (!k->func || init_signature(k) < 0)
+	if (!k->func)
 		return (ein_kernel_free(k), NULL);
 	if (ein_options_choose_schedule(ctx, opts, k->func, &k->sched) < 0)
 		return (ein_kernel_free(k), NULL);
-	k->job.func = k->func;
-	k->job.until = EIN_PASS_JIT;
-	k->job.sched_file = k->sched.file;
-	k->job.strict_fp = ein_options_get_strict_fp(opts);
-	if (ein_compile(ctx, &k->job) < 0)
+	if (get_code(k, prog, opts) < 0 || init_signature(k) < 0)
 		return (ein_kernel_free(k), NULL);
-	k->entry = (void (*)(void **, const int64_t *)) k->job.entry;
 	return k;
 }
 
@@ -152,6 +186,19 @@ const char *ein_kernel_get_size_name(const ein_kernel *k, int pos)
 	return k->func->size[pos];
 }
 
+/* The shape of argument "pos" at "sizes", under the context's isl lock:
+ * isl evaluates it, and calls may run concurrently. */
+static int eval_shape(ein_kernel *k, const int64_t *sizes, int pos,
+	int64_t *shape)
+{
+	int r;
+
+	ein_ctx_lock_isl(k->ctx);
+	r = ein_func_eval_shape(k->ctx, k->func, sizes, k->arg[pos], shape);
+	ein_ctx_unlock_isl(k->ctx);
+	return r;
+}
+
 static int check_sizes(ein_kernel *k, const int64_t *sizes, int n_size)
 {
 	int i;
@@ -183,8 +230,7 @@ ein_status ein_kernel_tensor_shape(ein_kernel *k, int pos,
 		return EIN_ERROR_INVALID;
 	}
 	if (check_sizes(k, sizes, n_size) < 0 ||
-	    ein_func_eval_shape(k->ctx, k->func, sizes, k->arg[pos],
-			shape) < 0) {
+	    eval_shape(k, sizes, pos, shape) < 0) {
 		if (ein_diag_n_error(k->ctx) == 0)
 			ein_error(k->ctx, EIN_ERROR_SHAPE, "these sizes give "
 				"tensor '%s' no shape",
@@ -283,8 +329,7 @@ static int check_tensor(ein_kernel *k, int pos, const DLTensor *t,
 			pos, t->ndim, et->n_dim);
 		return -1;
 	}
-	if (ein_func_eval_shape(k->ctx, k->func, sizes, k->arg[pos],
-			shape) < 0)
+	if (eval_shape(k, sizes, pos, shape) < 0)
 		return -1;
 	for (d = 0; d < et->n_dim; ++d)
 		if (t->shape[d] != shape[d]) {
@@ -333,7 +378,7 @@ ein_status ein_kernel_call(ein_kernel *k, DLTensor *const *tensors,
 		return EIN_ERROR_SHAPE;
 	for (i = 0; i < n_tensor; ++i)
 		ptr[i] = tensor_data(tensors[i]);
-	k->entry(ptr, sizes);
+	k->code->entry(ptr, sizes);
 	return EIN_OK;
 }
 
@@ -411,8 +456,11 @@ ein_status ein_kernel_call_reference(ein_kernel *k, DLTensor *const *tensors,
 			convert(tensors[i], arg_tensor(k, i)->type,
 				data[k->arg[i]], 1);
 	}
-	if (ok == 0)
+	if (ok == 0) {
+		ein_ctx_lock_isl(k->ctx);
 		ok = ein_interp_run(k->ctx, k->func, sizes, data);
+		ein_ctx_unlock_isl(k->ctx);
+	}
 	for (i = 0; i < n_tensor; ++i) {
 		if (ok == 0 && ein_kernel_tensor_is_output(k, i))
 			convert(tensors[i], arg_tensor(k, i)->type,
@@ -424,10 +472,15 @@ ein_status ein_kernel_call_reference(ein_kernel *k, DLTensor *const *tensors,
 
 double ein_kernel_flops(ein_kernel *k, const int64_t *sizes, int n_size)
 {
+	double flops;
+
 	if (!k)
 		return -1;
 	ein_ctx_clear_error(k->ctx);
 	if (check_sizes(k, sizes, n_size) < 0)
 		return -1;
-	return ein_interp_count_flops(k->ctx, k->func, sizes);
+	ein_ctx_lock_isl(k->ctx);
+	flops = ein_interp_count_flops(k->ctx, k->func, sizes);
+	ein_ctx_unlock_isl(k->ctx);
+	return flops;
 }

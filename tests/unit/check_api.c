@@ -1,11 +1,18 @@
 /*
  * check_api.c: the public C API: signatures, errors from wrong arguments
- * (never crashes), intermediate forms, ownership.
+ * (never crashes), intermediate forms, ownership, concurrent calls and the
+ * compile cache.
  */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <check.h>
 #include "ein.h"
+#include "ctx.h"
+#include "runtime/cache.h"
 #include "testutil.h"
 
 static const char matmul_src[] =
@@ -225,6 +232,261 @@ START_TEST(kernel_outlives_program)
 }
 END_TEST
 
+/* A schedule file with "text" in a fresh temporary file, whose path the
+ * caller frees (after unlinking it). */
+static char *write_schedule(const char *text)
+{
+	char *path = strdup("/tmp/ein-check-api-XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+enum { N_THREAD = 4, N_CALL = 100 };
+
+/* One thread's work: N_CALL calls of "k" on its own operands, whose
+ * sizes differ from call to call and from the other threads', each
+ * checked against a plain loop; every tenth call also passes a wrong
+ * shape, which must fail without disturbing the others.
+ * bad: the calls whose result or status was wrong. */
+struct worker {
+	ein_kernel *k;
+	int id;
+	int bad;
+};
+
+/* Does C = A B, all row-major floats, hold to a relative 1e-4? */
+static int matmul_ok(const struct tt *a, const struct tt *b,
+	const struct tt *c, int64_t m, int64_t kk, int64_t n)
+{
+	int64_t i, j, l;
+
+	for (i = 0; i < m; ++i)
+		for (j = 0; j < n; ++j) {
+			double want = 0;
+
+			for (l = 0; l < kk; ++l)
+				want += (double) a->f[i * kk + l] *
+					b->f[l * n + j];
+			if (fabs(c->f[i * n + j] - want) >
+			    1e-4 * (1 + fabs(want)))
+				return 0;
+		}
+	return 1;
+}
+
+/* One call of w->k at M, K, N = m, kk, n; 1 if all went as it should. */
+static int one_call(struct worker *w, int64_t m, int64_t kk, int64_t n,
+	uint64_t seed)
+{
+	struct tt a, b, c;
+	DLTensor *args[3] = { &a.dl, &b.dl, &c.dl };
+	int64_t sizes[3] = { m, kk, n }, wrong[3] = { m + 1, kk, n };
+	int ok;
+
+	tt_alloc(&a, 2, (int64_t[]) { m, kk });
+	tt_alloc(&b, 2, (int64_t[]) { kk, n });
+	tt_alloc(&c, 2, (int64_t[]) { m, n });
+	tt_randomize(&a, seed);
+	tt_randomize(&b, seed + 1);
+	ok = ein_kernel_call(w->k, args, 3, sizes, 3) == EIN_OK &&
+		matmul_ok(&a, &b, &c, m, kk, n);
+	if (seed % 10 == 0)
+		ok = ok && ein_kernel_call(w->k, args, 3, wrong, 3) ==
+			EIN_ERROR_SHAPE;
+	tt_free(&a);
+	tt_free(&b);
+	tt_free(&c);
+	return ok;
+}
+
+static void *work(void *user)
+{
+	struct worker *w = user;
+	int i;
+
+	for (i = 0; i < N_CALL; ++i)
+		if (!one_call(w, 3 + (i + w->id) % 17, 1 + (i * 7) % 23,
+				5 + w->id * 11 + i % 13, w->id * 1000 + i))
+			w->bad++;
+	return NULL;
+}
+
+/* One kernel called from N_THREAD threads at once, N_CALL times each,
+ * with the default schedule (_i = 0) and a parallel one (_i = 1), whose
+ * loops share the thread pool: every result is right. */
+START_TEST(concurrent_calls)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, NULL);
+	ein_options *opts = ein_options_alloc();
+	char *sched = write_schedule("ein-schedule 1\nC: parallel i\n"
+		"C.init: parallel i\n");
+	struct worker w[N_THREAD];
+	pthread_t tid[N_THREAD];
+	int i;
+
+	ck_assert_ptr_nonnull(prog);
+	if (_i == 1)
+		ein_options_set_schedule(opts, sched);
+	w[0].k = ein_kernel_compile_with(prog, "matmul", opts);
+	ck_assert_msg(w[0].k != NULL, "%s", ein_ctx_last_error(ctx));
+	for (i = 0; i < N_THREAD; ++i) {
+		w[i].k = w[0].k;
+		w[i].id = i;
+		w[i].bad = 0;
+		ck_assert_int_eq(pthread_create(&tid[i], NULL, &work, &w[i]),
+			0);
+	}
+	for (i = 0; i < N_THREAD; ++i) {
+		ck_assert_int_eq(pthread_join(tid[i], NULL), 0);
+		ck_assert_msg(w[i].bad == 0, "thread %d: %d of %d calls wrong",
+			i, w[i].bad, N_CALL);
+	}
+	ein_kernel_free(w[0].k);
+	ein_options_free(opts);
+	unlink(sched);
+	free(sched);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* The hits and misses of ctx's compile cache so far. */
+static struct ein_cache_stats stats(ein_ctx *ctx)
+{
+	return ein_cache_get_stats(ein_ctx_get_cache(ctx));
+}
+
+/* Compile "def" of "prog" with "opts" and assert that it was a cache hit
+ * (hit = 1) or a miss (hit = 0). */
+static ein_kernel *compile_expect(ein_ctx *ctx, ein_program *prog,
+	const char *def, const ein_options *opts, int hit)
+{
+	struct ein_cache_stats before = stats(ctx), after;
+	ein_kernel *k = ein_kernel_compile_with(prog, def, opts);
+
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	after = stats(ctx);
+	ck_assert_int_eq(after.hits - before.hits, hit);
+	ck_assert_int_eq(after.misses - before.misses, !hit);
+	return k;
+}
+
+/* Run the matmul "k" on 5x4 . 4x6 operands and check the result. */
+static void check_matmul(ein_kernel *k)
+{
+	struct worker w = { k, 0, 0 };
+
+	ck_assert(one_call(&w, 5, 4, 6, 7));
+}
+
+/* The same source text, definition, schedule, target, strict-fp and sizes
+ * compile once per context: a second compile, even from another program
+ * parsed from the same text and after the first kernel is gone, is a hit
+ * that shares the code; changing any of them misses. */
+START_TEST(compile_cache)
+{
+	ein_ctx *ctx = ein_ctx_alloc(), *ctx2 = ein_ctx_alloc();
+	ein_program *p1 = ein_program_parse(ctx, matmul_src, "a.ein");
+	ein_program *p2 = ein_program_parse(ctx, matmul_src, "b.ein");
+	ein_program *p3 = ein_program_parse(ctx2, matmul_src, "a.ein");
+	ein_program *spaced = ein_program_parse(ctx,
+		"def matmul(float32(M, K) A, float32(K, N) B) -> (C) {\n"
+		"  C(i, j) +=! A(i, k) * B(k, j)\n}\n", NULL);
+	char *s1 = write_schedule("ein-schedule 1\nC: parallel i\n");
+	char *s2 = write_schedule("ein-schedule 1\nC: parallel j\n");
+	ein_options *o1 = ein_options_alloc(), *o2 = ein_options_alloc();
+	ein_kernel *k[10];
+	int i;
+
+	ck_assert(p1 && p2 && p3 && spaced);
+	ein_options_set_schedule_lookup(o1, 0);
+	k[0] = compile_expect(ctx, p1, "matmul", o1, 0);
+	k[1] = compile_expect(ctx, p2, "matmul", o1, 1);
+	ck_assert_int_eq(stats(ctx).n_entry, 1);
+	/* The code outlives the kernel and program it was compiled for. */
+	ein_kernel_free(k[0]);
+	ein_program_free(p1);
+	k[0] = compile_expect(ctx, p2, "matmul", o1, 1);
+	check_matmul(k[0]);
+	check_matmul(k[1]);
+	/* Each key part misses: the schedule file's text, ... */
+	ein_options_set_schedule(o2, s1);
+	k[2] = compile_expect(ctx, p2, "matmul", o2, 0);
+	ck_assert_str_eq(ein_kernel_get_schedule(k[2]), s1);
+	ck_assert_ptr_null(ein_kernel_get_schedule(k[0]));
+	k[3] = compile_expect(ctx, p2, "matmul", o2, 1);
+	ein_options_set_schedule(o2, s2);
+	k[4] = compile_expect(ctx, p2, "matmul", o2, 0);
+	check_matmul(k[4]);
+	/* ... strict floating point, ... */
+	ein_options_set_strict_fp(o1, 1);
+	k[5] = compile_expect(ctx, p2, "matmul", o1, 0);
+	/* ... the sizes, in any order, ... */
+	ein_options_set_size(o1, "M", 64);
+	ein_options_set_size(o1, "N", 32);
+	k[6] = compile_expect(ctx, p2, "matmul", o1, 0);
+	ein_options_free(o1);
+	o1 = ein_options_alloc();
+	ein_options_set_schedule_lookup(o1, 0);
+	ein_options_set_strict_fp(o1, 1);
+	ein_options_set_size(o1, "N", 32);
+	ein_options_set_size(o1, "M", 64);
+	k[7] = compile_expect(ctx, p2, "matmul", o1, 1);
+	/* ... the source text, ... */
+	k[8] = compile_expect(ctx, spaced, "matmul", o1, 0);
+	check_matmul(k[8]);
+	/* ... and the context: caches are never shared. */
+	k[9] = compile_expect(ctx2, p3, "matmul", o1, 0);
+	ck_assert_int_eq(stats(ctx).n_entry, 6);
+	for (i = 0; i < 10; ++i)
+		ein_kernel_free(k[i]);
+	ein_options_free(o1);
+	ein_options_free(o2);
+	unlink(s1);
+	unlink(s2);
+	free(s1);
+	free(s2);
+	ein_program_free(p2);
+	ein_program_free(p3);
+	ein_program_free(spaced);
+	ein_ctx_free(ctx);
+	ein_ctx_free(ctx2);
+}
+END_TEST
+
+/* A failed compile caches nothing: an illegal schedule fails again. */
+START_TEST(compile_cache_errors)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, NULL);
+	char *bad = write_schedule("ein-schedule 1\nC: parallel k\n");
+	ein_options *opts = ein_options_alloc();
+	int i;
+
+	ein_options_set_schedule(opts, bad);
+	for (i = 0; i < 2; ++i) {
+		ck_assert_ptr_null(ein_kernel_compile_with(prog, "matmul",
+			opts));
+		ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_SOURCE);
+	}
+	ck_assert_int_eq(stats(ctx).n_entry, 0);
+	ck_assert_int_eq(stats(ctx).hits, 0);
+	ein_options_free(opts);
+	unlink(bad);
+	free(bad);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -242,6 +504,9 @@ int main(void)
 	tcase_add_test(tc, missing_file);
 	tcase_add_test(tc, show_stages);
 	tcase_add_test(tc, kernel_outlives_program);
+	tcase_add_loop_test(tc, concurrent_calls, 0, 2);
+	tcase_add_test(tc, compile_cache);
+	tcase_add_test(tc, compile_cache_errors);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
