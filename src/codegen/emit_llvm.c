@@ -10,12 +10,13 @@
  * registers and a byte in memory.
  *
  * The local buffers of pack and accumulate (tensors of the scop after the
- * definition's) belong to the function that first uses them: the kernel,
- * or the outlined body of a parallel loop, whose threads then each have
- * their own.  A buffer is allocated in that function's entry block, once
- * per call: on the stack when its size is a small constant, which lets
- * SROA keep an accumulated tile in registers, else on the heap, freed at
- * the function's exit.
+ * definition's) belong to the function that runs their copies: the
+ * kernel, or the outlined body of a parallel loop, whose threads then each
+ * have their own (a parallel loop inside the buffer's loop shares its
+ * caller's: see body_tensors).  A buffer is allocated in that function's
+ * entry block, once per call: on the stack when its size is a small
+ * constant, which lets SROA keep an accumulated tile in registers, else
+ * on the heap, freed at the function's exit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -469,9 +470,11 @@ static int emit_body(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 	}
 }
 
-/* Outline the body of parallel loop "node" into a new function. */
+/* Outline the body of parallel loop "node" into a new function, which
+ * gets the tensors "pass" (see body_tensors). */
 static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
-	int n_cap, isl_id **cap, const struct ein_loop_attr *attr)
+	const LLVMValueRef *pass, int n_cap, isl_id **cap,
+	const struct ein_loop_attr *attr)
 {
 	struct llvm_emit c = *e;
 	struct ein_emitter cem = *e->em;
@@ -500,7 +503,7 @@ static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 	c.iter_slot = NULL;
 	c.n_frame = 0;
 	ok = c.tensor && c.own && c.size ?
-		emit_body(&c, node, e->tensor, n_cap, cap, attr) : -1;
+		emit_body(&c, node, pass, n_cap, cap, attr) : -1;
 	llvm_emit_clear(&c);
 	return ok < 0 ? NULL : c.fn;
 }
@@ -540,11 +543,12 @@ static LLVMValueRef trampoline(struct llvm_emit *e, LLVMValueRef body,
 	return fn;
 }
 
-/* Store the closure of a parallel loop: tensors (a null pointer for a
- * buffer the body allocates), sizes, the captured iterators, start and
- * step. */
-static LLVMValueRef build_closure(struct llvm_emit *e, int n_cap,
-	isl_id **cap, LLVMValueRef init, LLVMValueRef inc)
+/* Store the closure of a parallel loop: tensors "pass" (a null pointer
+ * for a buffer the body allocates), sizes, the captured iterators, start
+ * and step. */
+static LLVMValueRef build_closure(struct llvm_emit *e,
+	const LLVMValueRef *pass, int n_cap, isl_id **cap, LLVMValueRef init,
+	LLVMValueRef inc)
 {
 	const struct ein_func *func = e->scop->func;
 	int i, k = 0, n = n_body_param(e, n_cap) - 2, n_t = e->n_tensor;
@@ -559,7 +563,7 @@ static LLVMValueRef build_closure(struct llvm_emit *e, int n_cap,
 		LLVMValueRef idx = LLVMConstInt(e->i64, i, 0);
 
 		if (i < n_t)
-			v = e->tensor[i] ? e->tensor[i] : LLVMConstNull(e->ptr);
+			v = pass[i] ? pass[i] : LLVMConstNull(e->ptr);
 		else if (i < n_t + func->n_size)
 			v = e->size[i - n_t];
 		else if (i < n_t + func->n_size + n_cap)
@@ -573,27 +577,84 @@ static LLVMValueRef build_closure(struct llvm_emit *e, int n_cap,
 	return closure;
 }
 
+/* The buffers the statements under a node access (used), and those its
+ * copies access (copied). */
+struct buffer_use {
+	unsigned char *used;
+	unsigned char *copied;
+};
+
+static isl_bool note_use(__isl_keep isl_ast_node *node, void *user)
+{
+	struct buffer_use *u = user;
+	const struct ein_user_stmt *us;
+	int k;
+
+	if (isl_ast_node_get_type(node) != isl_ast_node_user)
+		return isl_bool_true;
+	us = ein_ast_node_get_user_stmt(node);
+	for (k = 0; us && k < us->stmt->n_access; ++k) {
+		int t = ein_scop_access_get_target(&us->stmt->access[k]);
+
+		u->used[t] = 1;
+		if (us->stmt->kind != EIN_STMT_COMPUTE)
+			u->copied[t] = 1;
+	}
+	return isl_bool_true;
+}
+
+static LLVMValueRef tensor_base(struct llvm_emit *e, int t);
+
+/* The tensors to pass to the outlined body of parallel loop "node" (in
+ * pass[]): the definition's, and the buffers the body uses whose copies
+ * are outside it: they belong to an enclosing loop's iterations, and the
+ * threads share them (each uses its own part), so they are allocated
+ * here if they are not yet.  A buffer whose copies are in the body
+ * belongs to an iteration of the parallel loop or of a loop inside: each
+ * call of the body allocates its own (a null pointer is passed). */
+static int body_tensors(struct llvm_emit *e, __isl_keep isl_ast_node *node,
+	LLVMValueRef *pass)
+{
+	unsigned char used[e->n_tensor + 1], copied[e->n_tensor + 1];
+	struct buffer_use u = { used, copied };
+	int t, n = e->scop->func->n_tensor;
+
+	memset(used, 0, sizeof(used));
+	memset(copied, 0, sizeof(copied));
+	if (isl_ast_node_foreach_descendant_top_down(node, &note_use, &u) < 0)
+		return -1;
+	for (t = 0; t < e->n_tensor; ++t) {
+		pass[t] = e->tensor[t];
+		if (t >= n && (copied[t] || !used[t]))
+			pass[t] = NULL;
+		else if (t >= n && !(pass[t] = tensor_base(e, t)))
+			return -1;
+	}
+	return 0;
+}
+
 static int parallel_for(void *user, __isl_keep isl_ast_node *node,
 	const struct ein_loop_attr *attr)
 {
 	struct llvm_emit *e = user;
 	isl_id *cap[e->n_iter + 1];
 	int n_cap = enclosing_iters(e, cap);
-	LLVMValueRef init, inc, trip, body, args[4], rt;
+	LLVMValueRef init, inc, trip, body, args[4], rt, pass[e->n_tensor + 1];
 	LLVMTypeRef params[4] = { e->ptr, e->ptr, e->i64, e->i64 };
 	LLVMTypeRef rt_type = LLVMFunctionType(LLVMVoidTypeInContext(e->c),
 		params, 4, 0);
 
-	if (loop_range(e, node, &init, &inc, &trip) < 0)
+	if (body_tensors(e, node, pass) < 0 ||
+	    loop_range(e, node, &init, &inc, &trip) < 0)
 		return -1;
-	body = outline(e, node, n_cap, cap, attr);
+	body = outline(e, node, pass, n_cap, cap, attr);
 	if (!body)
 		return -1;
 	rt = LLVMGetNamedFunction(e->m, EIN_RT_PARALLEL_FOR);
 	if (!rt)
 		rt = LLVMAddFunction(e->m, EIN_RT_PARALLEL_FOR, rt_type);
 	args[0] = trampoline(e, body, n_cap);
-	args[1] = build_closure(e, n_cap, cap, init, inc);
+	args[1] = build_closure(e, pass, n_cap, cap, init, inc);
 	args[2] = LLVMConstInt(e->i64, 0, 0);
 	args[3] = trip;
 	LLVMBuildCall2(e->b, rt_type, rt, args, 4, "");

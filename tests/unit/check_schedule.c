@@ -234,6 +234,14 @@ static const struct good goods[] = {
 	{ matmul_src, "C: tile i 8 j 8\nC: reorder i.o k j.o i.i j.i\n"
 		"C: pack B at k\nC: parallel j.o\n",
 		{ { 19, 23, 29 }, { 9, 1, 17 } }, 23 },
+	/* A buffer of an output that is only written (no copy in), whose
+	 * loop holds a parallel loop: the threads share the caller's. */
+	{ chain_src, "R: split i 2\nR: reorder i.o i.i j\nR: parallel j\n"
+		"R: accumulate i.o\n", { { 9, 7, 11 }, { 1, 3, 2 } }, 16 },
+	{ chain_src, "U: reorder j i\nR: split i 6\nR: reorder j i.i i.o\n"
+		"R: parallel i.i\nR: unroll i.o 3\nR: vectorize i.o 4\n"
+		"R: accumulate j\nU: compute_at R j\n",
+		{ { 9, 7, 11 }, { 13, 2, 3 } }, 16 },
 	/* accumulate: a 4x16 tile of C updated in a buffer across the k
 	 * loops (at j.o) or across k.i only (at k.o). */
 	{ matmul_src, "C: tile i 4 j 16 k 64\n"
@@ -446,26 +454,30 @@ END_TEST
 /* ---- random schedules -------------------------------------------------- */
 
 /* A kernel for the differential test: its statements (by the name the
- * schedule uses) with their default loops, sizes and reduction length. */
+ * schedule uses) with their default loops, the tensors they read other
+ * than their outputs, sizes and reduction length. */
 struct rkernel {
 	const char *src;
 	int n_stmt;
 	const char *stmt[4];
 	const char *loops[4][8];
+	const char *reads[4][3];
 	int64_t sizes[8];
 	int red;
 };
 
 static const struct rkernel rkernels[] = {
-	{ matmul_src, 1, { "C" }, { { "i", "k", "j" } }, { 19, 13, 23 },
-		13 },
+	{ matmul_src, 1, { "C" }, { { "i", "k", "j" } }, { { "A", "B" } },
+		{ 19, 13, 23 }, 13 },
 	{ conv_src, 1, { "O" }, { { "n", "f", "h", "c", "r", "s", "w" } },
-		{ 1, 3, 7, 9, 2 }, 27 },
+		{ { "I", "Wt" } }, { 1, 3, 7, 9, 2 }, 27 },
 	{ softmax_src, 4, { "mx", "e", "s", "Y" },
 		{ { "i", "j" }, { "i", "j" }, { "i", "j" }, { "i", "j" } },
+		{ { "X" }, { "X", "mx" }, { "e" }, { "e", "s" } },
 		{ 5, 11 }, 11 },
 	{ chain_src, 3, { "T", "U", "R" },
 		{ { "i", "k", "j" }, { "i", "j" }, { "i", "j" } },
+		{ { "A", "B" }, { "T", "bias" }, { "U" } },
 		{ 9, 7, 11 }, 7 },
 };
 
@@ -478,7 +490,8 @@ static unsigned rnd(unsigned n)
 }
 
 /* A random schedule for "rk" in "buf": per statement, splits and tiles
- * of its loops, a reordering, then marks; for multi-statement kernels a
+ * of its loops, a reordering, marks, then local buffers (a pack of a
+ * tensor it reads, an accumulate); for multi-statement kernels a
  * placement of a producer in a later statement. */
 static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 {
@@ -531,6 +544,15 @@ static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 			at += snprintf(buf + at, len - at,
 				"%s: vectorize %s %d\n", name, loops[n - 1],
 				4 << rnd(2));
+		for (i = 0; rk->reads[s][i]; ++i)
+			;
+		if (rnd(3) == 0)
+			at += snprintf(buf + at, len - at,
+				"%s: pack %s at %s\n", name,
+				rk->reads[s][rnd(i)], loops[rnd(n)]);
+		if (rnd(4) == 0)
+			at += snprintf(buf + at, len - at,
+				"%s: accumulate %s\n", name, loops[rnd(n)]);
 		strcpy(first[s], loops[0]);
 	}
 	if (rk->n_stmt > 1 && rnd(2)) {
