@@ -27,6 +27,10 @@
  *	                                 ├─ S's inner loops
  *	                                 └─ (X_acc0_out: for e)
  *
+ * A layout other than X's order (a later "pack X at L layout k j") would
+ * permute the dimensions of the buffer's extents, of its index functions
+ * (copy_buffer_index, redirect) and of the copies' loops.
+ *
  * The copies touch only elements S accesses (never the rest of the box,
  * which may lie out of X's bounds, or belong to another thread's
  * iterations for accumulate).  The dependences are not recomputed: the
