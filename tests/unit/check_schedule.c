@@ -451,6 +451,54 @@ START_TEST(def_mismatch)
 }
 END_TEST
 
+/* What "ein show --stage=ast" prints of pack and accumulate: the buffers,
+ * then each copy as the assignment it makes, at its place in the loops. */
+START_TEST(show_copies)
+{
+	static const char *const expect[] = {
+		"// C_acc0: float32[4][16], a local buffer of C\n"
+		"// A_pack0: float32[4][64], a local buffer of A\n",
+		"    for (int c1 = 0; c1 <= (N - 1) / 16; c1 += 1) {\n"
+		"      for (int c2 = 4 * c0; c2 <= min(M - 1, 4 * c0 + 3); "
+		"c2 += 1)\n",
+		"          C_acc0[-4 * c0 + c2][-16 * c1 + c3] = C[c2][c3];\n"
+		"      for (int c2 = 0; c2 <= (K - 1) / 64; c2 += 1) {\n",
+		"            A_pack0[-4 * c0 + c3][-64 * c2 + c4] = A[c3][c4];\n"
+		"        for (int c3 = 0; c3 <= min(63, K - 64 * c2 - 1); ",
+		"              S0(4 * c0 + c4, 16 * c1 + c5, 64 * c2 + c3);\n"
+		"      }\n",
+		"          C[c2][c3] = C_acc0[-4 * c0 + c2][-16 * c1 + c3];\n"
+		"    }\n}\n",
+	};
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "test.ein");
+	char *path = write_temp("ein-schedule 1\nC: tile i 4 j 16 k 64\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\nC: pack A at k.o\n"
+		"C: accumulate j.o\n");
+	ein_options *opts = ein_options_alloc();
+	char *ast;
+	const char *at;
+	size_t i;
+
+	ein_options_set_schedule(opts, path);
+	ast = ein_program_show_with(prog, NULL, EIN_STAGE_AST, opts);
+	ck_assert_msg(ast != NULL, "%s", ein_ctx_last_error(ctx));
+	for (i = 0, at = ast; i < sizeof(expect) / sizeof(expect[0]); ++i) {
+		const char *found = strstr(at, expect[i]);
+
+		ck_assert_msg(found != NULL, "expected, in order:\n%s\nin\n%s",
+			expect[i], ast);
+		at = found + strlen(expect[i]);
+	}
+	free(ast);
+	ein_options_free(opts);
+	unlink(path);
+	free(path);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- random schedules -------------------------------------------------- */
 
 /* A kernel for the differential test: its statements (by the name the
@@ -619,6 +667,7 @@ int main(void)
 	tcase_add_loop_test(tc, bad_schedules, 0,
 		sizeof(bads) / sizeof(bads[0]));
 	tcase_add_test(tc, def_mismatch);
+	tcase_add_test(tc, show_copies);
 	tcase_add_test(tc, random_schedules);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
