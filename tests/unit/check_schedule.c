@@ -373,15 +373,16 @@ static const struct bad bads[] = {
 		":2:4: error: cannot compute_at T there: it writes elements "
 		"that the target statement never reads" },
 	{ chain_src, "T: compute_at U i\nU: pack T at i\n", 0,
-		":3:4: error: 'pack' is illegal: S1 reads T from a copy made in "
-		"each iteration of its loop 'i', but S0_init writes T in that "
-		"loop" },
+		":3:4: error: 'pack' is illegal: S1 reads T from a copy made "
+		"in each iteration of its loop 'i', but S0_init writes T in "
+		"that loop" },
 	{ chain_src, "U: pack T at i\nT: compute_at U i\n", 0,
-		":3:4: error: 'compute_at' is illegal: S1 reads T from a copy" },
+		":3:4: error: 'compute_at' is illegal: S1 reads T from a "
+		"copy" },
 	{ softmax_src, "s: compute_at Y i\nY: pack s at i\n", 0,
-		":3:4: error: 'pack' is illegal: S3 reads s from a copy made in "
-		"each iteration of its loop 'i', but S2_init writes s in that "
-		"loop" },
+		":3:4: error: 'pack' is illegal: S3 reads s from a copy made "
+		"in each iteration of its loop 'i', but S2_init writes s in "
+		"that loop" },
 	{ chain_src, "U: fuse T 1\nT: accumulate i\n", 0,
 		":3:4: error: 'accumulate' is illegal: S0 keeps T in a local "
 		"buffer during each iteration of its loop 'i', but S1 reads T "
@@ -402,8 +403,8 @@ static const struct bad bads[] = {
 	{ matmul_src, "C: accumulate q\n", 0,
 		":2:15: error: statement C has no loop 'q'" },
 	{ matmul_src, "C: pack A at k\nC: split k 4\n", 0,
-		":3:10: error: cannot split loop 'k' of C: a pack or accumulate "
-		"directive keeps a buffer in it" },
+		":3:10: error: cannot split loop 'k' of C: a pack or "
+		"accumulate directive keeps a buffer in it" },
 	{ matmul_src, "C: accumulate i\nC: tile i 4 j 4\n", 0,
 		":3:9: error: cannot split loop 'i' of C" },
 	{ matmul_src, "C: pack A at k\nC: pack A at j\n", 0,
@@ -463,7 +464,8 @@ START_TEST(show_copies)
 		"c2 += 1)\n",
 		"          C_acc0[-4 * c0 + c2][-16 * c1 + c3] = C[c2][c3];\n"
 		"      for (int c2 = 0; c2 <= (K - 1) / 64; c2 += 1) {\n",
-		"            A_pack0[-4 * c0 + c3][-64 * c2 + c4] = A[c3][c4];\n"
+		"            A_pack0[-4 * c0 + c3][-64 * c2 + c4] = "
+		"A[c3][c4];\n"
 		"        for (int c3 = 0; c3 <= min(63, K - 64 * c2 - 1); ",
 		"              S0(4 * c0 + c4, 16 * c1 + c5, 64 * c2 + c3);\n"
 		"      }\n",
