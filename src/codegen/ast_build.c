@@ -6,7 +6,9 @@
  * the AST's loop iterators back to the statement's indices; pulling each
  * access's index function back through it and asking the build for an
  * expression gives index expressions in the iterators, simplified under
- * the constraints the build knows at that point.
+ * the constraints the build knows at that point.  An access a schedule
+ * redirected to a local buffer (pack, accumulate) gets the expressions of
+ * its index in the buffer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "ctx.h"
 #include "diag.h"
 #include "codegen/ast_build.h"
+#include "frontend/ast.h"
 
 #define EIN_STMT_ID "ein_stmt"
 
@@ -83,7 +86,9 @@ static struct ein_user_stmt *user_stmt_alloc(const struct ein_scop_stmt *stmt,
 	iter = isl_pw_multi_aff_from_map(isl_map_reverse(sched));
 	us->index = calloc(stmt->n_access + 1, sizeof(*us->index));
 	for (i = 0; us->index && i < stmt->n_access; ++i)
-		us->index[i] = build_exprs(build, stmt->access[i].index, iter);
+		us->index[i] = build_exprs(build,
+			ein_scop_access_get_target_index(&stmt->access[i]),
+			iter);
 	ident = isl_multi_pw_aff_from_pw_multi_aff(
 		isl_pw_multi_aff_identity_on_domain_space(
 			isl_set_get_space(stmt->domain)));
@@ -155,4 +160,84 @@ __isl_give isl_ast_expr *ein_ast_build_extent(struct ein_scop *scop,
 	expr = isl_ast_build_expr_from_pw_aff(build, isl_pw_aff_copy(pa));
 	isl_ast_build_free(build);
 	return expr;
+}
+
+/* "T[x0][x1]" for access "pos" of "us". */
+static __isl_give isl_printer *print_access(__isl_take isl_printer *p,
+	const struct ein_scop *scop, const struct ein_user_stmt *us, int pos)
+{
+	int t = ein_scop_access_get_target(&us->stmt->access[pos]), d;
+
+	p = isl_printer_print_str(p, ein_scop_tensor_name(scop, t));
+	for (d = 0; us->index[pos][d]; ++d) {
+		p = isl_printer_print_str(p, "[");
+		p = isl_printer_print_ast_expr(p, us->index[pos][d]);
+		p = isl_printer_print_str(p, "]");
+	}
+	return p;
+}
+
+/* A statement of the AST: a copy as an assignment "B[..] = A[..];", any
+ * other as isl prints it, "S0(c0, c1);". */
+static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
+	__isl_take isl_ast_print_options *options,
+	__isl_keep isl_ast_node *node, void *user)
+{
+	const struct ein_user_stmt *us = ein_ast_node_get_user_stmt(node);
+	isl_ast_expr *call;
+
+	isl_ast_print_options_free(options);
+	p = isl_printer_start_line(p);
+	if (us && us->stmt->kind != EIN_STMT_COMPUTE) {
+		p = print_access(p, user, us, 0);
+		p = isl_printer_print_str(p, " = ");
+		p = print_access(p, user, us, 1);
+	} else {
+		call = isl_ast_node_user_get_expr(node);
+		p = isl_printer_print_ast_expr(p, call);
+		isl_ast_expr_free(call);
+	}
+	p = isl_printer_print_str(p, ";");
+	return isl_printer_end_line(p);
+}
+
+/* "// A_pack0: float32[4][64], a local buffer of A" */
+static __isl_give isl_printer *print_buffer(__isl_take isl_printer *p,
+	const struct ein_scop *scop, const struct ein_scop_buffer *buf)
+{
+	int d;
+
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "// ");
+	p = isl_printer_print_str(p, buf->name);
+	p = isl_printer_print_str(p, ": ");
+	p = isl_printer_print_str(p,
+		ein_type_name(scop->func->tensor[buf->of].type));
+	for (d = 0; d < buf->n_dim; ++d) {
+		isl_ast_expr *x = ein_ast_build_extent((struct ein_scop *) scop,
+			buf->extent[d]);
+
+		p = isl_printer_print_str(p, "[");
+		p = isl_printer_print_ast_expr(p, x);
+		p = isl_printer_print_str(p, "]");
+		isl_ast_expr_free(x);
+	}
+	p = isl_printer_print_str(p, ", a local buffer of ");
+	p = isl_printer_print_str(p, scop->func->tensor[buf->of].name);
+	return isl_printer_end_line(p);
+}
+
+__isl_give isl_printer *ein_ast_print(__isl_take isl_printer *p,
+	const struct ein_scop *scop, __isl_keep isl_ast_node *tree)
+{
+	isl_ast_print_options *options;
+	int i;
+
+	p = isl_printer_set_output_format(p, ISL_FORMAT_C);
+	for (i = 0; i < scop->n_buffer; ++i)
+		p = print_buffer(p, scop, &scop->buffer[i]);
+	options = isl_ast_print_options_alloc(isl_printer_get_ctx(p));
+	options = isl_ast_print_options_set_print_user(options, &print_user,
+		(void *) scop);
+	return isl_ast_node_print(tree, p, options);
 }

@@ -8,6 +8,15 @@
  * node in the type the type checker gave it (frontend/type.c): floats as
  * IEEE operations, integers in int32 with wrap-around, bool as i1 in
  * registers and a byte in memory.
+ *
+ * The local buffers of pack and accumulate (tensors of the scop after the
+ * definition's) belong to the function that runs their copies: the
+ * kernel, or the outlined body of a parallel loop, whose threads then each
+ * have their own (a parallel loop inside the buffer's loop shares its
+ * caller's: see body_tensors).  A buffer is allocated in that function's
+ * entry block, once per call: on the stack when its size is a small
+ * constant, which lets SROA keep an accumulated tile in registers, else
+ * on the heap, freed at the function's exit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +29,12 @@
 #include "codegen/loop_md.h"
 #include "codegen/emit_llvm.h"
 #include "frontend/type.h"
+
+/* The largest buffer kept on the stack, in bytes. */
+#define EIN_STACK_BUFFER_MAX 32768
+/* The alignment of buffers, in bytes: a cache line, and a multiple of
+ * every vector width. */
+#define EIN_BUFFER_ALIGN 64
 
 /* A loop or condition being emitted: the blocks its end jumps to, and for
  * a loop its iterator and attributes. */
@@ -35,8 +50,12 @@ struct block_frame {
  * ctx, scop: what is compiled; c, m, b: LLVM context, module, builder;
  * fn, entry: the kernel and its entry block (home of the allocas);
  * i64, ptr: the index and pointer types;
- * tensor: the base pointer of each tensor; extent: the i64 extents of
- *	each tensor; size: the size arguments;
+ * n_tensor: the number of tensors of the scop (buffers included);
+ * tensor: the base pointer of each tensor (NULL for a buffer not yet
+ *	allocated in this function); extent: the i64 extents of each tensor;
+ *	size: the size arguments;
+ * own: for each tensor, 1 if this function allocated it on the heap (and
+ *	frees it at its exit);
  * n_iter, iter_id, iter_slot: the loop iterators seen so far;
  * n_frame, frame: the enclosing loops and conditions;
  * em: the walker's emitter, which statement bodies use for indices;
@@ -52,7 +71,9 @@ struct llvm_emit {
 	LLVMValueRef fn;
 	LLVMBasicBlockRef entry;
 	LLVMTypeRef i64, ptr;
+	int n_tensor;
 	LLVMValueRef *tensor;
+	unsigned char *own;
 	LLVMValueRef **extent;
 	LLVMValueRef *size;
 	int n_iter;
@@ -353,18 +374,20 @@ static int enclosing_iters(struct llvm_emit *e, isl_id **iters)
  * start, step, lo, hi. */
 static int n_body_param(struct llvm_emit *e, int n_cap)
 {
-	return e->scop->func->n_tensor + e->scop->func->n_size + n_cap + 4;
+	return e->n_tensor + e->scop->func->n_size + n_cap + 4;
 }
 
 static LLVMTypeRef body_type(struct llvm_emit *e, int n_cap)
 {
-	int i, n = n_body_param(e, n_cap), n_t = e->scop->func->n_tensor;
+	int i, n = n_body_param(e, n_cap), n_t = e->n_tensor;
 	LLVMTypeRef params[n];
 
 	for (i = 0; i < n; ++i)
 		params[i] = i < n_t ? e->ptr : e->i64;
 	return LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, n, 0);
 }
+
+static void emit_buffer_free(struct llvm_emit *e);
 
 /* Emit "for (k = lo; k < hi; ++k) { iter = init + k * inc; body }" in the
  * outlined function "c". */
@@ -410,6 +433,7 @@ static int emit_chunk_loop(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 		""), kslot);
 	ein_loop_md_attach(c->c, LLVMBuildBr(c->b, header), attr);
 	LLVMPositionBuilderAtEnd(c->b, exit);
+	emit_buffer_free(c);
 	LLVMBuildRetVoid(c->b);
 	return 0;
 }
@@ -419,15 +443,18 @@ static void add_attr(struct llvm_emit *e, LLVMValueRef fn, unsigned idx,
 	const char *name);
 static void llvm_emit_clear(struct llvm_emit *e);
 
-/* Bind the parameters of outlined body "c->fn" and emit it. */
+/* Bind the parameters of outlined body "c->fn" and emit it.  The
+ * buffers the caller has not allocated ("outer" has no pointer for them)
+ * are the body's own. */
 static int emit_body(struct llvm_emit *c, __isl_keep isl_ast_node *node,
-	int n_cap, isl_id **cap, const struct ein_loop_attr *attr)
+	const LLVMValueRef *outer, int n_cap, isl_id **cap,
+	const struct ein_loop_attr *attr)
 {
 	const struct ein_func *func = c->scop->func;
 	int i, k = 0;
 
-	for (i = 0; i < func->n_tensor; ++i)
-		c->tensor[i] = LLVMGetParam(c->fn, k++);
+	for (i = 0; i < c->n_tensor; ++i, ++k)
+		c->tensor[i] = outer[i] ? LLVMGetParam(c->fn, k) : NULL;
 	for (i = 0; i < func->n_size; ++i)
 		c->size[i] = LLVMGetParam(c->fn, k++);
 	if (emit_extents(c) < 0)
@@ -454,9 +481,11 @@ static int emit_body(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 	}
 }
 
-/* Outline the body of parallel loop "node" into a new function. */
+/* Outline the body of parallel loop "node" into a new function, which
+ * gets the tensors "pass" (see body_tensors). */
 static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
-	int n_cap, isl_id **cap, const struct ein_loop_attr *attr)
+	const LLVMValueRef *pass, int n_cap, isl_id **cap,
+	const struct ein_loop_attr *attr)
 {
 	struct llvm_emit c = *e;
 	struct ein_emitter cem = *e->em;
@@ -468,7 +497,7 @@ static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 	c.em = &cem;
 	c.fn = LLVMAddFunction(e->m, name, body_type(e, n_cap));
 	LLVMSetLinkage(c.fn, LLVMInternalLinkage);
-	for (i = 0; i < e->scop->func->n_tensor; ++i) {
+	for (i = 0; i < e->n_tensor; ++i) {
 		add_attr(&c, c.fn, i + 1, "noalias");
 		add_attr(&c, c.fn, i + 1, "nocapture");
 	}
@@ -476,14 +505,16 @@ static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 	c.entry = LLVMAppendBasicBlockInContext(e->c, c.fn, "entry");
 	c.b = LLVMCreateBuilderInContext(e->c);
 	LLVMPositionBuilderAtEnd(c.b, c.entry);
-	c.tensor = calloc(e->scop->func->n_tensor + 1, sizeof(LLVMValueRef));
+	c.tensor = calloc(e->n_tensor + 1, sizeof(LLVMValueRef));
+	c.own = calloc(e->n_tensor + 1, 1);
 	c.size = calloc(e->scop->func->n_size + 1, sizeof(LLVMValueRef));
 	c.extent = NULL;
 	c.n_iter = 0;
 	c.iter_id = NULL;
 	c.iter_slot = NULL;
 	c.n_frame = 0;
-	ok = c.tensor && c.size ? emit_body(&c, node, n_cap, cap, attr) : -1;
+	ok = c.tensor && c.own && c.size ?
+		emit_body(&c, node, pass, n_cap, cap, attr) : -1;
 	llvm_emit_clear(&c);
 	return ok < 0 ? NULL : c.fn;
 }
@@ -493,7 +524,7 @@ static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 static LLVMValueRef trampoline(struct llvm_emit *e, LLVMValueRef body,
 	int n_cap)
 {
-	int i, n = n_body_param(e, n_cap), n_t = e->scop->func->n_tensor;
+	int i, n = n_body_param(e, n_cap), n_t = e->n_tensor;
 	LLVMTypeRef params[3] = { e->ptr, e->i64, e->i64 };
 	LLVMValueRef fn, args[n];
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(e->c);
@@ -523,13 +554,15 @@ static LLVMValueRef trampoline(struct llvm_emit *e, LLVMValueRef body,
 	return fn;
 }
 
-/* Store the closure of a parallel loop: tensors, sizes, the captured
- * iterators, start and step. */
-static LLVMValueRef build_closure(struct llvm_emit *e, int n_cap,
-	isl_id **cap, LLVMValueRef init, LLVMValueRef inc)
+/* Store the closure of a parallel loop: tensors "pass" (a null pointer
+ * for a buffer the body allocates), sizes, the captured iterators, start
+ * and step. */
+static LLVMValueRef build_closure(struct llvm_emit *e,
+	const LLVMValueRef *pass, int n_cap, isl_id **cap, LLVMValueRef init,
+	LLVMValueRef inc)
 {
 	const struct ein_func *func = e->scop->func;
-	int i, k = 0, n = n_body_param(e, n_cap) - 2;
+	int i, k = 0, n = n_body_param(e, n_cap) - 2, n_t = e->n_tensor;
 	LLVMBuilderRef ab = LLVMCreateBuilderInContext(e->c);
 	LLVMValueRef closure, v;
 
@@ -540,11 +573,11 @@ static LLVMValueRef build_closure(struct llvm_emit *e, int n_cap,
 	for (i = 0; i < n; ++i) {
 		LLVMValueRef idx = LLVMConstInt(e->i64, i, 0);
 
-		if (i < func->n_tensor)
-			v = e->tensor[i];
-		else if (i < func->n_tensor + func->n_size)
-			v = e->size[i - func->n_tensor];
-		else if (i < func->n_tensor + func->n_size + n_cap)
+		if (i < n_t)
+			v = pass[i] ? pass[i] : LLVMConstNull(e->ptr);
+		else if (i < n_t + func->n_size)
+			v = e->size[i - n_t];
+		else if (i < n_t + func->n_size + n_cap)
 			v = LLVMBuildLoad2(e->b, e->i64, iter_slot(e,
 				cap[k++], 0), "");
 		else
@@ -555,27 +588,84 @@ static LLVMValueRef build_closure(struct llvm_emit *e, int n_cap,
 	return closure;
 }
 
+/* The buffers the statements under a node access (used), and those its
+ * copies access (copied). */
+struct buffer_use {
+	unsigned char *used;
+	unsigned char *copied;
+};
+
+static isl_bool note_use(__isl_keep isl_ast_node *node, void *user)
+{
+	struct buffer_use *u = user;
+	const struct ein_user_stmt *us;
+	int k;
+
+	if (isl_ast_node_get_type(node) != isl_ast_node_user)
+		return isl_bool_true;
+	us = ein_ast_node_get_user_stmt(node);
+	for (k = 0; us && k < us->stmt->n_access; ++k) {
+		int t = ein_scop_access_get_target(&us->stmt->access[k]);
+
+		u->used[t] = 1;
+		if (us->stmt->kind != EIN_STMT_COMPUTE)
+			u->copied[t] = 1;
+	}
+	return isl_bool_true;
+}
+
+static LLVMValueRef tensor_base(struct llvm_emit *e, int t);
+
+/* The tensors to pass to the outlined body of parallel loop "node" (in
+ * pass[]): the definition's, and the buffers the body uses whose copies
+ * are outside it: they belong to an enclosing loop's iterations, and the
+ * threads share them (each uses its own part), so they are allocated
+ * here if they are not yet.  A buffer whose copies are in the body
+ * belongs to an iteration of the parallel loop or of a loop inside: each
+ * call of the body allocates its own (a null pointer is passed). */
+static int body_tensors(struct llvm_emit *e, __isl_keep isl_ast_node *node,
+	LLVMValueRef *pass)
+{
+	unsigned char used[e->n_tensor + 1], copied[e->n_tensor + 1];
+	struct buffer_use u = { used, copied };
+	int t, n = e->scop->func->n_tensor;
+
+	memset(used, 0, sizeof(used));
+	memset(copied, 0, sizeof(copied));
+	if (isl_ast_node_foreach_descendant_top_down(node, &note_use, &u) < 0)
+		return -1;
+	for (t = 0; t < e->n_tensor; ++t) {
+		pass[t] = e->tensor[t];
+		if (t >= n && (copied[t] || !used[t]))
+			pass[t] = NULL;
+		else if (t >= n && !(pass[t] = tensor_base(e, t)))
+			return -1;
+	}
+	return 0;
+}
+
 static int parallel_for(void *user, __isl_keep isl_ast_node *node,
 	const struct ein_loop_attr *attr)
 {
 	struct llvm_emit *e = user;
 	isl_id *cap[e->n_iter + 1];
 	int n_cap = enclosing_iters(e, cap);
-	LLVMValueRef init, inc, trip, body, args[4], rt;
+	LLVMValueRef init, inc, trip, body, args[4], rt, pass[e->n_tensor + 1];
 	LLVMTypeRef params[4] = { e->ptr, e->ptr, e->i64, e->i64 };
 	LLVMTypeRef rt_type = LLVMFunctionType(LLVMVoidTypeInContext(e->c),
 		params, 4, 0);
 
-	if (loop_range(e, node, &init, &inc, &trip) < 0)
+	if (body_tensors(e, node, pass) < 0 ||
+	    loop_range(e, node, &init, &inc, &trip) < 0)
 		return -1;
-	body = outline(e, node, n_cap, cap, attr);
+	body = outline(e, node, pass, n_cap, cap, attr);
 	if (!body)
 		return -1;
 	rt = LLVMGetNamedFunction(e->m, EIN_RT_PARALLEL_FOR);
 	if (!rt)
 		rt = LLVMAddFunction(e->m, EIN_RT_PARALLEL_FOR, rt_type);
 	args[0] = trampoline(e, body, n_cap);
-	args[1] = build_closure(e, n_cap, cap, init, inc);
+	args[1] = build_closure(e, pass, n_cap, cap, init, inc);
 	args[2] = LLVMConstInt(e->i64, 0, 0);
 	args[3] = trip;
 	LLVMBuildCall2(e->b, rt_type, rt, args, 4, "");
@@ -613,17 +703,112 @@ static LLVMTypeRef memory_type(struct llvm_emit *e, enum ein_type type)
 
 static enum ein_type tensor_type(struct llvm_emit *e, int tensor)
 {
-	return e->scop->func->tensor[tensor].type;
+	return ein_scop_tensor_type(e->scop, tensor);
+}
+
+/* The size in bytes of an element of "type" in memory. */
+static long elem_bytes(enum ein_type type)
+{
+	switch (type) {
+	case EIN_TYPE_F64: return 8;
+	case EIN_TYPE_I32: return 4;
+	case EIN_TYPE_I8:
+	case EIN_TYPE_U8:
+	case EIN_TYPE_BOOL: return 1;
+	default: return 4;
+	}
+}
+
+/* Call the C library's "name" with arguments "args" of types "ty". */
+static LLVMValueRef call_libc(struct llvm_emit *e, LLVMBuilderRef b,
+	const char *name, LLVMTypeRef ret, int n, LLVMTypeRef *ty,
+	LLVMValueRef *args)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(e->m, name);
+	LLVMTypeRef fty = LLVMFunctionType(ret, ty, n, 0);
+
+	if (!fn)
+		fn = LLVMAddFunction(e->m, name, fty);
+	return LLVMBuildCall2(b, fty, fn, args, n, "");
+}
+
+/* The heap allocation of buffer "t", at "ab": its bytes rounded up to
+ * the alignment, from aligned_alloc. */
+static LLVMValueRef heap_buffer(struct llvm_emit *e, LLVMBuilderRef ab,
+	int t)
+{
+	const struct ein_scop_buffer *buf = ein_scop_get_buffer(e->scop, t);
+	LLVMValueRef args[2], mask = LLVMConstInt(e->i64,
+		EIN_BUFFER_ALIGN - 1, 0);
+	LLVMTypeRef ty[2] = { e->i64, e->i64 };
+	int d;
+
+	args[0] = LLVMConstInt(e->i64, EIN_BUFFER_ALIGN, 0);
+	args[1] = LLVMConstInt(e->i64, elem_bytes(tensor_type(e, t)), 0);
+	for (d = 0; d < buf->n_dim; ++d)
+		args[1] = LLVMBuildMul(ab, args[1], e->extent[t][d], "");
+	args[1] = LLVMBuildAnd(ab, LLVMBuildAdd(ab, args[1], mask, ""),
+		LLVMBuildNot(ab, mask, ""), "");
+	e->own[t] = 1;
+	return call_libc(e, ab, "aligned_alloc", e->ptr, 2, ty, args);
+}
+
+/* Allocate buffer "t" in the entry block of the current function (see
+ * the head comment). */
+static LLVMValueRef alloc_buffer(struct llvm_emit *e, int t)
+{
+	const struct ein_scop_buffer *buf = ein_scop_get_buffer(e->scop, t);
+	enum ein_type type = tensor_type(e, t);
+	LLVMBuilderRef ab = LLVMCreateBuilderInContext(e->c);
+	LLVMValueRef term = LLVMGetBasicBlockTerminator(e->entry), v;
+
+	if (term)
+		LLVMPositionBuilderBefore(ab, term);
+	else
+		LLVMPositionBuilderAtEnd(ab, e->entry);
+	if (buf->n_fixed > 0 &&
+	    buf->n_fixed <= EIN_STACK_BUFFER_MAX / elem_bytes(type)) {
+		v = LLVMBuildAlloca(ab, LLVMArrayType(memory_type(e, type),
+			buf->n_fixed), buf->name);
+		LLVMSetAlignment(v, EIN_BUFFER_ALIGN);
+	} else {
+		v = heap_buffer(e, ab, t);
+		LLVMSetValueName2(v, buf->name, strlen(buf->name));
+	}
+	LLVMDisposeBuilder(ab);
+	return v;
+}
+
+/* The base pointer of tensor "t" in the current function. */
+static LLVMValueRef tensor_base(struct llvm_emit *e, int t)
+{
+	if (!e->tensor[t])
+		e->tensor[t] = alloc_buffer(e, t);
+	return e->tensor[t];
+}
+
+/* Free the buffers the current function allocated on the heap. */
+static void emit_buffer_free(struct llvm_emit *e)
+{
+	LLVMTypeRef ty = e->ptr;
+	int t;
+
+	for (t = 0; t < e->n_tensor; ++t)
+		if (e->own[t])
+			call_libc(e, e->b, "free",
+				LLVMVoidTypeInContext(e->c), 1, &ty,
+				&e->tensor[t]);
 }
 
 /* The address of access "pos" of the statement: the row-major offset of
- * its index expressions within its tensor. */
+ * its index expressions within the tensor (or buffer) it accesses. */
 static LLVMValueRef access_addr(struct stmt_emit *s, int pos)
 {
 	struct llvm_emit *e = s->e;
 	const struct ein_scop_access *a = &s->us->stmt->access[pos];
-	int d, n = e->scop->func->tensor[a->tensor].n_dim;
-	LLVMValueRef off = LLVMConstInt(e->i64, 0, 0);
+	int t = ein_scop_access_get_target(a);
+	int d, n = ein_scop_tensor_n_dim(e->scop, t);
+	LLVMValueRef off = LLVMConstInt(e->i64, 0, 0), base;
 
 	for (d = 0; d < n; ++d) {
 		LLVMValueRef idx = ein_walk_expr(s->em, s->us->index[pos][d]);
@@ -631,13 +816,12 @@ static LLVMValueRef access_addr(struct stmt_emit *s, int pos)
 		if (!idx)
 			return NULL;
 		if (d > 0)
-			off = LLVMBuildNSWMul(e->b, off,
-				e->extent[a->tensor][d], "");
+			off = LLVMBuildNSWMul(e->b, off, e->extent[t][d], "");
 		off = d > 0 ? LLVMBuildNSWAdd(e->b, off, idx, "") : idx;
 	}
-	return LLVMBuildInBoundsGEP2(e->b,
-		memory_type(e, tensor_type(e, a->tensor)),
-		e->tensor[a->tensor], &off, 1, "addr");
+	base = tensor_base(e, t);
+	return LLVMBuildInBoundsGEP2(e->b, memory_type(e, tensor_type(e, t)),
+		base, &off, 1, "addr");
 }
 
 /* Load an element of "type" from "addr" into a register. */
@@ -1111,6 +1295,20 @@ static LLVMValueRef update(struct stmt_emit *s, enum ein_assign op,
 	return convert(e, v, ct, type);
 }
 
+/* A copy between a tensor and a buffer: the element as it is in memory. */
+static int copy_stmt(struct stmt_emit *s)
+{
+	struct llvm_emit *e = s->e;
+	LLVMTypeRef ty = memory_type(e,
+		tensor_type(e, s->us->stmt->access[0].tensor));
+	LLVMValueRef from = access_addr(s, 1), to = access_addr(s, 0);
+
+	if (!from || !to)
+		return -1;
+	LLVMBuildStore(e->b, LLVMBuildLoad2(e->b, ty, from, ""), to);
+	return 0;
+}
+
 static int user_stmt(void *user, const struct ein_user_stmt *us)
 {
 	struct llvm_emit *e = user;
@@ -1120,6 +1318,8 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 	struct stmt_emit s = { e, e->em, us };
 	LLVMValueRef v, addr;
 
+	if (stmt->kind != EIN_STMT_COMPUTE)
+		return copy_stmt(&s);
 	addr = access_addr(&s, 0);
 	if (!addr)
 		return -1;
@@ -1174,21 +1374,22 @@ static LLVMValueRef declare_kernel(struct llvm_emit *e, const char *name)
 	return fn;
 }
 
-/* Compute the extents of every tensor at the start of the kernel. */
+/* Compute the extents of every tensor (buffers included) at the start of
+ * the function. */
 static int emit_extents(struct llvm_emit *e)
 {
-	const struct ein_func *func = e->scop->func;
 	int i, d;
 
-	e->extent = calloc(func->n_tensor + 1, sizeof(*e->extent));
-	for (i = 0; e->extent && i < func->n_tensor; ++i) {
-		e->extent[i] = calloc(func->tensor[i].n_dim + 1,
-			sizeof(LLVMValueRef));
+	e->extent = calloc(e->n_tensor + 1, sizeof(*e->extent));
+	for (i = 0; e->extent && i < e->n_tensor; ++i) {
+		int n = ein_scop_tensor_n_dim(e->scop, i);
+
+		e->extent[i] = calloc(n + 1, sizeof(LLVMValueRef));
 		if (!e->extent[i])
 			return -1;
-		for (d = 0; d < func->tensor[i].n_dim; ++d) {
+		for (d = 0; d < n; ++d) {
 			isl_ast_expr *x = ein_ast_build_extent(e->scop,
-				func->tensor[i].shape[d]);
+				ein_scop_tensor_extent(e->scop, i, d));
 
 			e->extent[i][d] = x ? ein_walk_expr(e->em, x) : NULL;
 			isl_ast_expr_free(x);
@@ -1243,6 +1444,7 @@ static void emit_temp_free(struct llvm_emit *e)
 	for (i = 0; i < func->n_tensor; ++i)
 		if (func->tensor[i].role == EIN_ROLE_TEMP)
 			LLVMBuildCall2(e->b, ty, fn, &e->tensor[i], 1, "");
+	emit_buffer_free(e);
 }
 
 /* Bind the kernel's parameters to tensors and sizes. */
@@ -1322,10 +1524,11 @@ static void llvm_emit_clear(struct llvm_emit *e)
 {
 	int i;
 
-	for (i = 0; e->extent && i < e->scop->func->n_tensor; ++i)
+	for (i = 0; e->extent && i < e->n_tensor; ++i)
 		free(e->extent[i]);
 	free(e->extent);
 	free(e->tensor);
+	free(e->own);
 	free(e->size);
 	free(e->iter_id);
 	free(e->iter_slot);
@@ -1362,9 +1565,11 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	e.b = LLVMCreateBuilderInContext(llctx);
 	e.i64 = LLVMInt64TypeInContext(llctx);
 	e.ptr = LLVMPointerTypeInContext(llctx, 0);
-	e.tensor = calloc(func->n_tensor + 1, sizeof(*e.tensor));
+	e.n_tensor = ein_scop_n_tensor(scop);
+	e.tensor = calloc(e.n_tensor + 1, sizeof(*e.tensor));
+	e.own = calloc(e.n_tensor + 1, 1);
 	e.size = calloc(func->n_size + 1, sizeof(*e.size));
-	ok = e.tensor && e.size ? emit_kernel(&e, tree, name) : -1;
+	ok = e.tensor && e.own && e.size ? emit_kernel(&e, tree, name) : -1;
 	llvm_emit_clear(&e);
 	if (ok == 0)
 		ok = verify(ctx, e.m);

@@ -9,6 +9,7 @@
 #include <isl/printer.h>
 #include "ctx.h"
 #include "diag.h"
+#include "codegen/ast_build.h"
 #include "driver/pipeline.h"
 #include "driver/program.h"
 #include "driver/options.h"
@@ -139,8 +140,7 @@ static char *show_job(ein_ctx *ctx, struct ein_job *job, ein_stage stage)
 	} else if (stage == EIN_STAGE_SCHEDULE) {
 		p = ein_schedule_print(p, job->schedule);
 	} else {
-		p = isl_printer_set_output_format(p, ISL_FORMAT_C);
-		p = isl_printer_print_ast_node(p, job->tree);
+		p = ein_ast_print(p, job->scop, job->tree);
 	}
 	str = isl_printer_get_str(p);
 	isl_printer_free(p);

@@ -3,8 +3,9 @@
  *
  * Pre: an ein_func with domains and shapes (range.c).
  * Post: an ein_scop: one or two polyhedral statements per source
- *	statement, in source order, with their access relations.  Schedules
- *	are src/sched's concern.
+ *	statement, in source order, with their access relations and their
+ *	guards.  Schedules are src/sched's concern; they may add buffers and
+ *	copy statements through the functions at the end of this file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +13,31 @@
 #include <isl/id.h>
 #include <isl/space.h>
 #include <isl/aff.h>
+#include <isl/map.h>
+#include <isl/val.h>
 #include <isl/union_set.h>
 #include <isl/schedule.h>
 #include "ctx.h"
 #include "diag.h"
+#include "frontend/guard.h"
 #include "poly/affine.h"
 #include "poly/scop.h"
 
 static void access_clear(struct ein_scop_access *access)
 {
 	isl_multi_pw_aff_free(access->index);
+	isl_set_free(access->guard);
+	isl_multi_pw_aff_free(access->local_index);
+}
+
+static void buffer_clear(struct ein_scop_buffer *buf)
+{
+	int d;
+
+	for (d = 0; buf->extent && d < buf->n_dim; ++d)
+		isl_pw_aff_free(buf->extent[d]);
+	free(buf->extent);
+	free(buf->name);
 }
 
 static void scop_stmt_clear(struct ein_scop_stmt *stmt)
@@ -44,6 +60,9 @@ void ein_scop_free(struct ein_scop *scop)
 	for (i = 0; i < scop->n_stmt; ++i)
 		scop_stmt_clear(&scop->stmt[i]);
 	free(scop->stmt);
+	for (i = 0; i < scop->n_buffer; ++i)
+		buffer_clear(&scop->buffer[i]);
+	free(scop->buffer);
 	isl_set_free(scop->context);
 	free(scop);
 }
@@ -92,40 +111,73 @@ static isl_multi_pw_aff *access_index(ein_ctx *ctx, isl_space *space,
 	return isl_multi_pw_aff_from_pw_aff_list(space, list);
 }
 
-static int add_access(ein_ctx *ctx, const struct ein_func *func,
-	struct ein_scop_stmt *stmt, const struct ein_ast_expr *expr,
-	int is_write, const struct ein_ast_expr *node)
+/* A new access of "stmt" (zeroed but for "local"), NULL if out of
+ * memory. */
+static struct ein_scop_access *new_access(struct ein_scop_stmt *stmt)
 {
 	struct ein_scop_access *a;
-	isl_space *space;
 
 	a = realloc(stmt->access, (stmt->n_access + 1) * sizeof(*a));
 	if (!a)
-		return -1;
+		return NULL;
 	stmt->access = a;
 	a = &stmt->access[stmt->n_access++];
+	memset(a, 0, sizeof(*a));
+	a->local = -1;
+	return a;
+}
+
+/* Add the access "expr" made by source node "node", evaluated where
+ * "guard" (taken, NULL: everywhere) holds. */
+static int add_access(ein_ctx *ctx, const struct ein_func *func,
+	struct ein_scop_stmt *stmt, const struct ein_ast_expr *expr,
+	int is_write, const struct ein_ast_expr *node,
+	__isl_take isl_set *guard)
+{
+	struct ein_scop_access *a = new_access(stmt);
+	isl_space *space;
+
+	if (!a) {
+		isl_set_free(guard);
+		return -1;
+	}
 	a->expr = node;
 	a->tensor = expr->slot;
 	a->is_write = is_write;
+	a->guard = guard;
 	space = isl_set_get_space(stmt->domain);
 	a->index = access_index(ctx, space, expr, &func->tensor[expr->slot]);
 	isl_space_free(space);
 	return a->index ? 0 : -1;
 }
 
-/* Add the reads in "expr", in pre-order. */
+/* The state of add_reads: what it adds accesses to. */
+struct reads {
+	ein_ctx *ctx;
+	const struct ein_func *func;
+	struct ein_scop_stmt *stmt;
+};
+
+static int add_read(const struct ein_ast_expr *expr, __isl_take isl_set *guard,
+	void *user)
+{
+	struct reads *r = user;
+
+	if (guard)
+		guard = isl_set_set_tuple_name(guard, r->stmt->name);
+	return add_access(r->ctx, r->func, r->stmt, expr, 0, expr, guard);
+}
+
+/* Add the reads in "expr", in pre-order, each with its guard. */
 static int add_reads(ein_ctx *ctx, const struct ein_func *func,
 	struct ein_scop_stmt *stmt, const struct ein_ast_expr *expr)
 {
-	int i;
+	struct reads r = { ctx, func, stmt };
+	isl_space *space = isl_set_get_space(stmt->domain);
+	int ok = ein_guard_foreach_access(ctx, space, expr, &add_read, &r);
 
-	if (expr->kind == EIN_EXPR_ACCESS &&
-	    add_access(ctx, func, stmt, expr, 0, expr) < 0)
-		return -1;
-	for (i = 0; i < expr->n_arg; ++i)
-		if (add_reads(ctx, func, stmt, expr->args[i]) < 0)
-			return -1;
-	return 0;
+	isl_space_free(space);
+	return ok;
 }
 
 /* Add statement "S<src>" (or "S<src>_init") with domain "domain". */
@@ -157,7 +209,8 @@ static int add_init(ein_ctx *ctx, struct ein_scop *scop, int src)
 	stmt = add_stmt(scop, src, 1, dom);
 	if (!stmt)
 		return -1;
-	return add_access(ctx, scop->func, stmt, fs->ast->lhs, 1, fs->ast->lhs);
+	return add_access(ctx, scop->func, stmt, fs->ast->lhs, 1, fs->ast->lhs,
+		NULL);
 }
 
 /* The update (or plain assignment) of source statement "src".  An update
@@ -171,10 +224,10 @@ static int add_update(ein_ctx *ctx, struct ein_scop *scop, int src)
 	if (!stmt)
 		return -1;
 	if (add_access(ctx, scop->func, stmt, fs->ast->lhs, 1,
-			fs->ast->lhs) < 0)
+			fs->ast->lhs, NULL) < 0)
 		return -1;
 	if (fs->ast->op != EIN_ASSIGN_SET &&
-	    add_access(ctx, scop->func, stmt, fs->ast->lhs, 0, NULL) < 0)
+	    add_access(ctx, scop->func, stmt, fs->ast->lhs, 0, NULL, NULL) < 0)
 		return -1;
 	return add_reads(ctx, scop->func, stmt, fs->ast->rhs);
 }
@@ -197,6 +250,7 @@ struct ein_scop *ein_scop_from_func(ein_ctx *ctx, const struct ein_func *func)
 		if (ok == 0)
 			ok = add_update(ctx, scop, i);
 	}
+	scop->n_source = scop->n_stmt;
 	if (ok < 0) {
 		if (ein_diag_n_error(ctx) == 0)
 			ein_internal(ctx, "cannot build the polyhedral "
@@ -212,6 +266,14 @@ static isl_printer *print_access(isl_printer *p,
 {
 	p = isl_printer_print_str(p, a->is_write ? "    write " : "    read  ");
 	p = isl_printer_print_multi_pw_aff(p, a->index);
+	if (a->guard) {
+		p = isl_printer_print_str(p, " where ");
+		p = isl_printer_print_set(p, a->guard);
+	}
+	if (a->local_index) {
+		p = isl_printer_print_str(p, " via ");
+		p = isl_printer_print_multi_pw_aff(p, a->local_index);
+	}
 	return isl_printer_end_line(p);
 }
 
@@ -232,5 +294,204 @@ __isl_give isl_printer *ein_scop_print(__isl_take isl_printer *p,
 		for (j = 0; j < stmt->n_access; ++j)
 			p = print_access(p, &stmt->access[j]);
 	}
+	for (i = 0; i < scop->n_buffer; ++i) {
+		const struct ein_scop_buffer *buf = &scop->buffer[i];
+
+		p = isl_printer_print_str(p, "buffer: ");
+		p = isl_printer_print_str(p, buf->name);
+		p = isl_printer_print_str(p, " of ");
+		p = isl_printer_print_str(p, scop->func->tensor[buf->of].name);
+		for (j = 0; j < buf->n_dim; ++j) {
+			p = isl_printer_print_str(p, j ? ", " : " extents ");
+			p = isl_printer_print_pw_aff(p, buf->extent[j]);
+		}
+		p = isl_printer_end_line(p);
+	}
 	return p;
+}
+
+/* ---- extensions by a schedule ------------------------------------------ */
+
+int ein_scop_n_tensor(const struct ein_scop *scop)
+{
+	return scop->func->n_tensor + scop->n_buffer;
+}
+
+const struct ein_scop_buffer *ein_scop_get_buffer(const struct ein_scop *scop,
+	int tensor)
+{
+	if (tensor < scop->func->n_tensor)
+		return NULL;
+	return &scop->buffer[tensor - scop->func->n_tensor];
+}
+
+const char *ein_scop_tensor_name(const struct ein_scop *scop, int tensor)
+{
+	const struct ein_scop_buffer *buf = ein_scop_get_buffer(scop, tensor);
+
+	return buf ? buf->name : scop->func->tensor[tensor].name;
+}
+
+enum ein_type ein_scop_tensor_type(const struct ein_scop *scop, int tensor)
+{
+	const struct ein_scop_buffer *buf = ein_scop_get_buffer(scop, tensor);
+
+	return scop->func->tensor[buf ? buf->of : tensor].type;
+}
+
+int ein_scop_tensor_n_dim(const struct ein_scop *scop, int tensor)
+{
+	const struct ein_scop_buffer *buf = ein_scop_get_buffer(scop, tensor);
+
+	return buf ? buf->n_dim : scop->func->tensor[tensor].n_dim;
+}
+
+__isl_keep isl_pw_aff *ein_scop_tensor_extent(const struct ein_scop *scop,
+	int tensor, int dim)
+{
+	const struct ein_scop_buffer *buf = ein_scop_get_buffer(scop, tensor);
+
+	return buf ? buf->extent[dim] : scop->func->tensor[tensor].shape[dim];
+}
+
+/* Keep in *user (a long) the largest constant of the pieces of a
+ * constant isl_pw_aff. */
+static isl_stat max_piece(__isl_take isl_set *set, __isl_take isl_aff *aff,
+	void *user)
+{
+	long *max = user;
+	isl_val *v = isl_aff_get_constant_val(aff);
+
+	if (v && isl_val_is_int(v) && isl_val_get_num_si(v) > *max)
+		*max = isl_val_get_num_si(v);
+	isl_val_free(v);
+	isl_set_free(set);
+	isl_aff_free(aff);
+	return isl_stat_ok;
+}
+
+/* The number of elements of a buffer with extents "extent", if they are
+ * all constants, else 0. */
+static long fixed_size(int n_dim, isl_pw_aff **extent)
+{
+	long n = 1;
+	int d;
+
+	for (d = 0; d < n_dim; ++d) {
+		long max = 0;
+
+		if (isl_pw_aff_is_cst(extent[d]) != isl_bool_true ||
+		    isl_pw_aff_foreach_piece(extent[d], &max_piece, &max) < 0)
+			return 0;
+		n *= max;
+	}
+	return n;
+}
+
+int ein_scop_add_buffer(struct ein_scop *scop, const char *name, int of,
+	int n_dim, __isl_take isl_pw_aff **extent)
+{
+	struct ein_scop_buffer *buf;
+	int d, ok = extent ? 0 : -1;
+
+	for (d = 0; d < n_dim; ++d)
+		if (!extent || !extent[d])
+			ok = -1;
+	buf = ok ? NULL : realloc(scop->buffer,
+		(scop->n_buffer + 1) * sizeof(*buf));
+	if (!buf) {
+		for (d = 0; extent && d < n_dim; ++d)
+			isl_pw_aff_free(extent[d]);
+		free(extent);
+		return -1;
+	}
+	scop->buffer = buf;
+	buf = &scop->buffer[scop->n_buffer++];
+	buf->name = strdup(name);
+	buf->of = of;
+	buf->n_dim = n_dim;
+	buf->extent = extent;
+	buf->n_fixed = fixed_size(n_dim, extent);
+	return buf->name ? scop->func->n_tensor + scop->n_buffer - 1 : -1;
+}
+
+/* Add the access of a copy to tensor "tensor" at "index" (taken). */
+static int add_copy_access(struct ein_scop_stmt *stmt, int tensor,
+	int is_write, __isl_take isl_multi_pw_aff *index)
+{
+	struct ein_scop_access *a = new_access(stmt);
+
+	if (!a) {
+		isl_multi_pw_aff_free(index);
+		return -1;
+	}
+	a->tensor = tensor;
+	a->is_write = is_write;
+	a->index = index;
+	return index ? 0 : -1;
+}
+
+struct ein_scop_stmt *ein_scop_add_copy(struct ein_scop *scop,
+	enum ein_stmt_kind kind, int src, __isl_take isl_set *domain,
+	int wt, __isl_take isl_multi_pw_aff *write, int rt,
+	__isl_take isl_multi_pw_aff *read)
+{
+	struct ein_scop_stmt *stmt = realloc(scop->stmt,
+		(scop->n_stmt + 1) * sizeof(*stmt));
+	const char *name = domain ? isl_set_get_tuple_name(domain) : NULL;
+
+	if (!stmt || !name) {
+		if (stmt)
+			scop->stmt = stmt;
+		isl_set_free(domain);
+		isl_multi_pw_aff_free(write);
+		isl_multi_pw_aff_free(read);
+		return NULL;
+	}
+	scop->stmt = stmt;
+	stmt = &scop->stmt[scop->n_stmt++];
+	memset(stmt, 0, sizeof(*stmt));
+	stmt->name = strdup(name);
+	stmt->src = src;
+	stmt->kind = kind;
+	stmt->domain = domain;
+	if (add_copy_access(stmt, wt, 1, write) < 0) {
+		isl_multi_pw_aff_free(read);
+		return NULL;
+	}
+	if (add_copy_access(stmt, rt, 0, read) < 0 || !stmt->name)
+		return NULL;
+	return stmt;
+}
+
+int ein_scop_access_redirect(struct ein_scop_access *a, int local,
+	__isl_take isl_multi_pw_aff *index)
+{
+	isl_multi_pw_aff_free(a->local_index);
+	a->local = local;
+	a->local_index = index;
+	return index ? 0 : -1;
+}
+
+int ein_scop_access_get_target(const struct ein_scop_access *a)
+{
+	return a->local_index ? a->local : a->tensor;
+}
+
+__isl_keep isl_multi_pw_aff *ein_scop_access_get_target_index(
+	const struct ein_scop_access *a)
+{
+	return a->local_index ? a->local_index : a->index;
+}
+
+__isl_give isl_map *ein_scop_access_get_map(const struct ein_scop_stmt *stmt,
+	const struct ein_scop_access *a)
+{
+	isl_map *m = isl_map_from_multi_pw_aff(
+		isl_multi_pw_aff_copy(a->index));
+
+	m = isl_map_intersect_domain(m, isl_set_copy(stmt->domain));
+	if (a->guard)
+		m = isl_map_intersect_domain(m, isl_set_copy(a->guard));
+	return m;
 }

@@ -4,13 +4,18 @@
  * Checking after every directive (rather than once at the end) is what
  * lets an error name the directive that broke a dependence.  The checks
  * are those of deps.h on the flat schedule: the order of every
- * dependence, and no dependence carried by a parallel or vectorised loop.
+ * dependence, and no dependence carried by a parallel or vectorised loop;
+ * and for the local buffers of pack and accumulate, that nothing else in
+ * the loop writes a packed tensor or accesses an accumulated one (the
+ * copies then keep every dependence).  Once all directives are applied,
+ * sched/pack.c turns the local buffers into buffers and copies.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "diag.h"
 #include "sched/apply.h"
+#include "sched/pack.h"
 
 /* pending, pending_msg: the directive after which the schedule became
  * illegal (and has stayed so), with the message that says why. */
@@ -102,7 +107,8 @@ static int find_stmt(struct apply *a, const struct ein_sched_stmt_ref *ref)
 	for (i = 0; i < ein_schedule_n_stmt(a->s); ++i) {
 		struct ein_scop_stmt *stmt = ein_schedule_get_stmt(a->s, i);
 
-		if (stmt->src == src && stmt->is_init == ref->is_init)
+		if (stmt->kind == EIN_STMT_COMPUTE && stmt->src == src &&
+		    stmt->is_init == ref->is_init)
 			return i;
 	}
 	ein_error_at(a->ctx, ref->loc, "'%s' has no initialisation",
@@ -149,9 +155,26 @@ static int find_loop(struct apply *a, int stmt, const struct ein_sched_arg *arg)
 	return find_loop_named(a, stmt, arg->name, arg->loc);
 }
 
+/* Find the loop "arg" names to split it: a loop that holds a local
+ * buffer cannot be (neither part iterates as it did). */
+static int find_loop_to_split(struct apply *a, int stmt,
+	const struct ein_sched_arg *arg)
+{
+	int loop = find_loop(a, stmt, arg);
+
+	if (loop < 0 || ein_schedule_n_local(a->s, stmt, loop) == 0)
+		return loop;
+	ein_error_at(a->ctx, arg->loc, "cannot split loop '%s' of %s: a "
+		"pack or accumulate directive keeps a buffer in it",
+		arg->name, a->dir->stmt.tensor);
+	ein_hint(a->ctx, "split or tile the loop before packing or "
+		"accumulating in it");
+	return -1;
+}
+
 static int do_split(struct apply *a, int stmt)
 {
-	int loop = find_loop(a, stmt, &a->dir->arg[0]);
+	int loop = find_loop_to_split(a, stmt, &a->dir->arg[0]);
 
 	if (loop < 0)
 		return -1;
@@ -185,7 +208,7 @@ static int do_tile(struct apply *a, int stmt)
 	const char *tiled[n + 1];
 
 	for (k = 0; k < n; ++k) {
-		int loop = find_loop(a, stmt, &a->dir->arg[2 * k]);
+		int loop = find_loop_to_split(a, stmt, &a->dir->arg[2 * k]);
 
 		if (loop < 0)
 			return -1;
@@ -387,6 +410,142 @@ static int do_fuse(struct apply *a, int stmt)
 	return place(a, stmt, target, level_of(a->s, target, n - 1), 0);
 }
 
+/* The position of the tensor named "name" in the definition, -1 if
+ * none. */
+static int find_tensor(const struct ein_func *func, const char *name)
+{
+	int t;
+
+	for (t = 0; t < func->n_tensor; ++t)
+		if (!strcmp(func->tensor[t].name, name))
+			return t;
+	return -1;
+}
+
+/* Does statement "stmt" read tensor "t"? */
+static int stmt_reads(struct ein_schedule *s, int stmt, int t)
+{
+	const struct ein_scop_stmt *st = ein_schedule_get_stmt(s, stmt);
+	int k;
+
+	for (k = 0; k < st->n_access; ++k)
+		if (!st->access[k].is_write && st->access[k].tensor == t)
+			return 1;
+	return 0;
+}
+
+/* "the statement reads A, B" as a hint. */
+static void hint_read(struct apply *a, int stmt)
+{
+	const struct ein_func *func = a->deps->scop->func;
+	char buf[512] = "";
+	int t;
+
+	for (t = 0; t < func->n_tensor; ++t) {
+		const char *name = func->tensor[t].name;
+
+		if (!stmt_reads(a->s, stmt, t) ||
+		    strlen(buf) + strlen(name) + 3 >= sizeof(buf))
+			continue;
+		if (buf[0])
+			strcat(buf, ", ");
+		strcat(buf, name);
+	}
+	if (buf[0])
+		ein_hint(a->ctx, "statement %s reads %s", a->dir->stmt.tensor,
+			buf);
+	else
+		ein_hint(a->ctx, "statement %s reads no tensor",
+			a->dir->stmt.tensor);
+}
+
+/* The loop of "stmt" in which it already has a local buffer of kind
+ * "kind" (of tensor "t" for a pack), -1 if none. */
+static int find_local(struct ein_schedule *s, int stmt,
+	enum ein_local_kind kind, int t)
+{
+	int k, j;
+
+	for (k = 0; k < ein_schedule_n_loop(s, stmt); ++k)
+		for (j = 0; j < ein_schedule_n_local(s, stmt, k); ++j) {
+			const struct ein_local *l =
+				ein_schedule_get_local(s, stmt, k, j);
+
+			if (l->kind == kind && (kind != EIN_LOCAL_PACK ||
+					l->tensor == t))
+				return k;
+		}
+	return -1;
+}
+
+/* The tensor of "pack TENSOR at LOOP": one the statement reads, other
+ * than its output.  -1 after an error. */
+static int pack_tensor(struct apply *a, int stmt)
+{
+	const struct ein_sched_arg *arg = &a->dir->arg[0];
+	const struct ein_func *func = a->deps->scop->func;
+	int t = find_tensor(func, arg->name), prev;
+
+	if (t < 0 || !stmt_reads(a->s, stmt, t)) {
+		ein_error_at(a->ctx, arg->loc, t < 0 ? "no tensor '%s'" :
+			"statement %s does not read '%s'", t < 0 ? arg->name :
+			a->dir->stmt.tensor, arg->name);
+		hint_read(a, stmt);
+		return -1;
+	}
+	if (t == ein_schedule_get_stmt(a->s, stmt)->access[0].tensor) {
+		ein_error_at(a->ctx, arg->loc, "cannot pack '%s': statement "
+			"%s writes it", arg->name, a->dir->stmt.tensor);
+		ein_hint(a->ctx, "'accumulate LOOP' keeps the part of its "
+			"output that a loop updates in a local buffer");
+		return -1;
+	}
+	prev = find_local(a->s, stmt, EIN_LOCAL_PACK, t);
+	if (prev >= 0) {
+		ein_error_at(a->ctx, arg->loc, "'%s' is already packed for "
+			"statement %s, in loop '%s'", arg->name,
+			a->dir->stmt.tensor,
+			ein_schedule_loop_name(a->s, stmt, prev));
+		return -1;
+	}
+	return t;
+}
+
+/* pack TENSOR at LOOP: the statement reads TENSOR from a copy of the
+ * tile it reads in each iteration of LOOP (sched/pack.c). */
+static int do_pack(struct apply *a, int stmt)
+{
+	struct ein_local local = { EIN_LOCAL_PACK, pack_tensor(a, stmt) };
+	int loop;
+
+	if (local.tensor < 0)
+		return -1;
+	loop = find_loop(a, stmt, &a->dir->arg[1]);
+	if (loop < 0)
+		return -1;
+	return ein_schedule_add_local(a->s, stmt, loop, &local);
+}
+
+/* accumulate LOOP: the statement updates a copy of the part of its output
+ * it updates in each iteration of LOOP (sched/pack.c). */
+static int do_accumulate(struct apply *a, int stmt)
+{
+	struct ein_local local = { EIN_LOCAL_ACCUMULATE,
+		ein_schedule_get_stmt(a->s, stmt)->access[0].tensor };
+	int loop = find_loop(a, stmt, &a->dir->arg[0]), prev;
+
+	if (loop < 0)
+		return -1;
+	prev = find_local(a->s, stmt, EIN_LOCAL_ACCUMULATE, local.tensor);
+	if (prev >= 0) {
+		ein_error_at(a->ctx, a->dir->verb_loc, "statement %s already "
+			"accumulates in loop '%s'", a->dir->stmt.tensor,
+			ein_schedule_loop_name(a->s, stmt, prev));
+		return -1;
+	}
+	return ein_schedule_add_local(a->s, stmt, loop, &local);
+}
+
 static int unsupported(struct apply *a, const char *why)
 {
 	ein_error_at(a->ctx, a->dir->verb_loc, "'%s' %s",
@@ -412,8 +571,9 @@ static int transform(struct apply *a, int stmt)
 	case EIN_SCHED_FUSE:
 		return do_fuse(a, stmt);
 	case EIN_SCHED_PACK:
+		return do_pack(a, stmt);
 	case EIN_SCHED_ACCUMULATE:
-		return unsupported(a, "is not implemented yet");
+		return do_accumulate(a, stmt);
 	default:
 		return unsupported(a, "is reserved for the GPU backend; CPU "
 			"targets do not support it");
@@ -439,8 +599,9 @@ static int illegal(struct apply *a, char *why, const char *fmt,
 	len = strlen(head) + strlen(why) + 64;
 	a->pending_msg = malloc(len);
 	if (a->pending_msg)
-		snprintf(a->pending_msg, len, "'%s' is illegal: %s %s",
-			verb_name(a->dir->verb), head, why);
+		snprintf(a->pending_msg, len, "'%s' is illegal: %s%s%s",
+			verb_name(a->dir->verb), head, head[0] ? " " : "",
+			why);
 	a->pending = a->dir;
 	free(why);
 	return a->pending_msg ? 0 : -1;
@@ -488,6 +649,89 @@ static int check_marks(struct apply *a, __isl_keep isl_union_map *map)
 	return 1;
 }
 
+/* The statement in loop "loop" of "stmt" that writes the tensor "l" packs
+ * there, or (for an accumulate) that accesses the output it accumulates,
+ * other than stmt itself; *writes says which.  -1 if there is none, -2
+ * on error. */
+static int local_conflict(struct apply *a, int stmt, int loop,
+	const struct ein_local *l, int *writes)
+{
+	int n = ein_schedule_n_stmt(a->s), member[n + 1], j, k;
+
+	if (ein_schedule_loop_members(a->s, stmt, loop, member) < 0)
+		return -2;
+	for (j = 0; j < n; ++j) {
+		const struct ein_scop_stmt *st = ein_schedule_get_stmt(a->s, j);
+
+		if (!member[j] || (j == stmt &&
+				l->kind == EIN_LOCAL_ACCUMULATE))
+			continue;
+		for (k = 0; k < st->n_access; ++k) {
+			const struct ein_scop_access *acc = &st->access[k];
+
+			if (acc->tensor != l->tensor || (!acc->is_write &&
+					l->kind == EIN_LOCAL_PACK))
+				continue;
+			*writes = acc->is_write;
+			return j;
+		}
+	}
+	return -1;
+}
+
+/* Why local buffer "l" of loop "loop" of "stmt" is illegal, given the
+ * statement "other" that writes (or reads) its tensor there. */
+static char *local_why(struct apply *a, int stmt, int loop,
+	const struct ein_local *l, int other, int writes)
+{
+	const char *s = ein_schedule_get_stmt(a->s, stmt)->name;
+	const char *o = ein_schedule_get_stmt(a->s, other)->name;
+	const char *t = a->deps->scop->func->tensor[l->tensor].name;
+	const char *name = ein_schedule_loop_name(a->s, stmt, loop);
+	size_t len = strlen(s) + strlen(o) + 2 * strlen(t) + strlen(name) +
+		128;
+	char *why = malloc(len);
+
+	if (!why)
+		return NULL;
+	if (l->kind == EIN_LOCAL_PACK)
+		snprintf(why, len, "%s reads %s from a copy made in each "
+			"iteration of its loop '%s', but %s writes %s in that "
+			"loop", s, t, name, o, t);
+	else
+		snprintf(why, len, "%s keeps %s in a local buffer during each "
+			"iteration of its loop '%s', but %s %s %s in that "
+			"loop", s, t, name, o, writes ? "writes" : "reads", t);
+	return why;
+}
+
+/* Check the local buffers of pack and accumulate: nothing else in the
+ * loop may write a packed tensor (the copy would be stale) or access an
+ * accumulated one (it would miss the updates in the buffer, or have its
+ * own overwritten).  Returns 1 if they are legal, 0 (after recording
+ * why) if not, -1 on error. */
+static int check_locals(struct apply *a)
+{
+	int i, k, j, c, writes = 0;
+
+	for (i = 0; i < ein_schedule_n_stmt(a->s); ++i)
+		for (k = 0; k < ein_schedule_n_loop(a->s, i); ++k)
+			for (j = 0; j < ein_schedule_n_local(a->s, i, k);
+			     ++j) {
+				const struct ein_local *l =
+					ein_schedule_get_local(a->s, i, k, j);
+
+				c = local_conflict(a, i, k, l, &writes);
+				if (c == -2)
+					return -1;
+				if (c < 0)
+					continue;
+				return illegal(a, local_why(a, i, k, l, c,
+					writes), "%s%s", "", "") < 0 ? -1 : 0;
+			}
+	return 1;
+}
+
 /* The legality check after directive a->dir: the schedule may be
  * illegal for a while (placing a producer before its own producers are
  * placed), so a verdict is only recorded (see struct apply), and reported
@@ -503,6 +747,8 @@ static int check_legal(struct apply *a)
 		r = illegal(a, why, "%s%sit breaks", "", "") < 0 ? -1 : 0;
 	if (r > 0)
 		r = check_marks(a, map);
+	if (r > 0)
+		r = check_locals(a);
 	isl_union_map_free(map);
 	if (r > 0) {
 		a->pending = NULL;
@@ -594,6 +840,8 @@ int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	}
 	r = apply_all(&a, file);
 	free(a.pending_msg);
+	if (r == 0)
+		r = ein_sched_pack_lower(ctx, s);
 	return r;
 }
 

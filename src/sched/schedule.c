@@ -24,30 +24,39 @@
 #include <isl/ilp.h>
 #include "sched/schedule.h"
 
-/* A loop of a statement: its name, its value over the statement's domain
- * and what the schedule asks of it. */
+/* A loop of a statement: its name, its value over the statement's domain,
+ * what the schedule asks of it, and the local buffers it asks for in its
+ * iterations (n_local, local). */
 struct loop {
 	char *name;
 	isl_pw_aff *value;
 	struct ein_loop_attr attr;
+	int n_local;
+	struct ein_local *local;
 };
 
 /* The loops of a statement, outermost first, and its placement: in the
- * first "level" loops of statement "parent" (-1: none), as compute_at or
- * fused. */
+ * first "level" loops of statement "parent" (-1: none), as compute_at,
+ * fused, or as a copy ("copy", the kind of the scop statement: its first
+ * "level" dimensions are parent's loop values, and it runs before or
+ * after parent's statements at that level; "slot" orders the copies). */
 struct stmt_sched {
-	struct ein_scop_stmt *stmt;
 	int n_loop;
 	struct loop *loop;
 	int parent;
 	int level;
 	int compute_at;
+	enum ein_stmt_kind copy;
+	int slot;
 };
 
+/* The statements: s[i] is the schedule of scop->stmt[i]; n_copy of them
+ * are copies. */
 struct ein_schedule {
 	struct ein_scop *scop;
 	int n;
 	struct stmt_sched *s;
+	int n_copy;
 };
 
 /* The 2d+1 vector of a statement: n_level loop values val[k], with
@@ -63,7 +72,15 @@ struct vec {
 static void loop_clear(struct loop *l)
 {
 	free(l->name);
+	free(l->local);
 	isl_pw_aff_free(l->value);
+}
+
+/* The scop statement of statement "i" (the scop's statements may move when
+ * copies are added, so none is kept). */
+static struct ein_scop_stmt *stmt_at(const struct ein_schedule *s, int i)
+{
+	return &s->scop->stmt[i];
 }
 
 void ein_schedule_free(struct ein_schedule *s)
@@ -211,9 +228,9 @@ static int init_stmt(struct ein_schedule *s, int i, const int *order)
 {
 	struct stmt_sched *ss = &s->s[i];
 	const struct ein_func_stmt *fs;
-	int k, n = isl_set_dim(ss->stmt->domain, isl_dim_set);
+	int k, n = isl_set_dim(stmt_at(s, i)->domain, isl_dim_set);
 
-	fs = &s->scop->func->stmt[ss->stmt->src];
+	fs = &s->scop->func->stmt[stmt_at(s, i)->src];
 	ss->parent = -1;
 	ss->loop = calloc(n + 1, sizeof(*ss->loop));
 	if (!ss->loop)
@@ -223,7 +240,7 @@ static int init_stmt(struct ein_schedule *s, int i, const int *order)
 		int pos = order ? order[k] : k;
 
 		ss->loop[k].name = strdup(fs->index[pos]);
-		ss->loop[k].value = index_value(ss->stmt, pos);
+		ss->loop[k].value = index_value(stmt_at(s, i), pos);
 		if (!ss->loop[k].name || !ss->loop[k].value)
 			return -1;
 	}
@@ -247,7 +264,6 @@ static struct ein_schedule *schedule_alloc(struct ein_scop *scop, int reorder)
 		const struct ein_func_stmt *fs = &scop->func->stmt[stmt->src];
 		int order[fs->n_index + 1];
 
-		s->s[i].stmt = stmt;
 		default_order(fs, order);
 		if (init_stmt(s, i, reorder && !stmt->is_init ? order : NULL))
 			return (ein_schedule_free(s), NULL);
@@ -277,6 +293,7 @@ struct ein_schedule *ein_schedule_copy(const struct ein_schedule *s)
 	if (!dup->s)
 		return (ein_schedule_free(dup), NULL);
 	dup->n = s->n;
+	dup->n_copy = s->n_copy;
 	for (i = 0; i < s->n; ++i) {
 		struct stmt_sched *d = &dup->s[i];
 
@@ -287,13 +304,28 @@ struct ein_schedule *ein_schedule_copy(const struct ein_schedule *s)
 			return (ein_schedule_free(dup), NULL);
 		}
 		for (j = 0; j < d->n_loop; ++j) {
-			d->loop[j] = s->s[i].loop[j];
-			d->loop[j].name = strdup(s->s[i].loop[j].name);
-			d->loop[j].value =
-				isl_pw_aff_copy(s->s[i].loop[j].value);
+			const struct loop *l = &s->s[i].loop[j];
+
+			d->loop[j] = *l;
+			d->loop[j].name = strdup(l->name);
+			d->loop[j].value = isl_pw_aff_copy(l->value);
+			d->loop[j].local = malloc((l->n_local + 1) *
+				sizeof(*l->local));
+			if (d->loop[j].local)
+				memcpy(d->loop[j].local, l->local,
+					l->n_local * sizeof(*l->local));
+			if (!d->loop[j].name || !d->loop[j].local) {
+				d->n_loop = j + 1;
+				return (ein_schedule_free(dup), NULL);
+			}
 		}
 	}
 	return dup;
+}
+
+struct ein_scop *ein_schedule_get_scop(const struct ein_schedule *s)
+{
+	return s->scop;
 }
 
 int ein_schedule_n_stmt(const struct ein_schedule *s)
@@ -304,7 +336,7 @@ int ein_schedule_n_stmt(const struct ein_schedule *s)
 struct ein_scop_stmt *ein_schedule_get_stmt(const struct ein_schedule *s,
 	int stmt)
 {
-	return s->s[stmt].stmt;
+	return stmt_at(s, stmt);
 }
 
 int ein_schedule_n_loop(const struct ein_schedule *s, int stmt)
@@ -372,7 +404,8 @@ static char *suffixed(const char *name, const char *suffix)
 
 /* Split loop "loop" of "stmt" with value v into "NAME.o" = floor(v / f)
  * and "NAME.i" = v mod f, in that order where it was.  Its attributes go
- * to the inner loop. */
+ * to the inner loop.  A loop with local buffers is not split: neither
+ * part's iterations are those the buffers were asked for. */
 int ein_schedule_split(struct ein_schedule *s, int stmt, int loop,
 	long factor)
 {
@@ -380,7 +413,8 @@ int ein_schedule_split(struct ein_schedule *s, int stmt, int loop,
 	struct loop *l, outer, inner;
 	isl_ctx *ctx;
 
-	if (loop < 0 || loop >= ss->n_loop || factor < 1)
+	if (loop < 0 || loop >= ss->n_loop || factor < 1 ||
+	    ss->loop[loop].n_local > 0)
 		return -1;
 	l = realloc(ss->loop, (ss->n_loop + 2) * sizeof(*l));
 	if (!l)
@@ -396,6 +430,8 @@ int ein_schedule_split(struct ein_schedule *s, int stmt, int loop,
 		isl_val_int_from_si(ctx, factor));
 	memset(&outer.attr, 0, sizeof(outer.attr));
 	inner.attr = l[loop].attr;
+	outer.n_local = inner.n_local = 0;
+	outer.local = inner.local = NULL;
 	if (!outer.name || !inner.name || !outer.value || !inner.value) {
 		loop_clear(&outer);
 		loop_clear(&inner);
@@ -490,8 +526,22 @@ static __isl_give isl_union_map *readers(struct ein_scop_stmt *stmt,
 		isl_union_map_reverse(r));
 }
 
-/* The first "m" loop values of "pv" (the vector of "stmt") as a map. */
-static __isl_give isl_map *prefix_map(struct ein_scop_stmt *stmt,
+/* Does "reader" read the tensor "stmt" writes? */
+static int reads_output(const struct ein_scop_stmt *stmt,
+	const struct ein_scop_stmt *reader)
+{
+	int k;
+
+	for (k = 0; k < reader->n_access; ++k)
+		if (!reader->access[k].is_write &&
+		    reader->access[k].tensor == stmt->access[0].tensor)
+			return 1;
+	return 0;
+}
+
+/* The first "m" loop values of "pv" (the vector of "stmt") as a
+ * function on stmt's domain. */
+static __isl_give isl_multi_pw_aff *prefix_mpa(struct ein_scop_stmt *stmt,
 	const struct vec *pv, int m)
 {
 	isl_space *space = isl_set_get_space(stmt->domain);
@@ -504,7 +554,14 @@ static __isl_give isl_map *prefix_map(struct ein_scop_stmt *stmt,
 	for (k = 0; k < m; ++k)
 		mpa = isl_multi_pw_aff_set_pw_aff(mpa, k,
 			isl_pw_aff_copy(pv->val[k]));
-	return isl_map_from_multi_pw_aff(mpa);
+	return mpa;
+}
+
+/* The same as a map. */
+static __isl_give isl_map *prefix_map(struct ein_scop_stmt *stmt,
+	const struct vec *pv, int m)
+{
+	return isl_map_from_multi_pw_aff(prefix_mpa(stmt, pv, m));
 }
 
 /* Is "r" placed, directly or through others, in "anc"? */
@@ -533,11 +590,13 @@ static int runs_in(const struct ein_schedule *s, int r, int target, int m)
 /* The values of target's first "m" loops at the first iteration in
  * which it, or a statement running in those loops, reads what each
  * instance of statement "i" writes: a function on all of i's domain, or
- * NULL if some instance's result is never read there. */
+ * NULL if some instance's result is never read there.  Only the vectors
+ * of the statements that read what i writes are needed: asking for
+ * others' could come back to i's own, which is being built. */
 static __isl_give isl_pw_multi_aff *first_use(const struct ein_schedule *s,
 	struct vec *vecs, int i, int target, int m)
 {
-	struct ein_scop_stmt *stmt = s->s[i].stmt;
+	struct ein_scop_stmt *stmt = stmt_at(s, i);
 	isl_union_map *rel = NULL;
 	isl_map *map;
 	isl_pw_multi_aff *f;
@@ -549,13 +608,15 @@ static __isl_give isl_pw_multi_aff *first_use(const struct ein_schedule *s,
 		const struct vec *rv;
 		isl_union_map *one;
 
-		if (r == i || placed_in(s, r, i) || !runs_in(s, r, target, m))
+		if (r == i || stmt_at(s, r)->kind != EIN_STMT_COMPUTE ||
+		    !reads_output(stmt, stmt_at(s, r)) ||
+		    placed_in(s, r, i) || !runs_in(s, r, target, m))
 			continue;
 		rv = get_vec(s, vecs, r);
 		if (!rv)
 			return (isl_union_map_free(rel), NULL);
-		one = isl_union_map_apply_range(readers(stmt, s->s[r].stmt),
-			isl_union_map_from_map(prefix_map(s->s[r].stmt, rv,
+		one = isl_union_map_apply_range(readers(stmt, stmt_at(s, r)),
+			isl_union_map_from_map(prefix_map(stmt_at(s, r), rv,
 				m)));
 		rel = rel ? isl_union_map_union(rel, one) : one;
 	}
@@ -575,13 +636,42 @@ static __isl_give isl_pw_multi_aff *first_use(const struct ein_schedule *s,
 	return f;
 }
 
-/* The vector of a statement placed at "level" in "parent". */
+/* The position of statement "i" at the levels where it runs on its own.
+ * The positions of the statements of the source are spaced so that
+ * copies (which have none of their own) fit around each. */
+static int own_pos(const struct ein_schedule *s, int i)
+{
+	return i * (2 * s->n_copy + 1) + s->n_copy;
+}
+
+/* The position of copy "i" at level "m" of its parent, at which the
+ * parent runs at position "p": just before p for a copy in, just after
+ * for a copy out, in the order of the copies' slots. */
+static int copy_pos(const struct ein_schedule *s, int i, int p)
+{
+	const struct stmt_sched *ss = &s->s[i];
+
+	if (ss->copy == EIN_STMT_COPY_IN)
+		return p - s->n_copy + ss->slot;
+	return p + 1 + ss->slot;
+}
+
+/* Are the first levels of statement "i" shared with its parent's (a
+ * compute_at or a copy) rather than its own first loops (fused)? */
+static int has_shared_levels(const struct stmt_sched *ss)
+{
+	return ss->parent >= 0 && (ss->compute_at || ss->copy);
+}
+
+/* The vector of a statement placed at "level" in "parent".  At the
+ * shared levels, a statement computed at the parent takes the values of
+ * the first iteration that uses it; a copy, its first dimensions. */
 static int placed_vec(const struct ein_schedule *s, struct vec *vecs, int i,
 	struct vec *v)
 {
 	const struct stmt_sched *ss = &s->s[i];
 	const struct vec *pv = get_vec(s, vecs, ss->parent);
-	int m = ss->level, k, base = ss->compute_at ? m : 0;
+	int m = ss->level, k, base = has_shared_levels(ss) ? m : 0, pos = i;
 	isl_pw_multi_aff *f = NULL;
 
 	if (!pv || vec_alloc(v, base + ss->n_loop) < 0)
@@ -595,10 +685,13 @@ static int placed_vec(const struct ein_schedule *s, struct vec *vecs, int i,
 		v->pos[k] = pv->pos[k];
 		if (ss->compute_at)
 			v->val[k] = isl_pw_multi_aff_get_pw_aff(f, k);
+		else if (ss->copy)
+			v->val[k] = index_value(stmt_at(s, i), k);
 	}
 	isl_pw_multi_aff_free(f);
+	pos = ss->copy ? copy_pos(s, i, pv->pos[m]) : own_pos(s, i);
 	for (k = m; k <= v->n_level; ++k)
-		v->pos[k] = i;
+		v->pos[k] = pos;
 	for (k = 0; k < ss->n_loop; ++k) {
 		v->val[base + k] = isl_pw_aff_copy(ss->loop[k].value);
 		v->attr[base + k] = &ss->loop[k].attr;
@@ -623,7 +716,7 @@ static struct vec *get_vec(const struct ein_schedule *s, struct vec *vecs,
 	if (vec_alloc(v, ss->n_loop) < 0)
 		return (vec_clear(v), NULL);
 	for (k = 0; k <= ss->n_loop; ++k)
-		v->pos[k] = i;
+		v->pos[k] = own_pos(s, i);
 	for (k = 0; k < ss->n_loop; ++k) {
 		v->val[k] = isl_pw_aff_copy(ss->loop[k].value);
 		v->attr[k] = &ss->loop[k].attr;
@@ -694,8 +787,7 @@ int ein_schedule_loop_dim(const struct ein_schedule *s, int stmt, int loop)
 {
 	const struct stmt_sched *ss = &s->s[stmt];
 
-	return 2 * (loop + (ss->parent >= 0 && ss->compute_at ?
-		ss->level : 0)) + 1;
+	return 2 * (loop + (has_shared_levels(ss) ? ss->level : 0)) + 1;
 }
 
 int ein_schedule_loop_members(const struct ein_schedule *s, int stmt,
@@ -720,7 +812,7 @@ int ein_schedule_loop_trip_bound(const struct ein_schedule *s, int stmt,
 	int loop, long *bound)
 {
 	const struct stmt_sched *ss = &s->s[stmt];
-	isl_space *space = isl_set_get_space(ss->stmt->domain);
+	isl_space *space = isl_set_get_space(stmt_at(s, stmt)->domain);
 	isl_multi_pw_aff *mpa;
 	isl_map *m;
 	isl_pw_aff *diff;
@@ -736,7 +828,7 @@ int ein_schedule_loop_trip_bound(const struct ein_schedule *s, int stmt,
 			isl_pw_aff_copy(ss->loop[k].value));
 	m = isl_map_from_multi_pw_aff(mpa);
 	m = isl_map_from_range(isl_map_range(isl_map_intersect_domain(m,
-		isl_set_copy(ss->stmt->domain))));
+		isl_set_copy(stmt_at(s, stmt)->domain))));
 	m = isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 0, loop);
 	diff = isl_map_dim_max(isl_map_copy(m), 0);
 	diff = isl_pw_aff_sub(diff, isl_map_dim_min(m, 0));
@@ -808,7 +900,7 @@ __isl_give isl_union_map *ein_schedule_get_map(const struct ein_schedule *s)
 	map = isl_union_map_empty(isl_set_get_space(s->scop->context));
 	for (i = 0; i < s->n; ++i)
 		map = isl_union_map_add_map(map,
-			flat_map(s->s[i].stmt, &vecs[i], n));
+			flat_map(stmt_at(s, i), &vecs[i], n));
 	vecs_free(vecs, s->n);
 	return map;
 }
@@ -917,7 +1009,7 @@ static __isl_give isl_schedule *build_position(const struct ein_schedule *s,
 
 	if (n == 1 && vecs[group[0]].n_level == k)
 		return isl_schedule_from_domain(isl_union_set_from_set(
-			isl_set_copy(s->s[group[0]].stmt->domain)));
+			isl_set_copy(stmt_at(s, group[0])->domain)));
 	inner = build_level(s, vecs, n, group, k + 1);
 	return inner ? add_band(s, vecs, n, group, k, inner) : NULL;
 }
@@ -999,17 +1091,76 @@ static __isl_give isl_printer *print_value(__isl_take isl_printer *p,
 	return isl_printer_set_output_format(p, format);
 }
 
+/* " pack A accumulate": the local buffers asked for in loop "l". */
+static __isl_give isl_printer *print_locals(__isl_take isl_printer *p,
+	const struct ein_schedule *s, const struct loop *l)
+{
+	int k;
+
+	for (k = 0; k < l->n_local; ++k) {
+		const struct ein_local *loc = &l->local[k];
+
+		if (loc->kind == EIN_LOCAL_ACCUMULATE) {
+			p = isl_printer_print_str(p, " accumulate");
+			continue;
+		}
+		p = isl_printer_print_str(p, " pack ");
+		p = isl_printer_print_str(p,
+			ein_scop_tensor_name(s->scop, loc->tensor));
+	}
+	return p;
+}
+
+/* The name of the loop of "stmt" at level "level" (counting the levels it
+ * shares with the statements it is placed in). */
+static const char *loop_at_level(const struct ein_schedule *s, int stmt,
+	int level)
+{
+	const struct stmt_sched *ss = &s->s[stmt];
+	int k = level - 1 - (has_shared_levels(ss) ? ss->level : 0);
+
+	return k >= 0 && k < ss->n_loop ? ss->loop[k].name : "?";
+}
+
+/* "A_pack0_in (copy into A_pack0 of the tile of A that S0 reads, before
+ * it, in each iteration of its loop k.o):" */
+static __isl_give isl_printer *print_copy_head(__isl_take isl_printer *p,
+	const struct ein_schedule *s, int i)
+{
+	const struct stmt_sched *ss = &s->s[i];
+	const struct ein_scop_stmt *stmt = stmt_at(s, i);
+	int in = ss->copy == EIN_STMT_COPY_IN;
+	const char *buf = ein_scop_tensor_name(s->scop,
+		stmt->access[in ? 0 : 1].tensor);
+	const char *t = ein_scop_tensor_name(s->scop,
+		stmt->access[in ? 1 : 0].tensor);
+
+	p = isl_printer_print_str(p, in ? " (copy into " : " (copy back from ");
+	p = isl_printer_print_str(p, buf);
+	p = isl_printer_print_str(p, " of the tile of ");
+	p = isl_printer_print_str(p, t);
+	p = isl_printer_print_str(p, " that ");
+	p = isl_printer_print_str(p, stmt_at(s, ss->parent)->name);
+	p = isl_printer_print_str(p, in ? " uses, before it" :
+		" updates, after it");
+	p = isl_printer_print_str(p, ", in each iteration of its loop ");
+	p = isl_printer_print_str(p, loop_at_level(s, ss->parent, ss->level));
+	return isl_printer_print_str(p, ")");
+}
+
 static __isl_give isl_printer *print_stmt(__isl_take isl_printer *p,
 	const struct ein_schedule *s, int i)
 {
 	const struct stmt_sched *ss = &s->s[i];
 	int k;
 
-	p = isl_printer_print_str(p, ss->stmt->name);
-	if (ss->parent >= 0) {
+	p = isl_printer_print_str(p, stmt_at(s, i)->name);
+	if (ss->copy) {
+		p = print_copy_head(p, s, i);
+	} else if (ss->parent >= 0) {
 		p = isl_printer_print_str(p, ss->compute_at ?
 			" (computed at " : " (fused with ");
-		p = isl_printer_print_str(p, s->s[ss->parent].stmt->name);
+		p = isl_printer_print_str(p, stmt_at(s, ss->parent)->name);
 		p = isl_printer_print_str(p, ", ");
 		p = isl_printer_print_int(p, ss->level);
 		p = isl_printer_print_str(p, " loops)");
@@ -1019,9 +1170,12 @@ static __isl_give isl_printer *print_stmt(__isl_take isl_printer *p,
 	for (k = 0; k < ss->n_loop; ++k) {
 		p = isl_printer_print_str(p, "  for ");
 		p = isl_printer_print_str(p, ss->loop[k].name);
-		p = isl_printer_print_str(p, " = ");
-		p = print_value(p, ss->stmt, ss->loop[k].value);
+		if (!ss->copy) {
+			p = isl_printer_print_str(p, " = ");
+			p = print_value(p, stmt_at(s, i), ss->loop[k].value);
+		}
 		p = print_attr(p, &ss->loop[k].attr);
+		p = print_locals(p, s, &ss->loop[k]);
 		p = isl_printer_end_line(p);
 	}
 	return p;
@@ -1041,4 +1195,93 @@ __isl_give isl_printer *ein_schedule_print(__isl_take isl_printer *p,
 	p = isl_printer_print_schedule(p, tree);
 	isl_schedule_free(tree);
 	return p;
+}
+
+/* ---- local buffers (pack, accumulate) ------------------------------------ */
+
+int ein_schedule_add_local(struct ein_schedule *s, int stmt, int loop,
+	const struct ein_local *local)
+{
+	struct loop *l = &s->s[stmt].loop[loop];
+	struct ein_local *a = realloc(l->local,
+		(l->n_local + 1) * sizeof(*a));
+
+	if (!a)
+		return -1;
+	l->local = a;
+	l->local[l->n_local++] = *local;
+	return 0;
+}
+
+int ein_schedule_n_local(const struct ein_schedule *s, int stmt, int loop)
+{
+	return s->s[stmt].loop[loop].n_local;
+}
+
+const struct ein_local *ein_schedule_get_local(const struct ein_schedule *s,
+	int stmt, int loop, int k)
+{
+	return &s->s[stmt].loop[loop].local[k];
+}
+
+int ein_schedule_loop_level(const struct ein_schedule *s, int stmt, int loop)
+{
+	return (ein_schedule_loop_dim(s, stmt, loop) - 1) / 2 + 1;
+}
+
+__isl_give isl_multi_pw_aff *ein_schedule_get_prefix(
+	const struct ein_schedule *s, int stmt, int level)
+{
+	struct vec *vecs = calloc(s->n + 1, sizeof(*vecs));
+	const struct vec *v = vecs ? get_vec(s, vecs, stmt) : NULL;
+	isl_multi_pw_aff *mpa = NULL;
+
+	if (v && level <= v->n_level)
+		mpa = prefix_mpa(stmt_at(s, stmt), v, level);
+	vecs_free(vecs, s->n);
+	return mpa;
+}
+
+/* Give copy "i" one loop per dimension of its domain from "level" on,
+ * named "NAME.d" after the tensor "name" it copies. */
+static int init_copy_loops(struct ein_schedule *s, int i, int level,
+	const char *name)
+{
+	struct stmt_sched *ss = &s->s[i];
+	int k, n = isl_set_dim(stmt_at(s, i)->domain, isl_dim_set) - level;
+
+	ss->loop = calloc(n + 1, sizeof(*ss->loop));
+	if (!ss->loop)
+		return -1;
+	ss->n_loop = n;
+	for (k = 0; k < n; ++k) {
+		char buf[strlen(name) + 16];
+
+		snprintf(buf, sizeof(buf), "%s.%d", name, k);
+		ss->loop[k].name = strdup(buf);
+		ss->loop[k].value = index_value(stmt_at(s, i), level + k);
+		if (!ss->loop[k].name || !ss->loop[k].value)
+			return -1;
+	}
+	return 0;
+}
+
+int ein_schedule_add_copy(struct ein_schedule *s, int parent, int level,
+	const char *name)
+{
+	struct stmt_sched *ss;
+
+	if (s->scop->n_stmt != s->n + 1)
+		return -1;
+	ss = realloc(s->s, (s->n + 2) * sizeof(*ss));
+	if (!ss)
+		return -1;
+	s->s = ss;
+	ss = &s->s[s->n++];
+	memset(ss, 0, sizeof(*ss));
+	ss->parent = parent;
+	ss->level = level;
+	ss->copy = stmt_at(s, s->n - 1)->kind;
+	ss->slot = s->n_copy++;
+	return init_copy_loops(s, s->n - 1, level, name);
 }

@@ -23,6 +23,15 @@
  * diverge, a one-member band for each shared loop, and a mark node above
  * a band whose loop carries attributes (parallel, vector width, unroll)
  * for the code generators.
+ *
+ * A loop may also ask for local buffers in its iterations (pack,
+ * accumulate: struct ein_local).  sched/pack.c turns each into a buffer
+ * and copy statements of the scop, which it adds here as statements
+ * placed in the loop: a copy's first dimensions are the values of the
+ * loops up to that loop, and it runs at the next level just before (copy
+ * in) or just after (copy out) the statements there.  To leave room for
+ * them, a statement's own position is spaced out (own_pos in schedule.c)
+ * once there are copies; without copies it is its index.
  */
 #ifndef EIN_SCHED_SCHEDULE_H
 #define EIN_SCHED_SCHEDULE_H
@@ -49,6 +58,21 @@ struct ein_loop_attr {
 
 #define EIN_LOOP_MARK "ein:"
 
+/* A local buffer a loop asks for (a directive of sched/apply.c).
+ * kind: a copy of a tensor the statement reads (pack), or of the part of
+ *	its output it updates, copied back after the loop's iteration
+ *	(accumulate);
+ * tensor: the tensor (position in the definition). */
+enum ein_local_kind {
+	EIN_LOCAL_PACK,
+	EIN_LOCAL_ACCUMULATE
+};
+
+struct ein_local {
+	enum ein_local_kind kind;
+	int tensor;
+};
+
 /* The loop attributes of a mark node's id, NULL if it is not ours. */
 const struct ein_loop_attr *ein_loop_attr_from_id(__isl_keep isl_id *id);
 
@@ -65,6 +89,8 @@ struct ein_schedule *ein_schedule_default(struct ein_scop *scop);
 struct ein_schedule *ein_schedule_copy(const struct ein_schedule *s);
 void ein_schedule_free(struct ein_schedule *s);
 
+/* The scop the schedule runs. */
+struct ein_scop *ein_schedule_get_scop(const struct ein_schedule *s);
 /* The statements and their loops, for directives and messages. */
 int ein_schedule_n_stmt(const struct ein_schedule *s);
 struct ein_scop_stmt *ein_schedule_get_stmt(const struct ein_schedule *s,
@@ -103,6 +129,26 @@ int ein_schedule_get_parent(const struct ein_schedule *s, int stmt);
  * is not bounded by a constant. */
 int ein_schedule_loop_trip_bound(const struct ein_schedule *s, int stmt,
 	int loop, long *bound);
+/* Ask for local buffer "local" in loop "loop" of "stmt". */
+int ein_schedule_add_local(struct ein_schedule *s, int stmt, int loop,
+	const struct ein_local *local);
+int ein_schedule_n_local(const struct ein_schedule *s, int stmt, int loop);
+const struct ein_local *ein_schedule_get_local(const struct ein_schedule *s,
+	int stmt, int loop, int k);
+/* The number of levels of stmt's vector up to and including its loop
+ * "loop". */
+int ein_schedule_loop_level(const struct ein_schedule *s, int stmt,
+	int loop);
+/* The values of the first "level" levels of stmt's vector as a function
+ * on its domain (the loops of the statements it is placed in included);
+ * NULL on error. */
+__isl_give isl_multi_pw_aff *ein_schedule_get_prefix(
+	const struct ein_schedule *s, int stmt, int level);
+/* Add the last statement of the scop, a copy, placed in the first "level"
+ * levels of statement "parent", with one loop per remaining dimension of
+ * its domain, named "NAME.0", "NAME.1"... */
+int ein_schedule_add_copy(struct ein_schedule *s, int parent, int level,
+	const char *name);
 
 /* The flat schedule: every statement instance to its 2d+1 vector, padded
  * with zeros to a common length. */

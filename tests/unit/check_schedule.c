@@ -46,6 +46,16 @@ static const char chain_src[] =
 	"    R(i, j) = U(i, j) > 0 ? U(i, j) : 0\n"
 	"}\n";
 
+/* A zero-padded convolution: its accesses to I are guarded, and a packed
+ * tile of I must hold only the elements read within the guard. */
+static const char pad_src[] =
+	"def conv_pad(float32(N, C, H, W) I, float32(K, C, 3, 3) Wt)"
+	" -> (float32(N, K, H, W) O) {\n"
+	"    O(n, k, h, w) +=! (h + r >= 1 && h + r <= H && w + s >= 1"
+	" && w + s <= W) ? I(n, c, h + r - 1, w + s - 1) * Wt(k, c, r, s)"
+	" : 0\n"
+	"}\n";
+
 static const char shift_src[] =
 	"def shift(float32(N) A) -> (C) {\n"
 	"    T(i) = 2 * A(i)\n"
@@ -199,6 +209,81 @@ static const struct good goods[] = {
 		{ { 9, 7, 11 }, { 16, 3, 5 } }, 16 },
 	{ shift_src, "T: split i 4\nC: split i 4\n",
 		{ { 17 }, { 2 } }, 1 },
+	/* pack: the tiles of A and B a tile of C reads, copied at several
+	 * levels of a tiled matmul; sizes the tiles do not divide, sizes 1,
+	 * primes. */
+	{ matmul_src, "C: tile i 16 j 8 k 4\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C: pack A at k.o\nC: pack B at k.o\n",
+		{ { 37, 23, 29 }, { 64, 40, 48 } }, 64 },
+	{ matmul_src, "C: tile i 16 j 8 k 4\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C: pack A at i.o\nC: pack B at j.o\n",
+		{ { 1, 1, 1 }, { 97, 89, 83 } }, 89 },
+	{ matmul_src, "C: tile i 16 j 8 k 4\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C: pack A at j.i\nC: pack B at i.i\n",
+		{ { 17, 5, 3 }, { 2, 13, 31 } }, 13 },
+	{ matmul_src, "C: pack A at i\nC: pack B at k\n",
+		{ { 7, 11, 13 }, { 1, 2, 1 } }, 11 },
+	/* The BLIS order: a panel of B packed once per (j.o, k.o) and reused
+	 * by every i.o; each thread packs its own tile of A. */
+	{ matmul_src, "C: tile i 8 j 32 k 16\n"
+		"C: reorder j.o k.o i.o i.i k.i j.i\n"
+		"C: pack B at k.o\nC: pack A at i.o\nC: parallel i.o\n"
+		"C: vectorize j.i 8\nC: unroll k.i 4\nC.init: parallel i\n",
+		{ { 37, 23, 29 }, { 70, 67, 100 } }, 67 },
+	/* A panel packed outside a parallel loop: the threads share it. */
+	{ matmul_src, "C: tile i 8 j 8\nC: reorder i.o k j.o i.i j.i\n"
+		"C: pack B at k\nC: parallel j.o\n",
+		{ { 19, 23, 29 }, { 9, 1, 17 } }, 23 },
+	/* A buffer of an output that is only written (no copy in), whose
+	 * loop holds a parallel loop: the threads share the caller's. */
+	{ chain_src, "R: split i 2\nR: reorder i.o i.i j\nR: parallel j\n"
+		"R: accumulate i.o\n", { { 9, 7, 11 }, { 1, 3, 2 } }, 16 },
+	{ chain_src, "U: reorder j i\nR: split i 6\nR: reorder j i.i i.o\n"
+		"R: parallel i.i\nR: unroll i.o 3\nR: vectorize i.o 4\n"
+		"R: accumulate j\nU: compute_at R j\n",
+		{ { 9, 7, 11 }, { 13, 2, 3 } }, 16 },
+	/* accumulate: a 4x16 tile of C updated in a buffer across the k
+	 * loops (at j.o) or across k.i only (at k.o). */
+	{ matmul_src, "C: tile i 4 j 16 k 64\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\nC: accumulate j.o\n",
+		{ { 37, 130, 23 }, { 4, 64, 16 } }, 130 },
+	{ matmul_src, "C: tile i 4 j 16 k 64\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\nC: accumulate k.o\n",
+		{ { 5, 131, 33 }, { 1, 1, 1 } }, 131 },
+	{ matmul_src, "C: tile i 4 j 16 k 8\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C: accumulate j.o\nC: pack A at k.o\nC: pack B at k.o\n"
+		"C: vectorize j.i 16\nC: unroll i.i full\n"
+		"C: parallel i.o\nC.init: parallel i\n",
+		{ { 37, 29, 53 }, { 64, 64, 64 } }, 64 },
+	{ matmul_src, "C: accumulate i\nC: parallel i\n",
+		{ { 3, 97, 5 }, { 1, 1, 1 } }, 97 },
+	{ conv_src, "O: tile h 4 w 4\nO: pack I at w.o\nO: pack Wt at f\n"
+		"O: accumulate w.o\nO: parallel f\n",
+		{ { 2, 3, 9, 11, 4 }, { 1, 2, 5, 3, 3 } }, 27 },
+	{ conv_src, "O: reorder n f c r s h w\nO: pack I at c\n"
+		"O: accumulate f\nO: vectorize w 8\n",
+		{ { 1, 3, 9, 13, 4 }, { 2, 1, 3, 3, 1 } }, 27 },
+	{ pad_src, "O: tile h 4 w 4\nO: pack I at w.o\nO: pack Wt at k\n"
+		"O: accumulate w.o\nO: parallel k\n",
+		{ { 2, 3, 7, 5, 4 }, { 1, 1, 1, 1, 1 } }, 27 },
+	{ pad_src, "O: pack I at h\nO: unroll w 2\n",
+		{ { 1, 2, 6, 2, 3 }, { 1, 1, 2, 9, 1 } }, 18 },
+	/* Temporaries finished before the loop may be packed; an output
+	 * read by nothing else in the loop may be accumulated. */
+	{ chain_src, "U: pack T at i\nR: pack U at j\n",
+		{ { 9, 7, 11 }, { 1, 1, 1 } }, 16 },
+	{ chain_src, "T: compute_at U i\nU: pack T at j\nU: pack bias at i\n",
+		{ { 9, 7, 11 }, { 16, 3, 5 } }, 16 },
+	{ softmax_src, "s: accumulate i\nY: accumulate i\nmx: accumulate j\n"
+		"e: pack X at i\nY: pack e at i\n",
+		{ { 7, 13 }, { 1, 33 } }, 33 },
+	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
+		"mx: compute_at Y i\ns: accumulate i\nmx: pack X at i\n"
+		"Y: parallel i\n", { { 7, 13 }, { 1, 33 } }, 33 },
 };
 
 START_TEST(good_schedules)
@@ -296,8 +381,48 @@ static const struct bad bads[] = {
 	{ matmul_src, "C: split j 512\nC: unroll j.i full\n", 0,
 		":3:15: error: cannot unroll loop 'j.i' fully: it runs up to "
 		"512 iterations (at most 256)" },
-	{ matmul_src, "C: pack A at k\n", 0,
-		":2:4: error: 'pack' is not implemented yet" },
+	{ chain_src, "T: compute_at U i\nU: pack T at i\n", 0,
+		":3:4: error: 'pack' is illegal: S1 reads T from a copy made "
+		"in each iteration of its loop 'i', but S0_init writes T in "
+		"that loop" },
+	{ chain_src, "U: pack T at i\nT: compute_at U i\n", 0,
+		":3:4: error: 'compute_at' is illegal: S1 reads T from a "
+		"copy" },
+	{ softmax_src, "s: compute_at Y i\nY: pack s at i\n", 0,
+		":3:4: error: 'pack' is illegal: S3 reads s from a copy made "
+		"in each iteration of its loop 'i', but S2_init writes s in "
+		"that loop" },
+	{ chain_src, "U: fuse T 1\nT: accumulate i\n", 0,
+		":3:4: error: 'accumulate' is illegal: S0 keeps T in a local "
+		"buffer during each iteration of its loop 'i', but S1 reads T "
+		"in that loop" },
+	{ matmul_src, "C: reorder i j k\nC.init: fuse C 2\n"
+		"C: accumulate j\n", 0,
+		":4:4: error: 'accumulate' is illegal: S0 keeps C in a local "
+		"buffer during each iteration of its loop 'j', but S0_init "
+		"writes C in that loop" },
+	{ matmul_src, "C: pack Q at k\n", 0,
+		":2:9: error: no tensor 'Q'\n" },
+	{ softmax_src, "e: pack Y at j\n", 0,
+		":2:9: error: statement e does not read 'Y'\n" },
+	{ matmul_src, "C: pack C at k\n", 0,
+		":2:9: error: cannot pack 'C': statement C writes it" },
+	{ matmul_src, "C: pack A at q\n", 0,
+		":2:14: error: statement C has no loop 'q'" },
+	{ matmul_src, "C: accumulate q\n", 0,
+		":2:15: error: statement C has no loop 'q'" },
+	{ matmul_src, "C: pack A at k\nC: split k 4\n", 0,
+		":3:10: error: cannot split loop 'k' of C: a pack or "
+		"accumulate directive keeps a buffer in it" },
+	{ matmul_src, "C: accumulate i\nC: tile i 4 j 4\n", 0,
+		":3:9: error: cannot split loop 'i' of C" },
+	{ matmul_src, "C: pack A at k\nC: pack A at j\n", 0,
+		":3:9: error: 'A' is already packed for statement C, in loop "
+		"'k'" },
+	{ matmul_src, "C: accumulate k\nC: accumulate i\n", 0,
+		":3:4: error: statement C already accumulates in loop 'k'" },
+	{ matmul_src, "C: pack A at k\nD: pack B at k\n", 0,
+		":3:1: error: no statement writes 'D'" },
 	{ matmul_src, "C: tiel i 8\n", 0, ":2:4: error: unknown directive" },
 	{ matmul_src, "C tile i 8\n", 0, ":2:2: error: missing ':'" },
 	{ matmul_src, "C: split i 0\n", 0, ":2:12: error: " },
@@ -336,29 +461,82 @@ START_TEST(def_mismatch)
 }
 END_TEST
 
+/* What "ein show --stage=ast" prints of pack and accumulate: the buffers,
+ * then each copy as the assignment it makes, at its place in the loops. */
+START_TEST(show_copies)
+{
+	static const char *const expect[] = {
+		"// C_acc0: float32[4][16], a local buffer of C\n"
+		"// A_pack0: float32[4][64], a local buffer of A\n",
+		"    for (int c1 = 0; c1 <= (N - 1) / 16; c1 += 1) {\n"
+		"      for (int c2 = 4 * c0; c2 <= min(M - 1, 4 * c0 + 3); "
+		"c2 += 1)\n",
+		"          C_acc0[-4 * c0 + c2][-16 * c1 + c3] = C[c2][c3];\n"
+		"      for (int c2 = 0; c2 <= (K - 1) / 64; c2 += 1) {\n",
+		"            A_pack0[-4 * c0 + c3][-64 * c2 + c4] = "
+		"A[c3][c4];\n"
+		"        for (int c3 = 0; c3 <= min(63, K - 64 * c2 - 1); ",
+		"              S0(4 * c0 + c4, 16 * c1 + c5, 64 * c2 + c3);\n"
+		"      }\n",
+		"          C[c2][c3] = C_acc0[-4 * c0 + c2][-16 * c1 + c3];\n"
+		"    }\n}\n",
+	};
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "test.ein");
+	char *path = write_temp("ein-schedule 1\nC: tile i 4 j 16 k 64\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\nC: pack A at k.o\n"
+		"C: accumulate j.o\n");
+	ein_options *opts = ein_options_alloc();
+	char *ast;
+	const char *at;
+	size_t i;
+
+	ein_options_set_schedule(opts, path);
+	ast = ein_program_show_with(prog, NULL, EIN_STAGE_AST, opts);
+	ck_assert_msg(ast != NULL, "%s", ein_ctx_last_error(ctx));
+	for (i = 0, at = ast; i < sizeof(expect) / sizeof(expect[0]); ++i) {
+		const char *found = strstr(at, expect[i]);
+
+		ck_assert_msg(found != NULL, "expected, in order:\n%s\nin\n%s",
+			expect[i], ast);
+		at = found + strlen(expect[i]);
+	}
+	free(ast);
+	ein_options_free(opts);
+	unlink(path);
+	free(path);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- random schedules -------------------------------------------------- */
 
 /* A kernel for the differential test: its statements (by the name the
- * schedule uses) with their default loops, sizes and reduction length. */
+ * schedule uses) with their default loops, the tensors they read other
+ * than their outputs, sizes and reduction length. */
 struct rkernel {
 	const char *src;
 	int n_stmt;
 	const char *stmt[4];
 	const char *loops[4][8];
+	const char *reads[4][3];
 	int64_t sizes[8];
 	int red;
 };
 
 static const struct rkernel rkernels[] = {
-	{ matmul_src, 1, { "C" }, { { "i", "k", "j" } }, { 19, 13, 23 },
-		13 },
+	{ matmul_src, 1, { "C" }, { { "i", "k", "j" } }, { { "A", "B" } },
+		{ 19, 13, 23 }, 13 },
 	{ conv_src, 1, { "O" }, { { "n", "f", "h", "c", "r", "s", "w" } },
-		{ 1, 3, 7, 9, 2 }, 27 },
+		{ { "I", "Wt" } }, { 1, 3, 7, 9, 2 }, 27 },
 	{ softmax_src, 4, { "mx", "e", "s", "Y" },
 		{ { "i", "j" }, { "i", "j" }, { "i", "j" }, { "i", "j" } },
+		{ { "X" }, { "X", "mx" }, { "e" }, { "e", "s" } },
 		{ 5, 11 }, 11 },
 	{ chain_src, 3, { "T", "U", "R" },
 		{ { "i", "k", "j" }, { "i", "j" }, { "i", "j" } },
+		{ { "A", "B" }, { "T", "bias" }, { "U" } },
 		{ 9, 7, 11 }, 7 },
 };
 
@@ -371,7 +549,8 @@ static unsigned rnd(unsigned n)
 }
 
 /* A random schedule for "rk" in "buf": per statement, splits and tiles
- * of its loops, a reordering, then marks; for multi-statement kernels a
+ * of its loops, a reordering, marks, then local buffers (a pack of a
+ * tensor it reads, an accumulate); for multi-statement kernels a
  * placement of a producer in a later statement. */
 static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 {
@@ -424,6 +603,15 @@ static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 			at += snprintf(buf + at, len - at,
 				"%s: vectorize %s %d\n", name, loops[n - 1],
 				4 << rnd(2));
+		for (i = 0; rk->reads[s][i]; ++i)
+			;
+		if (rnd(3) == 0)
+			at += snprintf(buf + at, len - at,
+				"%s: pack %s at %s\n", name,
+				rk->reads[s][rnd(i)], loops[rnd(n)]);
+		if (rnd(4) == 0)
+			at += snprintf(buf + at, len - at,
+				"%s: accumulate %s\n", name, loops[rnd(n)]);
 		strcpy(first[s], loops[0]);
 	}
 	if (rk->n_stmt > 1 && rnd(2)) {
@@ -490,6 +678,7 @@ int main(void)
 	tcase_add_loop_test(tc, bad_schedules, 0,
 		sizeof(bads) / sizeof(bads[0]));
 	tcase_add_test(tc, def_mismatch);
+	tcase_add_test(tc, show_copies);
 	tcase_add_test(tc, random_schedules);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

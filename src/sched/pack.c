@@ -1,0 +1,384 @@
+/*
+ * pack.c: the local buffers of pack and accumulate, lowered to buffers and
+ * copy statements of the scop.
+ *
+ * Pre: a legal schedule whose loops may ask for local buffers: loop L of
+ *	statement S, at level l of S's vector, for tensor X (a tensor S
+ *	reads, or for accumulate its output).
+ * Post: for each, with v the values of S's first l levels (the loops up
+ *	to and including L) and F = { v -> e } the elements of X that S
+ *	accesses (within their guards) in the iteration v:
+ *	- a buffer "X_pack<k>" ("X_acc<k>"): the bounding box of F(v), in
+ *	  the order of X's dimensions, whose extent in dimension d is the
+ *	  largest over v of max F_d(v) - min F_d(v) + 1 (a constant when a
+ *	  tile size bounds it, else a function of the sizes);
+ *	- a copy in "X_pack<k>_in" with domain { [v, e] : e in F(v) } that
+ *	  stores X[e] at buffer[e - lb(v)], lb(v) = min F(v) per dimension
+ *	  (for accumulate only if S reads its output), and for accumulate a
+ *	  copy out "X_acc<k>_out" that stores it back;
+ *	- S's accesses to X redirected to buffer[x - lb(v(s))].
+ *	The copies run in the iteration v of L just before (after) the
+ *	statements at the next level, and loop over e in the order of X's
+ *	dimensions, so that both sides are walked contiguously:
+ *
+ *	  L                           L
+ *	  └─ S's inner loops   =>     └─ sequence
+ *	                                 ├─ X_pack0_in: for e
+ *	                                 ├─ S's inner loops
+ *	                                 └─ (X_acc0_out: for e)
+ *
+ * A layout other than X's order (a later "pack X at L layout k j") would
+ * permute the dimensions of the buffer's extents, of its index functions
+ * (copy_buffer_index, redirect) and of the copies' loops.
+ *
+ * The copies touch only elements S accesses (never the rest of the box,
+ * which may lie out of X's bounds, or belong to another thread's
+ * iterations for accumulate).  The dependences are not recomputed: the
+ * copies keep those of the source when nothing else in L writes X (pack)
+ * or accesses it (accumulate), which apply.c checks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <isl/ctx.h>
+#include <isl/space.h>
+#include <isl/local_space.h>
+#include <isl/set.h>
+#include <isl/map.h>
+#include <isl/aff.h>
+#include <isl/val.h>
+#include <isl/ilp.h>
+#include "diag.h"
+#include "sched/pack.h"
+
+/* The lowering of one local buffer.
+ * s, scop: the schedule and its scop;
+ * stmt, level, local: S, the level of L in S's vector, the request;
+ * prefix: S's domain -> v;
+ * fp: the footprint F, v -> X[e];
+ * lb: v -> B[lb(v)], defined for every v (0 where F(v) is empty);
+ * buffer, name: the buffer's tensor position and name. */
+struct lower {
+	struct ein_schedule *s;
+	struct ein_scop *scop;
+	int stmt;
+	int level;
+	const struct ein_local *local;
+	isl_multi_pw_aff *prefix;
+	isl_map *fp;
+	isl_multi_pw_aff *lb;
+	int buffer;
+	char name[64];
+};
+
+static void lower_clear(struct lower *lw)
+{
+	isl_multi_pw_aff_free(lw->prefix);
+	isl_map_free(lw->fp);
+	isl_multi_pw_aff_free(lw->lb);
+}
+
+/* The accesses of S to X, within their guards, as one relation
+ * S -> X[e]. */
+static __isl_give isl_map *accesses(const struct ein_scop_stmt *stmt,
+	int tensor)
+{
+	isl_map *all = NULL;
+	int k;
+
+	for (k = 0; k < stmt->n_access; ++k) {
+		isl_map *m;
+
+		if (stmt->access[k].tensor != tensor)
+			continue;
+		m = ein_scop_access_get_map(stmt, &stmt->access[k]);
+		all = all ? isl_map_union(all, m) : m;
+	}
+	return all;
+}
+
+/* F = prefix^-1 ; accesses. */
+static __isl_give isl_map *footprint(struct lower *lw)
+{
+	const struct ein_scop_stmt *stmt = &lw->scop->stmt[lw->stmt];
+	isl_map *acc = accesses(stmt, lw->local->tensor);
+	isl_map *p = isl_map_from_multi_pw_aff(
+		isl_multi_pw_aff_copy(lw->prefix));
+
+	if (!acc)
+		return isl_map_free(p);
+	acc = isl_map_apply_range(isl_map_reverse(p), acc);
+	acc = isl_map_intersect_params(acc, isl_set_copy(lw->scop->context));
+	return isl_map_coalesce(acc);
+}
+
+/* "pa" (taken) extended with 0 where it is not defined in its space. */
+static __isl_give isl_pw_aff *total(__isl_take isl_pw_aff *pa)
+{
+	isl_space *space = isl_pw_aff_get_domain_space(pa);
+	isl_pw_aff *zero = isl_pw_aff_zero_on_domain(
+		isl_local_space_from_space(space));
+
+	return isl_pw_aff_union_max(pa, zero);
+}
+
+/* lb: v -> B[min F_d(v) for each d].  The footprint lies in X's bounds,
+ * so each minimum is at least 0 and extending lb by 0 changes nothing
+ * where it is defined. */
+static __isl_give isl_multi_pw_aff *lower_bound(__isl_keep isl_map *fp,
+	const char *name)
+{
+	int d, n = isl_map_dim(fp, isl_dim_out);
+	isl_space *space = isl_map_get_space(fp);
+	isl_pw_aff_list *list = isl_pw_aff_list_alloc(isl_map_get_ctx(fp), n);
+
+	for (d = 0; d < n; ++d)
+		list = isl_pw_aff_list_add(list,
+			total(isl_map_dim_min(isl_map_copy(fp), d)));
+	space = isl_space_set_tuple_name(space, isl_dim_out, name);
+	return isl_multi_pw_aff_from_pw_aff_list(space, list);
+}
+
+/* The largest value of the only dimension of "set" (taken) over all
+ * values of the sizes, or NULL if there is none (it grows with a size). */
+static __isl_give isl_val *max_over_sizes(__isl_take isl_set *set)
+{
+	int n = isl_set_dim(set, isl_dim_param);
+	isl_aff *x;
+	isl_val *v;
+
+	set = isl_set_move_dims(set, isl_dim_set, 1, isl_dim_param, 0, n);
+	x = isl_aff_var_on_domain(isl_local_space_from_space(
+		isl_set_get_space(set)), isl_dim_set, 0);
+	v = isl_set_max_val(set, x);
+	isl_aff_free(x);
+	isl_set_free(set);
+	if (v && !isl_val_is_int(v))
+		v = isl_val_free(v);
+	return v;
+}
+
+/* The extent of the buffer in dimension d: the largest width of F_d(v)
+ * over v, as a constant when it is bounded, else as a function of the
+ * sizes (at least 1, so that it is defined for all sizes). */
+static __isl_give isl_pw_aff *extent(struct lower *lw, int d)
+{
+	isl_pw_aff *w = isl_pw_aff_sub(
+		isl_map_dim_max(isl_map_copy(lw->fp), d),
+		isl_map_dim_min(isl_map_copy(lw->fp), d));
+	isl_set *widths, *ctx_set = lw->scop->context;
+	isl_val *bound;
+	isl_pw_aff *one;
+
+	w = isl_pw_aff_add_constant_val(w,
+		isl_val_one(isl_map_get_ctx(lw->fp)));
+	widths = isl_map_range(isl_map_from_pw_aff(w));
+	widths = isl_set_intersect_params(widths, isl_set_copy(ctx_set));
+	bound = max_over_sizes(isl_set_copy(widths));
+	if (bound) {
+		isl_set_free(widths);
+		return isl_pw_aff_val_on_domain(isl_set_copy(ctx_set), bound);
+	}
+	one = isl_pw_aff_val_on_domain(isl_set_copy(ctx_set),
+		isl_val_one(isl_set_get_ctx(ctx_set)));
+	return isl_pw_aff_union_max(isl_set_dim_max(widths, 0), one);
+}
+
+/* Is "name" a tensor of the scop or one of its buffers? */
+static int name_taken(const struct ein_scop *scop, const char *name)
+{
+	int t;
+
+	for (t = 0; t < ein_scop_n_tensor(scop); ++t)
+		if (!strcmp(ein_scop_tensor_name(scop, t), name))
+			return 1;
+	return 0;
+}
+
+/* Add the buffer, named "X_pack<k>" or "X_acc<k>" with the least k not
+ * taken. */
+static int add_buffer(struct lower *lw)
+{
+	const char *x = ein_scop_tensor_name(lw->scop, lw->local->tensor);
+	const char *kind = lw->local->kind == EIN_LOCAL_PACK ? "pack" : "acc";
+	int d, k, n = isl_map_dim(lw->fp, isl_dim_out);
+	isl_pw_aff **ext = calloc(n + 1, sizeof(*ext));
+
+	for (k = 0; ; ++k) {
+		snprintf(lw->name, sizeof(lw->name), "%.40s_%s%d", x, kind, k);
+		if (!name_taken(lw->scop, lw->name))
+			break;
+	}
+	for (d = 0; ext && d < n; ++d)
+		ext[d] = extent(lw, d);
+	lw->buffer = ein_scop_add_buffer(lw->scop, lw->name,
+		lw->local->tensor, n, ext);
+	return lw->buffer;
+}
+
+/* The function on set space "space" (taken) that selects its dimensions
+ * first .. first + n - 1, into a tuple named "name". */
+static __isl_give isl_multi_pw_aff *select_dims(__isl_take isl_space *space,
+	int first, int n, const char *name)
+{
+	isl_space *range = isl_space_add_dims(
+		isl_space_params(isl_space_copy(space)), isl_dim_set, n);
+	isl_local_space *ls = isl_local_space_from_space(
+		isl_space_copy(space));
+	isl_multi_aff *ma;
+	int d;
+
+	if (name)
+		range = isl_space_set_tuple_name(range, isl_dim_set, name);
+	ma = isl_multi_aff_zero(isl_space_map_from_domain_and_range(space,
+		range));
+	for (d = 0; d < n; ++d)
+		ma = isl_multi_aff_set_aff(ma, d, isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_set, first + d));
+	isl_local_space_free(ls);
+	return isl_multi_pw_aff_from_multi_aff(ma);
+}
+
+/* On the domain space of a copy, [v, e]: the buffer's index e - lb(v). */
+static __isl_give isl_multi_pw_aff *copy_buffer_index(struct lower *lw,
+	__isl_keep isl_space *space)
+{
+	int n = isl_map_dim(lw->fp, isl_dim_out);
+	isl_multi_pw_aff *e = select_dims(isl_space_copy(space), lw->level, n,
+		lw->name);
+	isl_multi_pw_aff *v = select_dims(isl_space_copy(space), 0, lw->level,
+		NULL);
+	isl_multi_pw_aff *lb = isl_multi_pw_aff_pullback_multi_pw_aff(
+		isl_multi_pw_aff_copy(lw->lb), v);
+
+	return isl_multi_pw_aff_sub(e, lb);
+}
+
+/* Add the copy of kind "kind" named after the buffer with "suffix", and
+ * place it in S's loop. */
+static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
+	const char *suffix)
+{
+	char name[sizeof(lw->name) + 8];
+	isl_set *dom = isl_set_flatten(isl_map_wrap(isl_map_copy(lw->fp)));
+	isl_space *space;
+	isl_multi_pw_aff *buf, *x;
+	int t = lw->local->tensor, n = isl_map_dim(lw->fp, isl_dim_out);
+	const char *xname = ein_scop_tensor_name(lw->scop, t);
+	struct ein_scop_stmt *copy;
+
+	snprintf(name, sizeof(name), "%s%s", lw->name, suffix);
+	dom = isl_set_set_tuple_name(dom, name);
+	space = isl_set_get_space(dom);
+	buf = copy_buffer_index(lw, space);
+	x = select_dims(space, lw->level, n, xname);
+	if (kind == EIN_STMT_COPY_IN)
+		copy = ein_scop_add_copy(lw->scop, kind,
+			lw->scop->stmt[lw->stmt].src, dom, lw->buffer, buf, t,
+			x);
+	else
+		copy = ein_scop_add_copy(lw->scop, kind,
+			lw->scop->stmt[lw->stmt].src, dom, t, x, lw->buffer,
+			buf);
+	if (!copy)
+		return -1;
+	return ein_schedule_add_copy(lw->s, lw->stmt, lw->level, xname);
+}
+
+/* Does S read X (other than by writing it)? */
+static int reads(const struct ein_scop_stmt *stmt, int tensor)
+{
+	int k;
+
+	for (k = 0; k < stmt->n_access; ++k)
+		if (!stmt->access[k].is_write &&
+		    stmt->access[k].tensor == tensor)
+			return 1;
+	return 0;
+}
+
+/* Redirect S's accesses to X to the buffer: x(s) - lb(v(s)). */
+static int redirect(struct lower *lw)
+{
+	struct ein_scop_stmt *stmt = &lw->scop->stmt[lw->stmt];
+	int k;
+
+	for (k = 0; k < stmt->n_access; ++k) {
+		struct ein_scop_access *a = &stmt->access[k];
+		isl_multi_pw_aff *idx, *lb;
+
+		if (a->tensor != lw->local->tensor)
+			continue;
+		idx = isl_multi_pw_aff_set_tuple_name(
+			isl_multi_pw_aff_copy(a->index), isl_dim_out,
+			lw->name);
+		lb = isl_multi_pw_aff_pullback_multi_pw_aff(
+			isl_multi_pw_aff_copy(lw->lb),
+			isl_multi_pw_aff_copy(lw->prefix));
+		if (ein_scop_access_redirect(a, lw->buffer,
+				isl_multi_pw_aff_sub(idx, lb)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Lower the request "local" of loop "loop" of statement "stmt". */
+static int lower_one(struct ein_schedule *s, int stmt, int loop,
+	const struct ein_local *local)
+{
+	struct lower lw = { .s = s, .stmt = stmt };
+	int ok = 0;
+
+	lw.scop = ein_schedule_get_scop(s);
+	lw.level = ein_schedule_loop_level(s, stmt, loop);
+	lw.local = local;
+	lw.prefix = ein_schedule_get_prefix(s, stmt, lw.level);
+	lw.fp = lw.prefix ? footprint(&lw) : NULL;
+	if (!lw.fp)
+		return (lower_clear(&lw), -1);
+	if (add_buffer(&lw) < 0)
+		return (lower_clear(&lw), -1);
+	lw.lb = lower_bound(lw.fp, lw.name);
+	if (local->kind == EIN_LOCAL_PACK ||
+	    reads(&lw.scop->stmt[stmt], local->tensor))
+		ok = add_copy(&lw, EIN_STMT_COPY_IN, "_in");
+	if (ok == 0 && local->kind == EIN_LOCAL_ACCUMULATE)
+		ok = add_copy(&lw, EIN_STMT_COPY_OUT, "_out");
+	if (ok == 0)
+		ok = redirect(&lw);
+	lower_clear(&lw);
+	return ok;
+}
+
+/* Lower the requests of statement "stmt" (a statement of the source). */
+static int lower_stmt(struct ein_schedule *s, int stmt)
+{
+	int k, j;
+
+	for (k = 0; k < ein_schedule_n_loop(s, stmt); ++k)
+		for (j = 0; j < ein_schedule_n_local(s, stmt, k); ++j) {
+			struct ein_local local =
+				*ein_schedule_get_local(s, stmt, k, j);
+
+			if (lower_one(s, stmt, k, &local) < 0)
+				return -1;
+		}
+	return 0;
+}
+
+int ein_sched_pack_lower(ein_ctx *ctx, struct ein_schedule *s)
+{
+	isl_ctx *ictx = isl_set_get_ctx(ein_schedule_get_scop(s)->context);
+	int i, n = ein_schedule_n_stmt(s);
+	const char *msg;
+
+	for (i = 0; i < n; ++i) {
+		if (lower_stmt(s, i) == 0)
+			continue;
+		msg = isl_ctx_last_error_msg(ictx);
+		ein_internal(ctx, "cannot make the local buffers of pack or "
+			"accumulate: %s", msg ? msg : "out of memory");
+		return -1;
+	}
+	return 0;
+}
