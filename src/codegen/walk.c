@@ -128,22 +128,31 @@ static int walk_block(const struct ein_emitter *e,
 	return ok;
 }
 
-/* A mark from the schedule (ein_loop_attr) applies to the loop right
- * under it; isl may have left no loop there (a single iteration), and
- * then there is nothing to apply it to. */
+/* The loop attributes the schedule gives the for node "node": a mark of
+ * ours as its body (see schedule.h), NULL if none. */
+static const struct ein_loop_attr *loop_attr(__isl_keep isl_ast_node *node)
+{
+	isl_ast_node *body = isl_ast_node_for_get_body(node);
+	const struct ein_loop_attr *attr = NULL;
+
+	if (body && isl_ast_node_get_type(body) == isl_ast_node_mark) {
+		isl_id *id = isl_ast_node_mark_get_id(body);
+
+		attr = ein_loop_attr_from_id(id);
+		isl_id_free(id);
+	}
+	isl_ast_node_free(body);
+	return attr;
+}
+
+/* A mark is walked through: one of ours has been read by the loop whose
+ * body it is, or belongs to a loop isl did not generate. */
 static int walk_mark(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node)
 {
 	isl_ast_node *child = isl_ast_node_mark_get_node(node);
-	isl_id *id = isl_ast_node_mark_get_id(node);
-	const struct ein_loop_attr *attr = ein_loop_attr_from_id(id);
-	int ok;
+	int ok = ein_walk_node(e, child);
 
-	if (attr && isl_ast_node_get_type(child) == isl_ast_node_for)
-		ok = walk_for(e, child, attr);
-	else
-		ok = ein_walk_node(e, child);
-	isl_id_free(id);
 	isl_ast_node_free(child);
 	return ok;
 }
@@ -160,7 +169,7 @@ int ein_walk_node(const struct ein_emitter *e, __isl_keep isl_ast_node *node)
 {
 	switch (isl_ast_node_get_type(node)) {
 	case isl_ast_node_for:
-		return walk_for(e, node, NULL);
+		return walk_for(e, node, loop_attr(node));
 	case isl_ast_node_if:
 		return walk_if(e, node);
 	case isl_ast_node_block:

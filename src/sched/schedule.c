@@ -939,7 +939,11 @@ static struct ein_loop_attr *merge_attr(const struct vec *vecs, int n,
 	return a;
 }
 
-/* Add a mark with the attributes of the band at the root of "sched". */
+/* Add a mark with the attributes of the band at the root of "sched",
+ * right below the band: in the AST it is then the body of the band's
+ * loop, or, when isl generates no loop for the band (a single iteration,
+ * or a complete unroll), a mark that belongs to no loop.  (Above the band,
+ * it would end up above whatever loop comes next.) */
 static __isl_give isl_schedule *add_mark(__isl_take isl_schedule *sched,
 	struct ein_loop_attr *attr)
 {
@@ -954,7 +958,8 @@ static __isl_give isl_schedule *add_mark(__isl_take isl_schedule *sched,
 	id = isl_id_set_free_user(id, &attr_free);
 	node = isl_schedule_node_child(isl_schedule_get_root(sched), 0);
 	isl_schedule_free(sched);
-	node = isl_schedule_node_insert_mark(node, id);
+	node = isl_schedule_node_insert_mark(isl_schedule_node_child(node, 0),
+		id);
 	sched = isl_schedule_node_get_schedule(node);
 	isl_schedule_node_free(node);
 	return sched;

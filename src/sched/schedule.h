@@ -45,8 +45,8 @@
 #include "poly/scop.h"
 
 /* What a schedule asks of one loop, for the code generators; carried by
- * the mark node (whose name starts with EIN_LOOP_MARK) above the loop's
- * band.
+ * the mark node (whose name starts with EIN_LOOP_MARK) right below the
+ * loop's band, so that in the AST it is the body of the loop it is for.
  * parallel: run the iterations across threads;
  * vector: a vector width (0: none);
  * unroll: an unroll factor (0: none, -1: full). */

@@ -207,6 +207,12 @@ static const struct good goods[] = {
 	{ chain_src, "R: tile i 4 j 4\nU: compute_at R j.o\n"
 		"T: compute_at U i\nR: parallel i.o\n",
 		{ { 9, 7, 11 }, { 16, 3, 5 } }, 16 },
+	/* A parallel loop that isl does not generate (one iteration once T
+	 * is computed at U's i): its mark must not move to the next loop,
+	 * the reduction over k (found by the random schedules). */
+	{ chain_src, "T: split j 3\nT: parallel i\nU: unroll j 2\n"
+		"R: accumulate i\nT: compute_at U i\n",
+		{ { 9, 7, 11 }, { 16, 33, 5 } }, 33 },
 	{ shift_src, "T: split i 4\nC: split i 4\n",
 		{ { 17 }, { 2 } }, 1 },
 	/* pack: the tiles of A and B a tile of C reads, copied at several
