@@ -16,12 +16,12 @@
  * EIN_FUZZ_SEED=n picks another seed and EIN_FUZZ_ROUNDS=n more mutations
  * per file, for longer runs.  A failure prints the variant's text.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
 #include "ein.h"
+#include "testutil.h"
 
 #define MAX_FILES 256
 
@@ -421,36 +421,6 @@ START_TEST(long_tokens)
 }
 END_TEST
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* Collect the .ein files of "dir" into kernel_files, sorted. */
-static int find_kernel_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL && n_kernel_files < MAX_FILES) {
-		size_t len = strlen(e->d_name);
-		char *path;
-
-		if (len < 5 || strcmp(e->d_name + len - 4, ".ein"))
-			continue;
-		path = malloc(strlen(dir) + len + 2);
-		if (!path)
-			break;
-		sprintf(path, "%s/%s", dir, e->d_name);
-		kernel_files[n_kernel_files++] = path;
-	}
-	closedir(d);
-	qsort(kernel_files, n_kernel_files, sizeof(char *), &cmp_str);
-	return 0;
-}
-
 int main(void)
 {
 	const char *srcdir = getenv("EIN_SRCDIR");
@@ -467,7 +437,8 @@ int main(void)
 	if (rounds)
 		fuzz_rounds = atoi(rounds);
 	snprintf(dir, sizeof(dir), "%s/tests/kernels", srcdir ? srcdir : ".");
-	if (find_kernel_files(dir) < 0 || n_kernel_files == 0) {
+	if ((n_kernel_files = tt_list_files(dir, ".ein", kernel_files,
+		MAX_FILES)) < 0 || n_kernel_files == 0) {
 		fprintf(stderr, "%s: no kernel files\n", dir);
 		return EXIT_FAILURE;
 	}

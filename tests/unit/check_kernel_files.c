@@ -30,7 +30,6 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
-#include <dirent.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +37,7 @@
 #include <string.h>
 #include <check.h>
 #include "ein.h"
+#include "testutil.h"
 
 #define MAX_FILES 256
 #define MAX_TENSORS 32
@@ -512,36 +512,6 @@ START_TEST(kernel_file)
 }
 END_TEST
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* Collect the .ein files of "dir" into kernel_files, sorted.  Returns -1 on error. */
-static int find_kernel_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL && n_kernel_files < MAX_FILES) {
-		size_t len = strlen(e->d_name);
-		char *path;
-
-		if (len < 5 || strcmp(e->d_name + len - 4, ".ein"))
-			continue;
-		path = malloc(strlen(dir) + len + 2);
-		if (!path)
-			break;
-		sprintf(path, "%s/%s", dir, e->d_name);
-		kernel_files[n_kernel_files++] = path;
-	}
-	closedir(d);
-	qsort(kernel_files, n_kernel_files, sizeof(char *), &cmp_str);
-	return 0;
-}
-
 int main(void)
 {
 	const char *srcdir = getenv("EIN_SRCDIR");
@@ -552,7 +522,8 @@ int main(void)
 	int failed, i;
 
 	snprintf(dir, sizeof(dir), "%s/tests/kernels", srcdir ? srcdir : ".");
-	if (find_kernel_files(dir) < 0 || n_kernel_files < 40) {
+	if ((n_kernel_files = tt_list_files(dir, ".ein", kernel_files,
+		MAX_FILES)) < 0 || n_kernel_files < 40) {
 		fprintf(stderr, "%s: %d kernel files, 40 expected\n", dir,
 			n_kernel_files);
 		return EXIT_FAILURE;

@@ -1,6 +1,8 @@
 /*
  * testutil.c: helpers shared by the Check suites.
  */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
@@ -59,4 +61,36 @@ ein_kernel *tt_compile(ein_ctx *ctx, ein_program **prog, const char *source,
 	ck_assert_msg(k != NULL, "compile failed: %s",
 		ein_ctx_last_error(ctx));
 	return k;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int tt_list_files(const char *dir, const char *suffix, char **files, int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n_suffix = strlen(suffix);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL && n < max) {
+		size_t len = strlen(e->d_name);
+		char *path;
+
+		if (len <= n_suffix || strcmp(e->d_name + len - n_suffix,
+				suffix))
+			continue;
+		path = malloc(strlen(dir) + len + 2);
+		if (!path)
+			break;
+		sprintf(path, "%s/%s", dir, e->d_name);
+		files[n++] = path;
+	}
+	closedir(d);
+	qsort(files, n, sizeof(char *), &cmp_str);
+	return n;
 }

@@ -27,4 +27,9 @@ void tt_free(struct tt *t);
 ein_kernel *tt_compile(ein_ctx *ctx, ein_program **prog, const char *source,
 	const char *def);
 
+/* The paths "dir/NAME" of the files of "dir" whose names end in "suffix",
+ * sorted, into files[0 .. max-1] (each to free).  Returns their number,
+ * -1 if "dir" cannot be read. */
+int tt_list_files(const char *dir, const char *suffix, char **files, int max);
+
 #endif
