@@ -238,8 +238,11 @@ ein_status ein_kernel_call(ein_kernel *kernel, DLTensor *const *tensors,
 	int n_tensor, const int64_t *sizes, int n_size);
 
 /* The number of floating-point operations one call performs at "sizes"
- * (arithmetic operations, function calls and reduction steps, counted on
- * the source), for reporting GFLOP/s.  Returns -1 on error. */
+ * (arithmetic operations, comparisons and function calls with a float
+ * result or argument, and reduction steps into float tensors, counted on
+ * the source; integer work such as index arithmetic or a padding guard's
+ * comparisons does not count), for reporting GFLOP/s.  0 for a kernel
+ * without floating-point work.  Returns -1 on error. */
 double ein_kernel_flops(ein_kernel *kernel, const int64_t *sizes,
 	int n_size);
 

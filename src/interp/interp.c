@@ -537,13 +537,28 @@ int ein_interp_run(ein_ctx *ctx, const struct ein_func *func,
 	return ok;
 }
 
-/* The number of arithmetic operations "x" evaluates. */
+/* Is "x" an operation on floating-point values (its result or an
+ * argument is a float)?  Index arithmetic and the comparisons of a
+ * padding guard are not floating-point operations. */
+static int is_float_op(const struct ein_ast_expr *x)
+{
+	int i;
+
+	if (ein_type_is_float(x->vtype))
+		return 1;
+	for (i = 0; i < x->n_arg; ++i)
+		if (ein_type_is_float(x->args[i]->vtype))
+			return 1;
+	return 0;
+}
+
+/* The number of floating-point operations "x" evaluates. */
 static int count_ops(const struct ein_ast_expr *x)
 {
 	int i, n = 0;
 
-	if (x->kind == EIN_EXPR_UNARY || x->kind == EIN_EXPR_BINARY ||
-	    x->kind == EIN_EXPR_CALL)
+	if ((x->kind == EIN_EXPR_UNARY || x->kind == EIN_EXPR_BINARY ||
+	     x->kind == EIN_EXPR_CALL) && is_float_op(x))
 		n = 1;
 	if (x->kind == EIN_EXPR_ACCESS)
 		return 0;
@@ -563,7 +578,9 @@ double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
 	for (i = 0; i < func->n_stmt; ++i) {
 		const struct ein_func_stmt *stmt = &func->stmt[i];
 		int ops = count_ops(stmt->ast->rhs) +
-			(stmt->ast->op != EIN_ASSIGN_SET);
+			(stmt->ast->op != EIN_ASSIGN_SET &&
+			 ein_type_is_float(func->tensor[
+				stmt->ast->lhs->slot].type));
 
 		in.n_instance = 0;
 		if (run_set(&in, fix_sizes(&in, isl_set_copy(stmt->domain)),
