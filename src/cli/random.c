@@ -104,7 +104,7 @@ void ein_cli_tensor_randomize(struct ein_cli_tensor *t, uint64_t *seed)
 		if (ein_cli_tensor_is_integer(t))
 			set(t, i, (double) (lo + (int64_t) (r % span)));
 		else
-			set(t, i, (r >> 11) * 0x1p-52 * 2 - 1.0);
+			set(t, i, (r >> 11) * 0x1p-53 * 2 - 1.0);
 	}
 }
 
