@@ -277,11 +277,12 @@ static int check_full_unroll(struct apply *a, int stmt, int loop)
 {
 	long bound;
 	const char *name = ein_schedule_loop_name(a->s, stmt, loop);
+	int bounded = ein_schedule_loop_trip_bound(a->s, stmt, loop,
+		&bound) == 0;
 
-	if (ein_schedule_loop_trip_bound(a->s, stmt, loop, &bound) == 0 &&
-	    bound <= MAX_FULL_UNROLL)
+	if (bounded && bound <= MAX_FULL_UNROLL)
 		return 0;
-	if (ein_schedule_loop_trip_bound(a->s, stmt, loop, &bound) == 0)
+	if (bounded)
 		ein_error_at(a->ctx, a->dir->arg[1].loc, "cannot unroll loop "
 			"'%s' fully: it runs up to %ld iterations (at most %d)",
 			name, bound, MAX_FULL_UNROLL);

@@ -47,28 +47,6 @@ static size_t pick(uint64_t *state, size_t n)
 	return next_random(state) % n;
 }
 
-/* The text of "path", NUL-terminated, or NULL. */
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc(n + 1)) != NULL) {
-		if (fread(buf, 1, n, f) != (size_t) n) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[n] = '\0';
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 /* Parse "text" and check the outcome: a program that prints back, or
  * NULL with a non-empty message and EIN_ERROR_SOURCE.  "what" describes
  * the variant in a failure. */
@@ -268,7 +246,7 @@ static void mutate_once(struct buf *b, uint64_t *st)
  * for larger ones. */
 START_TEST(truncations)
 {
-	char *text = read_text(kernel_files[_i]);
+	char *text = tt_read_text(kernel_files[_i]);
 	ein_ctx *ctx = ein_ctx_alloc();
 	size_t len, step, cut;
 	char what[64];
@@ -293,7 +271,7 @@ END_TEST
 /* fuzz_rounds variants of the file, each with one to four mutations. */
 START_TEST(mutations)
 {
-	char *text = read_text(kernel_files[_i]);
+	char *text = tt_read_text(kernel_files[_i]);
 	ein_ctx *ctx = ein_ctx_alloc();
 	uint64_t st = fuzz_seed * 0x100000001b3ULL + _i;
 	struct buf b = { NULL, 0, 0 };

@@ -55,28 +55,6 @@ struct ktensor {
 	int64_t n;
 };
 
-/* The text of "path", NUL-terminated, or NULL. */
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc(n + 1)) != NULL) {
-		if (fread(buf, 1, n, f) != (size_t) n) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[n] = '\0';
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 /* ---- the header -------------------------------------------------------- */
 
 /* Copy the value of directive "key" for definition "def" in "text" into
@@ -492,13 +470,13 @@ static int check_def(ein_ctx *ctx, ein_program *prog, const char *text,
 START_TEST(kernel_file)
 {
 	const char *path = kernel_files[_i];
-	char *text = read_text(path), msg[8192] = "";
+	char *text = tt_read_text(path), msg[8192] = "";
 	ein_ctx *ctx = ein_ctx_alloc();
 	ein_program *prog;
 	int d, failed = 0;
 
 	ck_assert_msg(text != NULL, "cannot read %s", path);
-	prog = ein_program_read_file(ctx, path);
+	prog = ein_program_parse(ctx, text, path);
 	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
 	for (d = 0; d < ein_program_n_def(prog); ++d)
 		failed += check_def(ctx, prog, text,

@@ -94,3 +94,25 @@ int tt_list_files(const char *dir, const char *suffix, char **files, int max)
 	qsort(files, n, sizeof(char *), &cmp_str);
 	return n;
 }
+
+char *tt_read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc(n + 1)) != NULL) {
+		if (fread(buf, 1, n, f) != (size_t) n) {
+			free(buf);
+			buf = NULL;
+		} else {
+			buf[n] = '\0';
+		}
+	}
+	fclose(f);
+	return buf;
+}
+

@@ -32,4 +32,7 @@ ein_kernel *tt_compile(ein_ctx *ctx, ein_program **prog, const char *source,
  * -1 if "dir" cannot be read. */
 int tt_list_files(const char *dir, const char *suffix, char **files, int max);
 
+/* The text of "path", NUL-terminated (to free), or NULL. */
+char *tt_read_text(const char *path);
+
 #endif
