@@ -182,8 +182,9 @@ ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable);
 ein_status ein_options_set_size(ein_options *opts, const char *name,
 	int64_t value);
 /* Keep floating-point results bit-identical to the source order: no
- * schedule may reorder or vectorise a floating-point reduction (0, the
- * default: they may). */
+ * schedule may reorder or vectorise a floating-point reduction, and
+ * a * b + c is rounded twice (0, the default: reductions may be
+ * reordered, and a * b + c may be one fused multiply-add). */
 ein_status ein_options_set_strict_fp(ein_options *opts, int strict);
 
 /* ein_kernel_compile with options (NULL: the defaults). */

@@ -83,6 +83,7 @@ struct llvm_emit {
 	struct block_frame frame[64];
 	const char *name;
 	int *n_par;
+	int contract;
 };
 
 static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
@@ -1089,14 +1090,77 @@ static LLVMValueRef lower_int_div(struct llvm_emit *e, enum ein_op op,
 
 /* Arithmetic in x's type: floats as IEEE, integers as two's complement
  * (no nsw: overflow wraps). */
+/* Is "x" a product that may be contracted with an addition of type
+ * "type" into one fused multiply-add?  Only when the kernel is not
+ * compiled with strict floating point, as C's FP_CONTRACT allows within
+ * one expression: the product is then not rounded on its own. */
+static int contractible(struct stmt_emit *s, const struct ein_ast_expr *x,
+	enum ein_type type)
+{
+	return s->e->contract && ein_type_is_float(type) &&
+		x->kind == EIN_EXPR_BINARY && x->op == EIN_OP_MUL &&
+		x->vtype == type;
+}
+
+/* a * b + c in one rounding, with a * b the product "x". */
+static LLVMValueRef fused(struct stmt_emit *s, const struct ein_ast_expr *x,
+	LLVMValueRef c)
+{
+	LLVMValueRef args[3];
+
+	args[0] = lower_as(s, x->args[0], x->vtype);
+	args[1] = lower_as(s, x->args[1], x->vtype);
+	args[2] = c;
+	if (!args[0] || !args[1] || !c)
+		return NULL;
+	return call_float(s->e, "llvm.fmuladd", 3, args);
+}
+
+/* l + r or l - r where one side is a contractible product. */
+static LLVMValueRef lower_contracted(struct stmt_emit *s,
+	const struct ein_ast_expr *x)
+{
+	const struct ein_ast_expr *l = x->args[0], *r = x->args[1];
+	LLVMBuilderRef b = s->e->b;
+
+	if (contractible(s, r, x->vtype)) {
+		LLVMValueRef c = lower_as(s, l, x->vtype);
+
+		if (x->op == EIN_OP_SUB && c) {
+			/* c - a * b = (-a) * b + c, exactly. */
+			LLVMValueRef args[3];
+
+			args[0] = LLVMBuildFNeg(b, lower_as(s, r->args[0],
+				r->vtype), "");
+			args[1] = lower_as(s, r->args[1], r->vtype);
+			args[2] = c;
+			return args[1] ? call_float(s->e, "llvm.fmuladd", 3,
+				args) : NULL;
+		}
+		return fused(s, r, c);
+	}
+	{
+		LLVMValueRef c = lower_as(s, r, x->vtype);
+
+		if (x->op == EIN_OP_SUB && c)
+			c = LLVMBuildFNeg(b, c, "");
+		return fused(s, l, c);
+	}
+}
+
 static LLVMValueRef lower_arith(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
 	LLVMBuilderRef b = s->e->b;
-	LLVMValueRef l = lower_as(s, x->args[0], x->vtype);
-	LLVMValueRef r = lower_as(s, x->args[1], x->vtype);
+	LLVMValueRef l, r;
 	int fp = ein_type_is_float(x->vtype);
 
+	if ((x->op == EIN_OP_ADD || x->op == EIN_OP_SUB) &&
+	    (contractible(s, x->args[0], x->vtype) ||
+	     contractible(s, x->args[1], x->vtype)))
+		return lower_contracted(s, x);
+	l = lower_as(s, x->args[0], x->vtype);
+	r = lower_as(s, x->args[1], x->vtype);
 	if (!l || !r)
 		return NULL;
 	switch (x->op) {
@@ -1286,6 +1350,8 @@ static LLVMValueRef update(struct stmt_emit *s, enum ein_assign op,
 
 	if (op == EIN_ASSIGN_SET)
 		return lower_as(s, rhs, type);
+	if (op == EIN_ASSIGN_ADD && contractible(s, rhs, ct))
+		return fused(s, rhs, load_value(e, addr, type, ""));
 	v = lower_as(s, rhs, ct);
 	if (!v)
 		return NULL;
@@ -1548,9 +1614,11 @@ static int verify(ein_ctx *ctx, LLVMModuleRef m)
 }
 
 LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
-	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name)
+	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name,
+	int contract)
 {
-	struct llvm_emit e = { .ctx = ctx, .scop = scop, .c = llctx };
+	struct llvm_emit e = { .ctx = ctx, .scop = scop, .c = llctx,
+		.contract = contract };
 	struct ein_emitter em = { &e, &expr_int, &expr_id, &expr_op,
 		&for_open, &parallel_for, &for_test, &for_close, &if_open,
 		&if_else, &if_close, &user_stmt };

@@ -100,7 +100,8 @@ static int emit(ein_ctx *ctx, struct ein_job *job)
 	if (!job->llctx && !(job->jit = ein_jit_alloc(ctx)))
 		return -1;
 	job->module = ein_emit_llvm(ctx, job->scop, job->tree,
-		job->llctx ? job->llctx : ein_jit_get_context(job->jit), name);
+		job->llctx ? job->llctx : ein_jit_get_context(job->jit), name,
+		!job->strict_fp);
 	return job->module ? 0 : -1;
 }
 

@@ -23,6 +23,7 @@
 #include <isl/schedule_node.h>
 #include <isl/ilp.h>
 #include "sched/schedule.h"
+#include "sched/isolate.h"
 
 /* A loop of a statement: its name, its value over the statement's domain,
  * what the schedule asks of it, and the local buffers it asks for in its
@@ -67,6 +68,8 @@ struct vec {
 	int *pos;
 	isl_pw_aff **val;
 	const struct ein_loop_attr **attr;
+	int iso_level;
+	isl_set *iso;
 };
 
 static void loop_clear(struct loop *l)
@@ -486,6 +489,8 @@ static void vec_clear(struct vec *v)
 	free(v->val);
 	free(v->pos);
 	free(v->attr);
+	isl_set_free(v->iso);
+	v->iso = NULL;
 	v->val = NULL;
 	v->pos = NULL;
 	v->attr = NULL;
@@ -1049,6 +1054,80 @@ static __isl_give isl_schedule *build_level(const struct ein_schedule *s,
 	}
 }
 
+/* Where and in which iterations "stmt", of vector "v", runs the full
+ * tiles of its vectorised and completely unrolled loops (isolate.h). */
+static int find_full_tiles(struct ein_scop_stmt *stmt, struct vec *v)
+{
+	struct ein_isolate_stmt is;
+	int sensitive[v->n_level + 1], k;
+
+	for (k = 0; k < v->n_level; ++k)
+		sensitive[k] = v->attr[k] &&
+			(v->attr[k]->vector > 0 || v->attr[k]->unroll < 0);
+	is.domain = stmt->domain;
+	is.n_level = v->n_level;
+	is.val = v->val;
+	is.sensitive = sensitive;
+	v->iso_level = ein_isolate_find(&is, &v->iso);
+	return 0;
+}
+
+struct isolate_data {
+	const struct ein_schedule *s;
+	const struct vec *vecs;
+};
+
+/* The iterations of the band "node" in which the statements that isolate
+ * at its level run full tiles (all of them, if several do), NULL if none
+ * isolates there.  Each band has one member, so its level is its depth. */
+static __isl_give isl_set *full_tiles(__isl_keep isl_schedule_node *node,
+	const struct isolate_data *data)
+{
+	isl_union_set *dom = isl_schedule_node_get_domain(node);
+	int k = isl_schedule_node_get_schedule_depth(node), i;
+	isl_set *full = NULL;
+
+	for (i = 0; dom && i < data->s->n; ++i) {
+		const struct vec *v = &data->vecs[i];
+		isl_set *mine;
+		isl_bool here;
+
+		if (!v->iso || v->iso_level != k)
+			continue;
+		mine = isl_union_set_extract_set(dom,
+			isl_set_get_space(stmt_at(data->s, i)->domain));
+		here = isl_set_is_empty(mine);
+		isl_set_free(mine);
+		if (here != isl_bool_false)
+			continue;
+		full = full ? isl_set_intersect(full, isl_set_copy(v->iso)) :
+			isl_set_copy(v->iso);
+	}
+	isl_union_set_free(dom);
+	return full;
+}
+
+static __isl_give isl_schedule_node *isolate_band(
+	__isl_take isl_schedule_node *node, void *user)
+{
+	if (isl_schedule_node_get_type(node) != isl_schedule_node_band)
+		return node;
+	return ein_isolate_band(node, full_tiles(node, user));
+}
+
+/* Mark the full tiles of every band for separate generation: isl does
+ * not let a band be inserted above one that has isolate options, so
+ * this comes after the tree is built. */
+static __isl_give isl_schedule *isolate_full_tiles(
+	const struct ein_schedule *s, const struct vec *vecs,
+	__isl_take isl_schedule *sched)
+{
+	struct isolate_data data = { s, vecs };
+
+	return isl_schedule_map_schedule_node_bottom_up(sched,
+		&isolate_band, &data);
+}
+
 __isl_give isl_schedule *ein_schedule_get_tree(const struct ein_schedule *s)
 {
 	struct vec *vecs = all_vecs(s);
@@ -1057,9 +1136,13 @@ __isl_give isl_schedule *ein_schedule_get_tree(const struct ein_schedule *s)
 
 	if (!vecs)
 		return NULL;
-	for (i = 0; i < s->n; ++i)
+	for (i = 0; i < s->n; ++i) {
 		group[i] = i;
+		if (find_full_tiles(stmt_at(s, i), &vecs[i]) < 0)
+			return (vecs_free(vecs, s->n), NULL);
+	}
 	sched = build_level(s, vecs, s->n, group, 0);
+	sched = isolate_full_tiles(s, vecs, sched);
 	vecs_free(vecs, s->n);
 	return sched;
 }

@@ -476,11 +476,20 @@ START_TEST(mixed_float_vs_loop)
 		"}\n";
 	ein_ctx *ctx = ein_ctx_alloc();
 	ein_program *prog;
-	ein_kernel *k = tt_compile(ctx, &prog, src, NULL);
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k;
 	int64_t n = 100, i;
 	struct tt x;
 	struct anyt d, y;
 	DLTensor *args[3] = { &x.dl, &d.dl, &y.dl };
+
+	/* Strict: without it, X * D + 0.1 may be one fused multiply-add. */
+	ein_options_set_strict_fp(opts, 1);
+	prog = ein_program_parse(ctx, src, "test.ein");
+	ck_assert_ptr_nonnull(prog);
+	k = ein_kernel_compile_with(prog, NULL, opts);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	ein_options_free(opts);
 	DLDataType dt;
 
 	ck_assert_int_eq(ein_kernel_tensor_dtype(k, 2, &dt), EIN_OK);

@@ -1,0 +1,166 @@
+/*
+ * isolate.c: full-tile separation (isolate.h).
+ *
+ * For a statement whose loops at levels l1 < l2 < ... want full tiles, let
+ * P be the points of its schedule space (the level values of its
+ * instances) and L = l1 - 1 the loop just outside the outermost of them.
+ * A loop at level l is full for a prefix p (the values of levels 0..l-1)
+ * when its values for p are the T consecutive values from their minimum,
+ * T its largest trip count; the prefixes where it is not are
+ *	bad_l = dom({ p -> v : min(p) <= v < min(p) + T } \ { p -> v in P }).
+ * The full prefixes at level L are the projection of P on levels 0..L
+ * minus every bad_l projected there.  Simplified in the context of P,
+ * that set depends only on a few levels (for a tile, the outer loops of
+ * the tile); the deepest of them, d, is where isolating splits the
+ * iterations best, so the set is projected on levels 0..d.
+ *
+ * Only speed depends on the set: isl generates every instance whatever
+ * is isolated, so an approximation can never make a kernel wrong.
+ */
+
+#include <stdio.h>
+#include <isl/ctx.h>
+#include <isl/map.h>
+#include <isl/val.h>
+#include <isl/id.h>
+#include <isl/space.h>
+#include <isl/ilp.h>
+#include <isl/union_set.h>
+#include <isl/schedule_node.h>
+#include "sched/isolate.h"
+
+/* The level values of the instances of "stmt". */
+static __isl_give isl_set *points(const struct ein_isolate_stmt *stmt)
+{
+	isl_space *space = isl_set_get_space(stmt->domain);
+	isl_multi_pw_aff *mpa;
+	int k;
+
+	space = isl_space_map_from_domain_and_range(isl_space_copy(space),
+		isl_space_add_dims(isl_space_params(space), isl_dim_set,
+			stmt->n_level));
+	mpa = isl_multi_pw_aff_zero(space);
+	for (k = 0; k < stmt->n_level; ++k)
+		mpa = isl_multi_pw_aff_set_pw_aff(mpa, k,
+			isl_pw_aff_copy(stmt->val[k]));
+	return isl_map_range(isl_map_intersect_domain(
+		isl_map_from_multi_pw_aff(mpa), isl_set_copy(stmt->domain)));
+}
+
+/* The projection of "set" on its first "n" dimensions. */
+static __isl_give isl_set *prefix(__isl_take isl_set *set, int n)
+{
+	isl_size dim = isl_set_dim(set, isl_dim_set);
+
+	if (dim < 0)
+		return isl_set_free(set);
+	return isl_set_project_out(set, isl_dim_set, n, dim - n);
+}
+
+/* { [x] -> [y] : x <= y < x + t }. */
+static __isl_give isl_map *run_of(isl_ctx *ctx, long t)
+{
+	char str[80];
+
+	snprintf(str, sizeof(str), "{ [x] -> [y] : x <= y < x + %ld }", t);
+	return isl_map_read_from_str(ctx, str);
+}
+
+/* The prefixes (levels 0..l-1) of "pts" for which level "l" is not full;
+ * empty if its trip count has no constant bound (a loop over a whole
+ * symbolic extent has no tiles). */
+static __isl_give isl_set *partial(__isl_keep isl_set *pts, int l)
+{
+	isl_map *m = isl_map_from_range(prefix(isl_set_copy(pts), l + 1));
+	isl_pw_aff *lo, *trip;
+	isl_val *t;
+	isl_map *box;
+	long n = 0;
+
+	m = isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 0, l);
+	lo = isl_map_dim_min(isl_map_copy(m), 0);
+	trip = isl_pw_aff_sub(isl_map_dim_max(isl_map_copy(m), 0),
+		isl_pw_aff_copy(lo));
+	t = isl_pw_aff_max_val(trip);
+	if (t && isl_val_is_int(t))
+		n = isl_val_get_num_si(t) + 1;
+	isl_val_free(t);
+	if (n <= 0) {
+		isl_pw_aff_free(lo);
+		return isl_map_domain(isl_map_subtract(isl_map_copy(m), m));
+	}
+	box = isl_map_apply_range(isl_map_from_pw_aff(lo),
+		run_of(isl_map_get_ctx(m), n));
+	return isl_map_domain(isl_map_subtract(box, m));
+}
+
+/* The deepest of levels 0..k that "set" constrains, 0 if none. */
+static int deepest_involved(__isl_keep isl_set *set, int k)
+{
+	for (; k > 0; --k)
+		if (isl_set_involves_dims(set, isl_dim_set, k, 1) == isl_bool_true)
+			return k;
+	return 0;
+}
+
+int ein_isolate_find(const struct ein_isolate_stmt *stmt,
+	__isl_give isl_set **full)
+{
+	isl_set *pts, *ctx, *good;
+	int l, k = -1, d;
+
+	*full = NULL;
+	for (l = 1; l < stmt->n_level && k < 0; ++l)
+		if (stmt->sensitive[l])
+			k = l - 1;
+	if (k < 0)
+		return -1;
+	pts = points(stmt);
+	ctx = prefix(isl_set_copy(pts), k + 1);
+	good = isl_set_copy(ctx);
+	for (l = k + 1; l < stmt->n_level; ++l) {
+		isl_set *bad;
+
+		if (!stmt->sensitive[l])
+			continue;
+		bad = partial(pts, l);
+		bad = isl_set_project_out(bad, isl_dim_set, k + 1, l - 1 - k);
+		good = isl_set_subtract(good, bad);
+	}
+	isl_set_free(pts);
+	if (!good || isl_set_is_empty(good) != isl_bool_false) {
+		isl_set_free(ctx);
+		isl_set_free(good);
+		return -1;
+	}
+	good = isl_set_gist(good, ctx);
+	if (!good || isl_set_plain_is_universe(good) != isl_bool_false) {
+		isl_set_free(good);
+		return -1;
+	}
+	d = deepest_involved(good, k);
+	*full = isl_set_project_out(good, isl_dim_set, d + 1, k - d);
+	return *full ? d : -1;
+}
+
+__isl_give isl_schedule_node *ein_isolate_band(
+	__isl_take isl_schedule_node *node, __isl_take isl_set *full)
+{
+	enum isl_ast_loop_type type;
+	isl_size level;
+	isl_map *map;
+	isl_set *opt;
+
+	if (!full)
+		return node;
+	level = isl_set_dim(full, isl_dim_set) - 1;
+	type = isl_schedule_node_band_member_get_ast_loop_type(node, 0);
+	map = isl_map_move_dims(isl_map_from_domain(full), isl_dim_out, 0,
+		isl_dim_in, level, 1);
+	opt = isl_set_set_tuple_name(isl_map_wrap(map), "isolate");
+	node = isl_schedule_node_band_set_ast_build_options(node,
+		isl_union_set_from_set(opt));
+	node = isl_schedule_node_band_member_set_ast_loop_type(node, 0, type);
+	return isl_schedule_node_band_member_set_isolate_ast_loop_type(node, 0,
+		type);
+}
