@@ -8,11 +8,14 @@
  * when its values for p are the T consecutive values from their minimum,
  * T its largest trip count; the prefixes where it is not are
  *	bad_l = dom({ p -> v : min(p) <= v < min(p) + T } \ { p -> v in P }).
- * The full prefixes at level L are the projection of P on levels 0..L
- * minus every bad_l projected there.  Simplified in the context of P,
- * that set depends only on a few levels (for a tile, the outer loops of
+ * The prefixes at level L where loop l is full are the projection of P on
+ * levels 0..L minus bad_l projected there.  Simplified in the context of
+ * P, that set depends only on a few levels (for a tile, the outer loop of
  * the tile); the deepest of them, d, is where isolating splits the
- * iterations best, so the set is projected on levels 0..d.
+ * iterations best, so the set is projected on levels 0..d.  Each loop is
+ * isolated on its own (the sets of loops with the same d intersected):
+ * in a tile at the edge of j, the loop over i is still full and unrolled
+ * without conditions.
  *
  * Only speed depends on the set: isl generates every instance whatever
  * is isolated, so an approximation can never make a kernel wrong.
@@ -103,44 +106,56 @@ static int deepest_involved(__isl_keep isl_set *set, int k)
 	return 0;
 }
 
-int ein_isolate_find(const struct ein_isolate_stmt *stmt,
-	__isl_give isl_set **full)
+/* The iterations (levels 0..d, returned in *d) in which level "l" of
+ * "pts" is full, for a tile whose outer loops end at level "k"; NULL if
+ * it always is, or never. */
+static __isl_give isl_set *full_at(__isl_keep isl_set *pts, int k, int l,
+	int *d)
 {
-	isl_set *pts, *ctx, *good;
-	int l, k = -1, d;
+	isl_set *ctx = prefix(isl_set_copy(pts), k + 1);
+	isl_set *good, *bad = partial(pts, l);
 
-	*full = NULL;
+	bad = isl_set_project_out(bad, isl_dim_set, k + 1, l - 1 - k);
+	good = isl_set_subtract(isl_set_copy(ctx), bad);
+	if (!good || isl_set_is_empty(good) != isl_bool_false) {
+		isl_set_free(ctx);
+		return isl_set_free(good);
+	}
+	good = isl_set_gist(good, ctx);
+	if (!good || isl_set_plain_is_universe(good) != isl_bool_false)
+		return isl_set_free(good);
+	*d = deepest_involved(good, k);
+	return isl_set_project_out(good, isl_dim_set, *d + 1, k - *d);
+}
+
+int ein_isolate_find(const struct ein_isolate_stmt *stmt, isl_set **full)
+{
+	isl_set *pts;
+	int l, k = -1;
+
+	for (l = 0; l < stmt->n_level; ++l)
+		full[l] = NULL;
 	for (l = 1; l < stmt->n_level && k < 0; ++l)
 		if (stmt->sensitive[l])
 			k = l - 1;
 	if (k < 0)
-		return -1;
+		return 0;
 	pts = points(stmt);
-	ctx = prefix(isl_set_copy(pts), k + 1);
-	good = isl_set_copy(ctx);
+	if (!pts)
+		return -1;
 	for (l = k + 1; l < stmt->n_level; ++l) {
-		isl_set *bad;
+		isl_set *good;
+		int d = 0;
 
 		if (!stmt->sensitive[l])
 			continue;
-		bad = partial(pts, l);
-		bad = isl_set_project_out(bad, isl_dim_set, k + 1, l - 1 - k);
-		good = isl_set_subtract(good, bad);
+		good = full_at(pts, k, l, &d);
+		if (good)
+			full[d] = full[d] ? isl_set_intersect(full[d], good) :
+				good;
 	}
 	isl_set_free(pts);
-	if (!good || isl_set_is_empty(good) != isl_bool_false) {
-		isl_set_free(ctx);
-		isl_set_free(good);
-		return -1;
-	}
-	good = isl_set_gist(good, ctx);
-	if (!good || isl_set_plain_is_universe(good) != isl_bool_false) {
-		isl_set_free(good);
-		return -1;
-	}
-	d = deepest_involved(good, k);
-	*full = isl_set_project_out(good, isl_dim_set, d + 1, k - d);
-	return *full ? d : -1;
+	return 0;
 }
 
 __isl_give isl_schedule_node *ein_isolate_band(

@@ -24,12 +24,11 @@ struct ein_isolate_stmt {
 	const int *sensitive;
 };
 
-/* The level at which to isolate the full tiles of "stmt", and in *full the
- * values of levels 0..level for which every sensitive loop below runs
- * full; -1 (and *full NULL) where nothing needs isolating: no sensitive
- * loop, tiles that are always full, or never. */
-int ein_isolate_find(const struct ein_isolate_stmt *stmt,
-	__isl_give isl_set **full);
+/* For each level d of "stmt", in full[d] (n_level entries) the values of
+ * levels 0..d for which the sensitive loops whose tiles depend on level d
+ * (and no deeper one) run full, to isolate at level d; NULL where nothing
+ * is to be isolated.  Returns -1 on error. */
+int ein_isolate_find(const struct ein_isolate_stmt *stmt, isl_set **full);
 
 /* Ask isl to generate the iterations "full" of the band "node" (one
  * member) separately, with the member's loop type there too (a complete

@@ -68,8 +68,7 @@ struct vec {
 	int *pos;
 	isl_pw_aff **val;
 	const struct ein_loop_attr **attr;
-	int iso_level;
-	isl_set *iso;
+	isl_set **iso;
 };
 
 static void loop_clear(struct loop *l)
@@ -489,7 +488,9 @@ static void vec_clear(struct vec *v)
 	free(v->val);
 	free(v->pos);
 	free(v->attr);
-	isl_set_free(v->iso);
+	for (k = 0; v->iso && k < v->n_level; ++k)
+		isl_set_free(v->iso[k]);
+	free(v->iso);
 	v->iso = NULL;
 	v->val = NULL;
 	v->pos = NULL;
@@ -1068,8 +1069,8 @@ static int find_full_tiles(struct ein_scop_stmt *stmt, struct vec *v)
 	is.n_level = v->n_level;
 	is.val = v->val;
 	is.sensitive = sensitive;
-	v->iso_level = ein_isolate_find(&is, &v->iso);
-	return 0;
+	v->iso = calloc(v->n_level + 1, sizeof(*v->iso));
+	return v->iso ? ein_isolate_find(&is, v->iso) : -1;
 }
 
 struct isolate_data {
@@ -1092,7 +1093,7 @@ static __isl_give isl_set *full_tiles(__isl_keep isl_schedule_node *node,
 		isl_set *mine;
 		isl_bool here;
 
-		if (!v->iso || v->iso_level != k)
+		if (!v->iso || k >= v->n_level || !v->iso[k])
 			continue;
 		mine = isl_union_set_extract_set(dom,
 			isl_set_get_space(stmt_at(data->s, i)->domain));
@@ -1100,8 +1101,8 @@ static __isl_give isl_set *full_tiles(__isl_keep isl_schedule_node *node,
 		isl_set_free(mine);
 		if (here != isl_bool_false)
 			continue;
-		full = full ? isl_set_intersect(full, isl_set_copy(v->iso)) :
-			isl_set_copy(v->iso);
+		full = full ? isl_set_intersect(full, isl_set_copy(v->iso[k])) :
+			isl_set_copy(v->iso[k]);
 	}
 	isl_union_set_free(dom);
 	return full;
