@@ -68,6 +68,9 @@ int bench_program_read(struct bench_program *p, const struct bench_opts *o);
 void bench_program_free(struct bench_program *p);
 int bench_kernel_compile(struct bench_kernel *k, struct bench_program *p,
 	const char *def, const struct bench_opts *o);
+ein_kernel *bench_compile_lookup(struct bench_program *p, const char *def,
+	const struct bench_opts *o, int n, const char *const *names,
+	const int64_t *values, char **path);
 void bench_kernel_free(struct bench_kernel *k);
 void bench_print_schedules(const struct bench_kernel *k, int n);
 

@@ -1,7 +1,8 @@
 /*
- * gemm.c: SGEMM, row-major C = A B, ein (default schedule and
- * schedules/matmul.sched) against OpenBLAS's cblas_sgemm on 1 and 2
- * threads.
+ * gemm.c: SGEMM, row-major C = A B, ein (default schedule, and the
+ * schedule ein's lookup finds for each shape among
+ * bench/schedules/<target>/matmul.*.sched) against OpenBLAS's cblas_sgemm
+ * on 1 and 2 threads.
  *
  * Check: every ein result is compared with OpenBLAS's at the same size.
  * Both sum K float32 products in some order; their rounding errors grow
@@ -12,6 +13,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cblas.h>
 #include "bench.h"
 
@@ -55,7 +57,7 @@ static int blas_run(void *arg)
 }
 
 static int case_alloc(struct gemm_case *g, const struct shape *s,
-	const struct bench_kernel *k)
+	const struct bench_kernel *k, ein_kernel *sched)
 {
 	int64_t sa[2] = { s->m, s->k }, sb[2] = { s->k, s->n };
 	int64_t sc[2] = { s->m, s->n };
@@ -72,7 +74,7 @@ static int case_alloc(struct gemm_case *g, const struct shape *s,
 	for (i = 0; i < 2; ++i) {
 		struct bench_call *c = &g->call[i];
 
-		c->k = i == 0 ? k->dflt : k->sched;
+		c->k = i == 0 ? k->dflt : sched;
 		c->args[0] = &g->a.dl;
 		c->args[1] = &g->b.dl;
 		c->args[2] = &g->c[i].dl;
@@ -133,7 +135,7 @@ static int check(struct gemm_case *g, ein_ctx *ctx, int n_ein,
 /* Check, time and print one row of the table.  The variants: OpenBLAS,
  * the FMA loop, ein's kernels. */
 static int row(struct gemm_case *g, ein_ctx *ctx, int threads, int n_ein,
-	const struct bench_opts *o)
+	const char *file, const struct bench_opts *o)
 {
 	struct bench_peak pk;
 	struct bench_variant v[4] = {
@@ -157,9 +159,9 @@ static int row(struct gemm_case *g, ein_ctx *ctx, int threads, int n_ein,
 		gf[i] = v[i].median > 0 ? gflop / v[i].median : -1;
 	gf[1] = bench_peak_gflops(&pk, v[1].median);
 	best = fmax(gf[2], gf[3]);
-	printf("| %lldx%lldx%lld | %d | %s | %s | %s | %s | %s | %s | %s | "
+	printf("| %lldx%lldx%lld | %d | %s | %s | %s | %s | %s | %s | %s | %s | "
 		"%.1e |\n", (long long) g->s.m, (long long) g->s.k,
-		(long long) g->s.n, threads, bench_cell(b[0], 32, gf[2], 1),
+		(long long) g->s.n, threads, file, bench_cell(b[0], 32, gf[2], 1),
 		bench_cell(b[1], 32, gf[3], 1), bench_cell(b[2], 32, gf[0], 1),
 		bench_cell(b[3], 32, gf[2] > 0 && gf[0] > 0 ?
 			gf[2] / gf[0] : -1, 2),
@@ -185,26 +187,37 @@ int bench_gemm(struct bench_program *p, const struct bench_opts *o)
 		return 1;
 	}
 	printf("\n### SGEMM, row-major C = A B (M x K x N)\n\n");
-	printf("ein: `matmul` of bench/kernels.ein.  ");
-	bench_print_schedules(&k, 1);
-	printf("  GFLOP/s = 2 M N K / median time.\n\n");
-	printf("| M x K x N | threads | ein default GFLOP/s | "
+	printf("ein: `matmul` of bench/kernels.ein.  Schedules: for each "
+		"shape, the one ein's lookup chooses (nearest sizes) among "
+		"bench/schedules/<target>/matmul.*.sched.  GFLOP/s = 2 M N K "
+		"/ median time.\n\n");
+	printf("| M x K x N | threads | schedule | ein default GFLOP/s | "
 		"ein schedule GFLOP/s | OpenBLAS GFLOP/s | default/OpenBLAS | "
 		"schedule/OpenBLAS | FMA peak GFLOP/s | ein best %% of peak | "
 		"max abs error |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < n_shape; ++i) {
 		struct gemm_case g = { 0 };
+		static const char *const names[3] = { "M", "K", "N" };
+		int64_t values[3] = { shapes[i].m, shapes[i].k, shapes[i].n };
+		char *path;
+		ein_kernel *sched = bench_compile_lookup(p, "matmul", o, 3,
+			names, values, &path);
+		const char *base = path ? strrchr(path, '/') : NULL;
 
-		if (case_alloc(&g, &shapes[i], &k) != 0) {
+		if (path && !sched) {
+			failed++;
+		} else if (case_alloc(&g, &shapes[i], &k, sched) != 0) {
 			fprintf(stderr, "bench: out of memory\n");
 			failed++;
 		} else {
 			for (t = 1; t <= o->max_threads; ++t)
-				failed += row(&g, p->ctx, t,
-					k.sched ? 2 : 1, o);
+				failed += row(&g, p->ctx, t, sched ? 2 : 1,
+					base ? base + 1 : "none", o);
 		}
 		case_free(&g);
+		ein_kernel_free(sched);
+		free(path);
 	}
 	bench_kernel_free(&k);
 	return failed;

@@ -117,6 +117,43 @@ int bench_kernel_compile(struct bench_kernel *k, struct bench_program *p,
 	return k->sched ? 0 : -1;
 }
 
+/* Compile "def" with the schedule ein's own lookup finds for these sizes
+ * in DIR/schedules/<target>/ (the nearest sizes among <def>.*.sched, as
+ * for a user's kernel; docs/schedules.md); NULL, with *path NULL, when it
+ * finds none, NULL with *path set when the compile fails.  *path: the
+ * file's name, owned by the caller. */
+ein_kernel *bench_compile_lookup(struct bench_program *p, const char *def,
+	const struct bench_opts *o, int n, const char *const *names,
+	const int64_t *values, char **path)
+{
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k = NULL;
+	char dir[1024];
+	int i, ok = opts != NULL;
+
+	*path = NULL;
+	snprintf(dir, sizeof(dir), "%s/schedules", o->dir);
+	if (setenv("EIN_SCHEDULE_PATH", dir, 1) != 0)
+		ok = 0;
+	for (i = 0; ok && i < n; ++i)
+		ok = ein_options_set_size(opts, names[i], values[i]) == EIN_OK;
+	if (ok)
+		k = ein_kernel_compile_with(p->prog, def, opts);
+	ein_options_free(opts);
+	if (!k) {
+		fprintf(stderr, "bench: cannot compile %s:\n%s\n", def,
+			ein_ctx_last_error(p->ctx));
+		*path = strdup("?");
+		return NULL;
+	}
+	if (!ein_kernel_get_schedule(k)) {
+		ein_kernel_free(k);
+		return NULL;
+	}
+	*path = strdup(ein_kernel_get_schedule(k));
+	return k;
+}
+
 void bench_kernel_free(struct bench_kernel *k)
 {
 	ein_kernel_free(k->dflt);
