@@ -56,6 +56,16 @@ static int find_id(const struct ein_cand_stmt *p, int id)
 	return -1;
 }
 
+/* Can statement s pack the tensor of its access "a": a read of another
+ * tensor than the one it writes? */
+static int packable(const struct ein_space *space, int s, int a)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+
+	return a >= 0 && a < ss->n_access && !ss->access[a].is_write &&
+		ss->access[a].tensor != ss->tensor;
+}
+
 /* Make plan s of "c" well formed: the order holds 2v for each loop and
  * 2v + 1 for each split one, each once, v.o before v.i; marks refer to
  * loops that exist. */
@@ -102,6 +112,11 @@ static void repair(const struct ein_space *space, struct ein_cand *c, int s)
 			? p->par_id - 1 : -1;
 	if (p->unroll && find_id(p, p->unroll_id) < 0)
 		p->unroll = 0;
+	if (p->acc && find_id(p, p->acc_id) < 0)
+		p->acc = 0;
+	if (p->pack && (find_id(p, p->pack_id) < 0 || !packable(space, s,
+			p->pack_access)))
+		p->pack = 0;
 }
 
 /* Drop repeated loop ids from plan p's order (crossover may copy an
@@ -182,21 +197,39 @@ static int first_parallel_id(const struct ein_space *space,
 }
 
 
-/* A BLIS-like blocking of contraction statement s: the contiguous loop
- * j split by nr (vectors), another loop i by mr (registers), the first
- * reduction loop k outside the register tile; ordered
- * i.o j.o k i.i j.i with j.i vectorised, i.i unrolled fully (an mr x nr
- * block of the output kept in registers across k) and i.o parallel.
- * "variant" picks (mr, nr) among shapes that fit 16 vector registers. */
+/* Does access "acc" depend on loop v? */
+static int involves(const struct ein_space_access *acc, int v)
+{
+	int d;
+
+	for (d = 0; d < acc->n_dim; ++d)
+		if (acc->coef[d][v])
+			return 1;
+	return 0;
+}
+
+/* A BLIS-like micro-kernel for contraction statement s: the contiguous
+ * loop j split by nr (vectors), another loop i by mr (registers), the
+ * first reduction loop k by kc (a kc x nr panel of the second operand
+ * fills half the L1 cache); ordered j.o k.o i.o k.i i.i j.i, with j.i
+ * vectorised nr wide, i.i unrolled fully, the mr x nr tile of the output
+ * kept in registers through k.i (accumulate i.o; full tiles are
+ * generated apart from the edges), the kc x nr panel of the operand
+ * that i does not index packed at k.o (contiguous rows: no cache-set
+ * conflicts at power-of-two sizes), and
+ * j.o parallel (each thread its own panels of the second operand).
+ * "variant" picks (mr, nr / lanes) among tiles that fit 16 registers. */
 static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	int s, int variant)
 {
-	static const int shape[][2] = { { 4, 2 }, { 6, 2 }, { 8, 1 } };
+	static const int shape[][2] = { { 6, 2 }, { 4, 2 }, { 8, 1 } };
 	const struct ein_space_stmt *ss = &space->stmt[s];
 	const struct ein_machine *m = &space->machine;
 	struct ein_cand_stmt *p = &c->s[s];
-	int j = contiguous_loop(space, s), k = -1, i = -1, v, n = 0;
+	int j = contiguous_loop(space, s), k = -1, i = -1, v, n = 0, a;
 	long nr = m->vector_lanes * shape[variant][1], mr = shape[variant][0];
+	/* A kc x nr panel of the second operand in half the L1 cache. */
+	long kc = m->cache[0] / 2 / (nr * 4);
 
 	for (v = 0; v < ss->n_loop; ++v) {
 		if (ss->is_reduction[v] && k < 0 && v != j)
@@ -208,20 +241,32 @@ static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 		return 0;
 	p->tile[j] = (int) (nr < ss->extent[j] ? nr : 0);
 	p->tile[i] = (int) (mr < ss->extent[i] ? mr : 0);
+	p->tile[k] = (int) (kc < ss->extent[k] ? kc : 0);
 	for (v = 0; v < ss->n_loop; ++v)
 		if (v != i && v != j && v != k)
 			p->order[n++] = 2 * v;
-	p->order[n++] = 2 * i;
 	p->order[n++] = 2 * j;
 	p->order[n++] = 2 * k;
+	p->order[n++] = 2 * i;
+	p->order[n++] = 2 * k + 1;
 	p->order[n++] = 2 * i + 1;
 	p->order[n++] = 2 * j + 1;
 	p->n_order = n;
 	repair(space, c, s);
-	p->vec = m->vector_lanes;
-	p->unroll_id = p->tile[i] ? 2 * i + 1 : 2 * i;
+	p->vec = (int) (p->tile[j] ? nr : m->vector_lanes);
+	p->unroll_id = 2 * i + 1;
 	p->unroll = p->tile[i] ? -1 : 0;
-	p->par_id = m->n_threads > 1 ? 2 * i : -1;
+	p->acc = 1;
+	p->acc_id = 2 * i;
+	p->par_id = m->n_threads > 1 ? 2 * j : -1;
+	p->pack = 0;
+	for (a = 0; a < ss->n_access && !p->pack; ++a)
+		if (packable(space, s, a) && !involves(&ss->access[a], i) &&
+		    involves(&ss->access[a], j)) {
+			p->pack = 1;
+			p->pack_access = a;
+			p->pack_id = 2 * k;
+		}
 	return 1;
 }
 
@@ -438,14 +483,40 @@ static void mutate_parallel(const struct ein_space *space,
 		: -1;
 }
 
+/* Keep the output tile of a loop among the outer ones in a local buffer,
+ * or stop doing so. */
+static void mutate_accumulate(const struct ein_space *space,
+	struct ein_cand *c, int s, uint64_t *rng)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+
+	p->acc = p->n_order > 1 && ein_rng_below(rng, 3) != 0;
+	if (p->acc)
+		p->acc_id = p->order[ein_rng_below(rng, p->n_order - 1)];
+}
+
+/* Pack a random input of the statement at one of its outer loops, or
+ * stop packing. */
+static void mutate_pack(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+
+	p->pack = p->n_order > 1 && ein_rng_below(rng, 3) != 0;
+	if (!p->pack)
+		return;
+	p->pack_access = ein_rng_below(rng, space->stmt[s].n_access);
+	p->pack_id = p->order[ein_rng_below(rng, p->n_order - 1)];
+}
+
 static void mutate_place(const struct ein_space *space, struct ein_cand *c,
 	int s, uint64_t *rng)
 {
 	random_place(space, c, s, rng);
 }
 
-/* The operators and their weights.  A new directive (pack, accumulate)
- * is one more function and one more line here. */
+/* The operators and their weights.  A new directive is one more function
+ * and one more line here. */
 static const struct {
 	const char *name;
 	mutator_fn fn;
@@ -457,6 +528,8 @@ static const struct {
 	{ "vectorize", &mutate_vector, 1, 0 },
 	{ "unroll", &mutate_unroll, 1, 0 },
 	{ "parallel", &mutate_parallel, 1, 0 },
+	{ "accumulate", &mutate_accumulate, 1, 0 },
+	{ "pack", &mutate_pack, 1, 0 },
 	{ "place", &mutate_place, 2, 1 },
 };
 
@@ -524,6 +597,15 @@ void ein_cand_crossover(const struct ein_space *space,
 		}
 		if (ein_rng_below(rng, 2))
 			c->s[s].par_id = b->s[s].par_id;
+		if (ein_rng_below(rng, 2)) {
+			c->s[s].acc = b->s[s].acc;
+			c->s[s].acc_id = b->s[s].acc_id;
+		}
+		if (ein_rng_below(rng, 2)) {
+			c->s[s].pack = b->s[s].pack;
+			c->s[s].pack_access = b->s[s].pack_access;
+			c->s[s].pack_id = b->s[s].pack_id;
+		}
 	}
 	repair_all(space, c);
 }
@@ -616,6 +698,15 @@ static void print_loops(const struct ein_space *space,
 		ein_cand_loop_name(space, c, s, p->par_id, name, sizeof(name));
 		append(buf, len, "%s: parallel %s\n", ss->name, name);
 	}
+	if (p->acc) {
+		ein_cand_loop_name(space, c, s, p->acc_id, name, sizeof(name));
+		append(buf, len, "%s: accumulate %s\n", ss->name, name);
+	}
+	if (p->pack) {
+		ein_cand_loop_name(space, c, s, p->pack_id, name, sizeof(name));
+		append(buf, len, "%s: pack %s at %s\n", ss->name,
+			ss->access[p->pack_access].name, name);
+	}
 }
 
 /* The placement directive of plan s, if any. */
@@ -655,8 +746,8 @@ char *ein_cand_to_directives(const struct ein_space *space,
 }
 
 /* Encoding: n_stmt, then per statement: n_loop tiles, n_order, the
- * order, vec, unroll_id, unroll, par_id, place, place_target,
- * place_level. */
+ * order, vec, unroll_id, unroll, par_id, acc, acc_id, pack,
+ * pack_access, pack_id, place, place_target, place_level. */
 int ein_cand_encode(const struct ein_cand *c, int *v, int max)
 {
 	int n = 0, s, i;
@@ -675,6 +766,11 @@ int ein_cand_encode(const struct ein_cand *c, int *v, int max)
 		PUT(p->unroll_id);
 		PUT(p->unroll);
 		PUT(p->par_id);
+		PUT(p->acc);
+		PUT(p->acc_id);
+		PUT(p->pack);
+		PUT(p->pack_access);
+		PUT(p->pack_id);
 		PUT(p->place);
 		PUT(p->place_target);
 		PUT(p->place_level);
@@ -707,6 +803,11 @@ int ein_cand_decode(const struct ein_space *space, const int *v, int n,
 		GET(p->unroll_id);
 		GET(p->unroll);
 		GET(p->par_id);
+		GET(p->acc);
+		GET(p->acc_id);
+		GET(p->pack);
+		GET(p->pack_access);
+		GET(p->pack_id);
 		GET(p->place);
 		GET(p->place_target);
 		GET(p->place_level);

@@ -142,6 +142,8 @@ void ein_model_features(const struct ein_space *space,
 		placed += c->s[i].place != EIN_PLACE_NONE;
 	f[22] = (double) placed / c->n_stmt;
 	f[23] = p->n_order / 16.0;
+	f[24] = p->acc;
+	f[25] = p->pack;
 }
 
 void ein_model_init(struct ein_model *m)

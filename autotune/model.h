@@ -17,7 +17,7 @@
 
 #include "autotune/space.h"
 
-#define EIN_MODEL_N_FEATURE 24
+#define EIN_MODEL_N_FEATURE 26
 #define EIN_MODEL_MAX_SAMPLE 4096
 
 /* The features of candidate "c" into f[0 .. EIN_MODEL_N_FEATURE-1]

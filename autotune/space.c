@@ -209,6 +209,8 @@ static void init_access(struct ein_space_access *sa,
 
 	memset(sa, 0, sizeof(*sa));
 	sa->tensor = acc->tensor;
+	snprintf(sa->name, sizeof(sa->name), "%s",
+		func->tensor[acc->tensor].name);
 	sa->is_write = acc->is_write;
 	sa->elem_size = elem_size(func->tensor[acc->tensor].type);
 	sa->n_dim = n < EIN_SPACE_MAX_DIM ? n : EIN_SPACE_MAX_DIM;

@@ -15,12 +15,19 @@
  *   unroll_id,   a loop unrolled by a factor (0: none);
  *   unroll
  *   par_id       the loop run in parallel (-1: none);
+ *   pack,        whether the tile of the tensor read by access pack_access
+ *   pack_access, in an iteration of loop pack_id is copied to a contiguous
+ *   pack_id      buffer (pack; the BLIS packing of a panel);
+ *   acc, acc_id  whether the output tile updated in an iteration of loop
+ *                acc_id is kept in a local buffer (accumulate): the
+ *                register blocking of a micro-kernel;
  *   place        for producers of multi-statement kernels: none, fuse
  *                with a later statement at "level" loops, or compute_at
  *                a later statement's loop at "level".
  *
  * A plan prints as directives: "split" for each tiled loop, one
- * "reorder" of all loops, "vectorize", "unroll", "parallel", then the
+ * "reorder" of all loops, "vectorize", "unroll", "parallel",
+ * "accumulate", "pack", then the
  * placements.  Candidates are generated freely; the compiler's legality
  * check rejects the illegal ones.  Mutations are a table of operators
  * (space.c) so that further directives (pack, accumulate) are added as
@@ -39,11 +46,13 @@
 #define EIN_SPACE_MAX_CHOICE 24
 
 /* An access of a statement.
- * tensor: its position in the definition; is_write: the left-hand side;
+ * tensor, name: its position in the definition and its name; is_write:
+ * the left-hand side;
  * elem_size: the bytes of one element; n_dim: the tensor's rank;
  * coef[d][v]: the coefficient of loop v (default order) in dimension d. */
 struct ein_space_access {
 	int tensor;
+	char name[64];
 	int is_write;
 	int elem_size;
 	int n_dim;
@@ -103,6 +112,11 @@ struct ein_cand_stmt {
 	int unroll_id;
 	int unroll;
 	int par_id;
+	int acc;
+	int acc_id;
+	int pack;
+	int pack_access;
+	int pack_id;
 	int place;
 	int place_target;
 	int place_level;
@@ -132,8 +146,9 @@ int ein_space_init(struct ein_space *space, ein_program *prog,
 
 /* The default schedule: no directive. */
 void ein_cand_default(const struct ein_space *space, struct ein_cand *c);
-/* Analytic seeds (the default made parallel, BLIS-like blockings of
- * contraction-shaped statements) into c[0 .. max-1]; returns how many. */
+/* Analytic seeds (the default made parallel, BLIS-like register-blocked
+ * micro-kernels of contraction-shaped statements) into c[0 .. max-1];
+ * returns how many. */
 int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
 	int max);
 /* A random candidate. */
