@@ -1102,9 +1102,10 @@ static int contractible(struct stmt_emit *s, const struct ein_ast_expr *x,
 		x->vtype == type;
 }
 
-/* a * b + c in one rounding, with a * b the product "x". */
+/* a * b + c in one rounding, with a * b the product "x" ((-a) * b + c,
+ * exactly -(a * b) + c, if "negate"). */
 static LLVMValueRef fused(struct stmt_emit *s, const struct ein_ast_expr *x,
-	LLVMValueRef c)
+	LLVMValueRef c, int negate)
 {
 	LLVMValueRef args[3];
 
@@ -1113,39 +1114,24 @@ static LLVMValueRef fused(struct stmt_emit *s, const struct ein_ast_expr *x,
 	args[2] = c;
 	if (!args[0] || !args[1] || !c)
 		return NULL;
+	if (negate)
+		args[0] = LLVMBuildFNeg(s->e->b, args[0], "");
 	return call_float(s->e, "llvm.fmuladd", 3, args);
 }
 
-/* l + r or l - r where one side is a contractible product. */
+/* l + r or l - r where one side is a contractible product: a * b + c,
+ * a * b - c = a * b + (-c) and c - a * b = (-a) * b + c. */
 static LLVMValueRef lower_contracted(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
-	const struct ein_ast_expr *l = x->args[0], *r = x->args[1];
-	LLVMBuilderRef b = s->e->b;
+	int right = contractible(s, x->args[1], x->vtype);
+	int sub = x->op == EIN_OP_SUB;
+	const struct ein_ast_expr *prod = x->args[right];
+	LLVMValueRef c = lower_as(s, x->args[!right], x->vtype);
 
-	if (contractible(s, r, x->vtype)) {
-		LLVMValueRef c = lower_as(s, l, x->vtype);
-
-		if (x->op == EIN_OP_SUB && c) {
-			/* c - a * b = (-a) * b + c, exactly. */
-			LLVMValueRef args[3];
-
-			args[0] = LLVMBuildFNeg(b, lower_as(s, r->args[0],
-				r->vtype), "");
-			args[1] = lower_as(s, r->args[1], r->vtype);
-			args[2] = c;
-			return args[1] ? call_float(s->e, "llvm.fmuladd", 3,
-				args) : NULL;
-		}
-		return fused(s, r, c);
-	}
-	{
-		LLVMValueRef c = lower_as(s, r, x->vtype);
-
-		if (x->op == EIN_OP_SUB && c)
-			c = LLVMBuildFNeg(b, c, "");
-		return fused(s, l, c);
-	}
+	if (c && sub && !right)
+		c = LLVMBuildFNeg(s->e->b, c, "");
+	return fused(s, prod, c, sub && right);
 }
 
 static LLVMValueRef lower_arith(struct stmt_emit *s,
@@ -1351,7 +1337,7 @@ static LLVMValueRef update(struct stmt_emit *s, enum ein_assign op,
 	if (op == EIN_ASSIGN_SET)
 		return lower_as(s, rhs, type);
 	if (op == EIN_ASSIGN_ADD && contractible(s, rhs, ct))
-		return fused(s, rhs, load_value(e, addr, type, ""));
+		return fused(s, rhs, load_value(e, addr, type, ""), 0);
 	v = lower_as(s, rhs, ct);
 	if (!v)
 		return NULL;

@@ -89,8 +89,11 @@ static __isl_give isl_set *partial(__isl_keep isl_set *pts, int l)
 		n = isl_val_get_num_si(t) + 1;
 	isl_val_free(t);
 	if (n <= 0) {
+		isl_space *space = isl_space_domain(isl_map_get_space(m));
+
 		isl_pw_aff_free(lo);
-		return isl_map_domain(isl_map_subtract(isl_map_copy(m), m));
+		isl_map_free(m);
+		return isl_set_empty(space);
 	}
 	box = isl_map_apply_range(isl_map_from_pw_aff(lo),
 		run_of(isl_map_get_ctx(m), n));
