@@ -29,6 +29,7 @@
 #include "driver/archive.h"
 #include "driver/elf.h"
 #include "driver/options.h"
+#include "driver/outfile.h"
 #include "driver/pipeline.h"
 #include "driver/program.h"
 #include "driver/weights.h"
@@ -580,27 +581,6 @@ static int check_consts(ein_aot *aot)
 	return 0;
 }
 
-static int write_file(ein_aot *aot, const char *path,
-	const struct iovec *iov, int n_iov)
-{
-	FILE *f = fopen(path, "wb");
-	int i, bad = 0;
-
-	if (!f) {
-		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
-			strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < n_iov; ++i)
-		bad |= fwrite(iov[i].iov_base, 1, iov[i].iov_len, f) !=
-			iov[i].iov_len;
-	if (fclose(f) != 0 || bad) {
-		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s'", path);
-		return -1;
-	}
-	return 0;
-}
-
 /* The name of the object in an archive written to "path": its base name
  * with ".o" for ".a". */
 static void member_name(const char *path, char *buf, size_t len)
@@ -628,21 +608,42 @@ static struct ein_elf *fill_object(ein_aot *aot, LLVMMemoryBufferRef buf)
 	return elf;
 }
 
+/* The pieces "iov" of an object as pieces of an output file: those
+ * that are the data of a constant tensor come from its file. */
+static void out_pieces(ein_aot *aot, const struct iovec *iov, int n,
+	struct ein_out_piece *piece)
+{
+	int i, j;
+
+	for (i = 0; i < n; ++i) {
+		piece[i] = (struct ein_out_piece)
+			{ iov[i].iov_base, iov[i].iov_len, -1, 0 };
+		for (j = 0; j < aot->n_data; ++j)
+			if (iov[i].iov_base == aot->data[j].w.data &&
+			    iov[i].iov_len == (size_t) aot->data[j].bytes) {
+				piece[i].fd = aot->data[j].w.fd;
+				piece[i].off = aot->data[j].w.offset;
+			}
+	}
+}
+
 /* Write the pieces of the object, or an archive holding them, to
  * "path". */
 static int write_pieces(ein_aot *aot, const char *path, int archive,
 	const struct iovec *iov, int n_iov)
 {
 	const char *syms[aot->n_def + 1];
+	struct ein_out_piece piece[n_iov];
 	char member[256];
 	int i;
 
+	out_pieces(aot, iov, n_iov, piece);
 	if (!archive)
-		return write_file(aot, path, iov, n_iov);
+		return ein_outfile_write(aot->ctx, path, piece, n_iov);
 	for (i = 0; i < aot->n_def; ++i)
 		syms[i] = aot->def[i].spec.func->def->name;
 	member_name(path, member, sizeof(member));
-	return ein_archive_write(aot->ctx, path, member, iov, n_iov,
+	return ein_archive_write(aot->ctx, path, member, piece, n_iov,
 		aot->n_def, syms);
 }
 
@@ -675,31 +676,26 @@ static int write_object(ein_aot *aot, const char *path, int archive)
 
 static int write_llvm(ein_aot *aot, const char *path)
 {
-	char *msg = NULL;
+	char *text;
+	int ok;
 
 	if (set_data(aot, 0) < 0)
 		return -1;
-	if (LLVMPrintModuleToFile(aot->module, path, &msg)) {
-		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
-			msg ? msg : "?");
-		LLVMDisposeMessage(msg);
-		return -1;
-	}
-	return 0;
+	text = LLVMPrintModuleToString(aot->module);
+	ok = ein_outfile_write_bytes(aot->ctx, path, text, strlen(text));
+	LLVMDisposeMessage(text);
+	return ok;
 }
 
 static int write_asm(ein_aot *aot, const char *path)
 {
 	char *text = set_data(aot, 0) < 0 ? NULL :
 		ein_target_emit_asm(aot->ctx, aot->target, aot->module);
-	struct iovec iov;
 	int ok;
 
 	if (!text)
 		return -1;
-	iov.iov_base = text;
-	iov.iov_len = strlen(text);
-	ok = write_file(aot, path, &iov, 1);
+	ok = ein_outfile_write_bytes(aot->ctx, path, text, strlen(text));
 	free(text);
 	return ok;
 }
@@ -732,25 +728,25 @@ ein_status ein_aot_write(ein_aot *aot, const char *path,
 
 ein_status ein_aot_write_header(ein_aot *aot, const char *path)
 {
+	char *text = NULL;
+	size_t len;
 	FILE *f;
-	int i, ok = 0, bad;
+	int i, ok = 0;
 
 	if (begin(aot) < 0 || !path)
 		return EIN_ERROR_INVALID;
-	f = fopen(path, "w");
-	if (!f) {
-		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
-			strerror(errno));
-		return EIN_ERROR_IO;
-	}
+	/* In memory first, so that the header is replaced whole. */
+	f = open_memstream(&text, &len);
+	if (!f)
+		return failed(aot);
 	ein_cheader_begin(f, path);
 	for (i = 0; i < aot->n_def && ok == 0; ++i)
 		ok = ein_cheader_print_def(aot->ctx, f, &aot->def[i].spec);
 	ein_cheader_end(f, path);
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		ein_error(aot->ctx, EIN_ERROR_IO, "cannot write '%s'", path);
-		return EIN_ERROR_IO;
-	}
+	if (ferror(f) | fclose(f))
+		ok = -1;
+	if (ok == 0)
+		ok = ein_outfile_write_bytes(aot->ctx, path, text, len);
+	free(text);
 	return ok < 0 ? failed(aot) : EIN_OK;
 }

@@ -12,8 +12,8 @@
  * by a NUL.  Timestamps and owners are 0, so that builds are
  * reproducible.
  */
-#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "diag.h"
 #include "driver/archive.h"
@@ -65,35 +65,49 @@ static void put_index(FILE *f, int n_sym, const char *const *syms,
 		fputc('\n', f);
 }
 
-int ein_archive_write(ein_ctx *ctx, const char *path, const char *member,
-	const struct iovec *iov, int n_iov, int n_sym,
-	const char *const *syms)
+/* The archive's bytes before its member's data, in a buffer of *len
+ * bytes (to be freed), or NULL if out of memory. */
+static char *prefix(const char *member, size_t size, int n_sym,
+	const char *const *syms, size_t *len)
 {
-	FILE *f = fopen(path, "wb");
-	size_t isize = index_size(n_sym, syms), size = 0;
-	char name[17];
-	int i, bad;
+	size_t isize = index_size(n_sym, syms);
+	char name[17], *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
 
-	if (!f) {
-		ein_error(ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
-			strerror(errno));
-		return -1;
-	}
+	if (!f)
+		return NULL;
 	snprintf(name, sizeof(name), "%.15s/", member);
 	fputs(AR_MAGIC, f);
 	put_index(f, n_sym, syms, isize, strlen(AR_MAGIC) + AR_HEADER +
 		isize + isize % 2);
-	for (i = 0; i < n_iov; ++i)
-		size += iov[i].iov_len;
 	put_header(f, name, size);
-	for (i = 0; i < n_iov; ++i)
-		fwrite(iov[i].iov_base, 1, iov[i].iov_len, f);
-	if (size % 2)
-		fputc('\n', f);
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		ein_error(ctx, EIN_ERROR_IO, "cannot write '%s'", path);
+	if (ferror(f) | fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int ein_archive_write(ein_ctx *ctx, const char *path, const char *member,
+	const struct ein_out_piece *piece, int n, int n_sym,
+	const char *const *syms)
+{
+	struct ein_out_piece all[n + 2];
+	size_t size = 0, len;
+	char *head;
+	int i, ok;
+
+	for (i = 0; i < n; ++i)
+		size += piece[i].len;
+	head = prefix(member, size, n_sym, syms, &len);
+	if (!head) {
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
 		return -1;
 	}
-	return 0;
+	all[0] = (struct ein_out_piece) { head, len, -1, 0 };
+	memcpy(all + 1, piece, n * sizeof(*piece));
+	all[n + 1] = (struct ein_out_piece) { "\n", size % 2, -1, 0 };
+	ok = ein_outfile_write(ctx, path, all, n + 2);
+	free(head);
+	return ok;
 }

@@ -150,13 +150,16 @@ void ein_weights_unmap(struct ein_weights *w)
 {
 	if (w->map)
 		munmap(w->map, w->map_size);
+	if (w->fd >= 0)
+		close(w->fd);
 	memset(w, 0, sizeof(*w));
+	w->fd = -1;
 }
 
-/* Map all of "path" into w. */
+/* Map all of "path" into w, keeping the file open. */
 static int map_file(ein_ctx *ctx, const char *path, struct ein_weights *w)
 {
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -169,11 +172,12 @@ static int map_file(ein_ctx *ctx, const char *path, struct ein_weights *w)
 	w->map_size = st.st_size;
 	w->map = st.st_size > 0 ? mmap(NULL, st.st_size, PROT_READ,
 		MAP_PRIVATE, fd, 0) : NULL;
-	close(fd);
+	w->fd = fd;
 	if (w->map == MAP_FAILED) {
 		w->map = NULL;
 		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s': %s", path,
 			strerror(errno));
+		ein_weights_unmap(w);
 		return -1;
 	}
 	return 0;
@@ -187,6 +191,7 @@ int ein_weights_map(ein_ctx *ctx, const char *path,
 	int64_t at = 0;
 
 	memset(w, 0, sizeof(*w));
+	w->fd = -1;
 	if (map_file(ctx, path, w) < 0)
 		return -1;
 	p = w->map;
@@ -202,5 +207,6 @@ int ein_weights_map(ein_ctx *ctx, const char *path,
 	if (at < 0)
 		return (ein_weights_unmap(w), -1);
 	w->data = p ? p + at : (const void *) "";
+	w->offset = at;
 	return 0;
 }

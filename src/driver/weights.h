@@ -13,11 +13,15 @@
 int ein_weights_elem_size(enum ein_type type);
 
 /* The data of a tensor, mapped from its file (read-only).
- * data: its first byte; map, map_size: the mapping. */
+ * data: its first byte; map, map_size: the mapping;
+ * fd, offset: the file, kept open (-1 if none), and where the data start
+ *	in it, so that they can be copied from file to file. */
 struct ein_weights {
 	const void *data;
 	void *map;
 	size_t map_size;
+	int fd;
+	int64_t offset;
 };
 
 /* Map the data of tensor "t" of shape shape[0 .. t->n_dim-1] from
