@@ -8,10 +8,12 @@
  * target machine, so that the loop vectoriser and the code generator agree
  * on AVX-512, AVX2 or NEON.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -48,11 +50,32 @@ static const struct {
 	{ "aarch64", "aarch64-unknown-linux-gnu", "generic", "+neon" },
 };
 
+/* Let loops calling exp, log, pow, sin or cos vectorise into calls to
+ * glibc's vector math library, libmvec (_ZGVdN8v_expf and the like: a
+ * softmax's exp is otherwise a scalar call per element).  LLVM learns of
+ * the library from its command line, which is process-wide, so this is
+ * done once, and only where libmvec loads into this process, for the JIT
+ * to find its functions.  Objects compiled ahead of time then need it at
+ * link time too: glibc's -lm brings it (libm.so and libm.a are linker
+ * scripts naming libmvec). */
+static void use_libmvec(void)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	const char *argv[] = { "ein", "-vector-library=LIBMVEC-X86" };
+
+	if (getenv("EIN_NO_LIBMVEC") ||
+	    !dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL))
+		return;
+	LLVMParseCommandLineOptions(2, argv, NULL);
+#endif
+}
+
 /* LLVM's target registry is process-wide: initialise it once. */
 static void llvm_init(void)
 {
 	LLVMInitializeNativeTarget();
 	LLVMInitializeNativeAsmPrinter();
+	use_libmvec();
 }
 
 void ein_target_free(struct ein_target *target)
