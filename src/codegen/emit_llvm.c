@@ -1378,7 +1378,7 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 	if (stmt->is_init)
 		v = identity(e, src->op, type);
 	else
-		v = update(&s, src->op, type, addr, src->rhs);
+		v = update(&s, src->op, type, addr, stmt->rhs);
 	if (!v)
 		return -1;
 	store_value(e, v, type, addr);

@@ -7,6 +7,7 @@
  *	guards.  Schedules are src/sched's concern; they may add buffers and
  *	copy statements through the functions at the end of this file.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,43 @@ static int add_init(ein_ctx *ctx, struct ein_scop *scop, int src)
 		NULL);
 }
 
+/* Is "expr" a literal zero (0 or 0.0, not -0.0)? */
+static int is_zero(const struct ein_ast_expr *expr)
+{
+	if (expr->kind == EIN_EXPR_INT)
+		return expr->ival == 0;
+	return expr->kind == EIN_EXPR_FLOAT && expr->fval == 0 &&
+		!signbit(expr->fval);
+}
+
+/* Index-set splitting of a sum of guarded terms, "S += c ? e : 0" with c
+ * affine (a convolution's zero padding): the instances where c fails add
+ * zero, so the statement keeps only those where it holds and evaluates e
+ * alone, without a comparison per element; its loops' bounds now say
+ * where c holds.  (Only the sign of a zero sum can differ: -0 + 0 is +0;
+ * the sum is 0 either way.)  Otherwise the statement evaluates its whole
+ * right-hand side everywhere. */
+static int split_guard(ein_ctx *ctx, const struct ein_func_stmt *fs,
+	struct ein_scop_stmt *stmt)
+{
+	const struct ein_ast_expr *rhs = fs->ast->rhs;
+	isl_space *space;
+	isl_set *guard;
+
+	stmt->rhs = rhs;
+	if (fs->ast->op != EIN_ASSIGN_ADD || rhs->kind != EIN_EXPR_SELECT ||
+	    !is_zero(rhs->args[2]))
+		return 0;
+	space = isl_set_get_space(stmt->domain);
+	guard = ein_guard_from_cond(ctx, space, rhs->args[0]);
+	isl_space_free(space);
+	if (!guard)
+		return 0;
+	stmt->domain = isl_set_intersect(stmt->domain, guard);
+	stmt->rhs = rhs->args[1];
+	return stmt->domain ? 0 : -1;
+}
+
 /* The update (or plain assignment) of source statement "src".  An update
  * such as "+=" also reads the element it writes. */
 static int add_update(ein_ctx *ctx, struct ein_scop *scop, int src)
@@ -221,7 +259,7 @@ static int add_update(ein_ctx *ctx, struct ein_scop *scop, int src)
 	struct ein_scop_stmt *stmt;
 
 	stmt = add_stmt(scop, src, 0, isl_set_copy(fs->domain));
-	if (!stmt)
+	if (!stmt || split_guard(ctx, fs, stmt) < 0)
 		return -1;
 	if (add_access(ctx, scop->func, stmt, fs->ast->lhs, 1,
 			fs->ast->lhs, NULL) < 0)
@@ -229,7 +267,7 @@ static int add_update(ein_ctx *ctx, struct ein_scop *scop, int src)
 	if (fs->ast->op != EIN_ASSIGN_SET &&
 	    add_access(ctx, scop->func, stmt, fs->ast->lhs, 0, NULL, NULL) < 0)
 		return -1;
-	return add_reads(ctx, scop->func, stmt, fs->ast->rhs);
+	return add_reads(ctx, scop->func, stmt, stmt->rhs);
 }
 
 struct ein_scop *ein_scop_from_func(ein_ctx *ctx, const struct ein_func *func)

@@ -65,6 +65,10 @@ enum ein_stmt_kind {
  * is_init: 1 for the initialisation of a "!" statement;
  * kind: a statement of the source or a copy;
  * domain: its iteration domain;
+ * rhs: the expression an update or assignment evaluates: the source's
+ *	right-hand side, or only the branch "e" of "S += c ? e : 0" when the
+ *	domain was restricted to where the affine c holds (scop.c); NULL for
+ *	initialisations and copies;
  * n_access, access: the write first, then the reads. */
 struct ein_scop_stmt {
 	char *name;
@@ -72,6 +76,7 @@ struct ein_scop_stmt {
 	int is_init;
 	enum ein_stmt_kind kind;
 	isl_set *domain;
+	const struct ein_ast_expr *rhs;
 	int n_access;
 	struct ein_scop_access *access;
 };

@@ -109,6 +109,26 @@ static int deepest_involved(__isl_keep isl_set *set, int k)
 	return 0;
 }
 
+/* "set" as one convex set if its convex hull has no other integer
+ * points.  isl isolates the convex hull of a set with several disjuncts,
+ * not the set: the full tiles of a loop whose values start at 1 - s
+ * (index-set splitting of a padded convolution), "w.o > 0 or s > 0",
+ * would otherwise be the whole loop, "8 w.o + s >= 1" is exact. */
+static __isl_give isl_set *convex(__isl_take isl_set *set)
+{
+	isl_set *hull;
+	isl_bool exact;
+
+	if (!set || isl_set_n_basic_set(set) <= 1)
+		return set;
+	hull = isl_set_from_basic_set(isl_set_convex_hull(isl_set_copy(set)));
+	exact = isl_set_is_subset(hull, set);
+	if (exact == isl_bool_true)
+		return (isl_set_free(set), hull);
+	isl_set_free(hull);
+	return exact < 0 ? isl_set_free(set) : set;
+}
+
 /* The iterations (levels 0..d, returned in *d) in which level "l" of
  * "pts" is full, for a tile whose outer loops end at level "k"; NULL if
  * it always is, or never. */
@@ -124,7 +144,7 @@ static __isl_give isl_set *full_at(__isl_keep isl_set *pts, int k, int l,
 		isl_set_free(ctx);
 		return isl_set_free(good);
 	}
-	good = isl_set_gist(good, ctx);
+	good = isl_set_gist(convex(good), ctx);
 	if (!good || isl_set_plain_is_universe(good) != isl_bool_false)
 		return isl_set_free(good);
 	*d = deepest_involved(good, k);
