@@ -216,8 +216,8 @@ static int involves(const struct ein_space_access *acc, int v)
  * kept in registers through k.i (accumulate i.o; full tiles are
  * generated apart from the edges), the kc x nr panel of the operand
  * that i does not index packed at k.o (contiguous rows: no cache-set
- * conflicts at power-of-two sizes), and
- * j.o parallel (each thread its own panels of the second operand).
+ * conflicts at power-of-two sizes), and a batch loop parallel, else j.o
+ * (each thread its own panels of the second operand).
  * "variant" picks (mr, nr / lanes) among tiles that fit 16 registers. */
 static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	int s, int variant)
@@ -245,10 +245,14 @@ static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	for (v = 0; v < ss->n_loop; ++v)
 		if (v != i && v != j && v != k)
 			p->order[n++] = 2 * v;
+	/* j.o k.o i.o k.i i.i j.i; with k whole (kc beyond its extent),
+	 * j.o i.o k i.i j.i: the reduction must stay inside i.o, the loop
+	 * whose tile is accumulated in registers. */
 	p->order[n++] = 2 * j;
-	p->order[n++] = 2 * k;
+	if (p->tile[k])
+		p->order[n++] = 2 * k;
 	p->order[n++] = 2 * i;
-	p->order[n++] = 2 * k + 1;
+	p->order[n++] = p->tile[k] ? 2 * k + 1 : 2 * k;
 	p->order[n++] = 2 * i + 1;
 	p->order[n++] = 2 * j + 1;
 	p->n_order = n;
@@ -258,14 +262,22 @@ static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	p->unroll = p->tile[i] ? -1 : 0;
 	p->acc = 1;
 	p->acc_id = 2 * i;
+	/* A batch loop outside the micro-kernel is the best to share;
+	 * else j.o (each thread its own panels of the second operand). */
 	p->par_id = m->n_threads > 1 ? 2 * j : -1;
+	for (v = 0; v < ss->n_loop && m->n_threads > 1; ++v)
+		if (v != i && v != j && !ss->is_reduction[v] &&
+		    ss->extent[v] >= m->n_threads) {
+			p->par_id = 2 * v;
+			break;
+		}
 	p->pack = 0;
 	for (a = 0; a < ss->n_access && !p->pack; ++a)
 		if (packable(space, s, a) && !involves(&ss->access[a], i) &&
 		    involves(&ss->access[a], j)) {
 			p->pack = 1;
 			p->pack_access = a;
-			p->pack_id = 2 * k;
+			p->pack_id = p->tile[k] ? 2 * k : 2 * j;
 		}
 	return 1;
 }

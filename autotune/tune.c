@@ -609,9 +609,15 @@ static int write_schedule(struct run *r)
 		i += snprintf(text + i, len - i, "%s%s=%lld", res ? " " : "",
 			ein_kernel_get_size_name(r->k0, res),
 			(long long) r->sizes[res]);
-	snprintf(text + i, len - i, "\nmeasured %.2f GFLOP/s\ndate %s\n"
-		"ein %s\ntuned-by %s\n\n%s", t->gflops, date, ein_version(),
-		r->o->command, t->schedule);
+	i += snprintf(text + i, len - i, "\nmeasured %.2f GFLOP/s, %d "
+		"thread%s", t->gflops, ein_get_num_threads(),
+		ein_get_num_threads() > 1 ? "s" : "");
+	if (r->baseline >= 0)
+		i += snprintf(text + i, len - i, " (default schedule %.2f, "
+			"%.2fx)", r->trial[r->baseline].rec.gflops,
+			speedup(r));
+	snprintf(text + i, len - i, "\ndate %s\nein %s\ntuned-by %s\n\n%s",
+		date, ein_version(), r->o->command, t->schedule);
 	f = ein_sched_file_parse(r->ctx, ein_src_alloc(r->out_path, text));
 	free(text);
 	res = f ? ein_sched_file_write(r->ctx, f, r->out_path) : -1;

@@ -131,6 +131,18 @@ static int is_candidate(const struct ein_sched_file *f,
 	return 1;
 }
 
+/* Is "f", at distance "s", a better choice than "best"?  Nearer wins; at
+ * the same distance a file for any sizes wins over one tuned for others
+ * (a hand-written general schedule is not shadowed by a file tuned for
+ * sizes twice as large), else the first by name. */
+static int better(const struct ein_sched_file *f, double s,
+	const struct best *best)
+{
+	if (s != best->score)
+		return s < best->score;
+	return f->n_size == 0 && best->f->n_size > 0;
+}
+
 /* How far the sizes "f" was tuned for are from the query's (lookup.h);
  * 0 for an exact match. */
 static double score(const struct ein_sched_file *f, const struct query *q)
@@ -178,7 +190,7 @@ static int consider(ein_ctx *ctx, char *path, const struct query *q,
 	}
 	s = score(f, q);
 	best->n++;
-	if (best->f && s >= best->score) {
+	if (best->f && !better(f, s, best)) {
 		ein_sched_file_free(f);
 		free(path);
 		return 0;

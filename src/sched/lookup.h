@@ -44,7 +44,8 @@ __isl_give char *ein_sched_target_name(const char *triple, const char *cpu,
  * sizes; else the least sum over the sizes of |log2(file / actual)|, a
  * size missing from the file or a file size not among the actual ones
  * counting 1; a file without "sizes" counts 1 per size (as if every size
- * were off by a factor of 2); ties go to the first by name.  Without sizes,
+ * were off by a factor of 2); ties go to a file without "sizes", then to
+ * the first by name.  Without sizes,
  * the first file without a "sizes" header, else the first by name.
  *
  * On success returns 0 and sets *chosen_path to the path of the file (NULL

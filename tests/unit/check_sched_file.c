@@ -829,6 +829,10 @@ START_TEST(lookup_nearest)
 		"tuned for exactly M=256 N=256 K=256 of 4 candidates");
 	assert_lookup(ctx, root, dir, 300, "d/" TARGET "/matmul.256.sched",
 		"nearest to M=300");
+	/* 512: 256 and 1024 are a factor of 2 away in every size, as far
+	 * as the file without sizes, which wins the tie */
+	assert_lookup(ctx, root, dir, 512, "d/" TARGET "/matmul.sched",
+		"nearest to M=512 N=512 K=512");
 	/* far from every tuned size: the file without sizes */
 	assert_lookup(ctx, root, dir, 8, "d/" TARGET "/matmul.sched",
 		"nearest to M=8 N=8 K=8");
