@@ -282,6 +282,37 @@ static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	return 1;
 }
 
+/* For a kernel of several statements: every producer computed inside the
+ * outermost loop of the last statement (a row of softmax or layernorm
+ * computed where the row is written, read from cache), every innermost
+ * loop vectorised, reductions included, and that outer loop parallel.
+ * Returns 0 if there is a single statement. */
+static int fusion_seed(const struct ein_space *space, struct ein_cand *c)
+{
+	int s, last = -1, any = 0;
+
+	for (s = 0; s < space->n_stmt; ++s)
+		if (!space->stmt[s].is_init)
+			last = s;
+	if (last < 0)
+		return 0;
+	for (s = 0; s < space->n_stmt; ++s) {
+		struct ein_cand_stmt *p = &c->s[s];
+
+		p->vec = space->stmt[s].n_loop > 0 ?
+			space->machine.vector_lanes : 0;
+		if (s == last || space->stmt[s].is_init ||
+		    c->s[last].n_order < 1)
+			continue;
+		p->place = EIN_PLACE_COMPUTE_AT;
+		p->place_target = last;
+		p->place_level = 1;
+		p->par_id = -1;
+		any = 1;
+	}
+	return any;
+}
+
 /* Make every statement's outermost independent loop parallel. */
 static void make_parallel(const struct ein_space *space, struct ein_cand *c)
 {
@@ -299,6 +330,12 @@ int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
 	if (n < max && space->machine.n_threads > 1) {
 		ein_cand_default(space, &c[n]);
 		make_parallel(space, &c[n++]);
+	}
+	if (n < max) {
+		ein_cand_default(space, &c[n]);
+		make_parallel(space, &c[n]);
+		if (fusion_seed(space, &c[n]))
+			n++;
 	}
 	for (scale = 0; scale < 3 && n < max; ++scale) {
 		int any = 0;
@@ -752,7 +789,9 @@ char *ein_cand_to_directives(const struct ein_space *space,
 
 	for (s = 0; s < c->n_stmt; ++s)
 		print_loops(space, c, s, &buf, &len);
-	for (s = 0; s < c->n_stmt; ++s)
+	/* Consumers first: a producer can then follow its consumer into a
+	 * later statement's loop (softmax's mx into Y once e is there). */
+	for (s = c->n_stmt - 1; s >= 0; --s)
 		print_place(space, c, s, &buf, &len);
 	return buf;
 }
