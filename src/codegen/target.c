@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Core.h>
-#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -50,24 +49,171 @@ static const struct {
 	{ "aarch64", "aarch64-unknown-linux-gnu", "generic", "+neon" },
 };
 
-/* Let loops calling exp, log, pow, sin or cos vectorise into calls to
- * glibc's vector math library, libmvec (_ZGVdN8v_expf and the like: a
- * softmax's exp is otherwise a scalar call per element).  LLVM learns of
- * the library from its command line, which is process-wide, so this is
- * done once, and only where libmvec loads into this process, for the JIT
- * to find its functions.  Objects compiled ahead of time then need it at
- * link time too: glibc's -lm brings it (libm.so and libm.a are linker
- * scripts naming libmvec). */
+/* Loops calling exp, log, pow, sin, cos, tanh or erf vectorise into calls
+ * to glibc's vector math library, libmvec (_ZGVdN8v_expf and the like: a
+ * softmax's exp is otherwise a scalar call per element), on x86-64 targets
+ * with AVX2.  LLVM 16's own way, its -vector-library option, is
+ * process-wide and maps x86 names into objects for any target, so each
+ * module is told instead (add_libmvec_variants).  libmvec: whether this
+ * process has glibc's libmvec, loaded for the JIT to find its functions;
+ * objects compiled ahead of time get it from glibc's -lm (libm.so and
+ * libm.a are linker scripts naming it). */
+static int libmvec;
+static pthread_once_t libmvec_once = PTHREAD_ONCE_INIT;
+
 static void use_libmvec(void)
 {
 #if defined(__x86_64__) && defined(__GLIBC__)
-	const char *argv[] = { "ein", "-vector-library=LIBMVEC-X86" };
-
-	if (getenv("EIN_NO_LIBMVEC") ||
-	    !dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL))
-		return;
-	LLVMParseCommandLineOptions(2, argv, NULL);
+	if (!getenv("EIN_NO_LIBMVEC") &&
+	    dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL))
+		libmvec = 1;
 #endif
+}
+
+/* The functions of libmvec used, by their scalar names, and the
+ * parameters of each in the vector function ABI ("v": one vector). */
+static const struct {
+	const char *name;
+	const char *params;
+} libmvec_fn[] = {
+	{ "exp", "v" }, { "log", "v" }, { "sin", "v" }, { "cos", "v" },
+	{ "pow", "vv" }, { "tanh", "v" }, { "erf", "v" },
+};
+
+#define N_LIBMVEC_FN (sizeof(libmvec_fn) / sizeof(libmvec_fn[0]))
+
+/* The function "name" of libmvec, or -1: as the C library's name
+ * ("expf", "exp") or LLVM's intrinsic ("llvm.exp.f32"); *dbl is set for
+ * the double versions. */
+static int find_libmvec_fn(const char *name, int *dbl)
+{
+	size_t i;
+	char buf[32];
+
+	for (i = 0; i < N_LIBMVEC_FN; ++i) {
+		const char *f = libmvec_fn[i].name;
+
+		*dbl = 1;
+		if (!strcmp(name, f))
+			return i;
+		snprintf(buf, sizeof(buf), "llvm.%s.f64", f);
+		if (!strcmp(name, buf))
+			return i;
+		*dbl = 0;
+		snprintf(buf, sizeof(buf), "%sf", f);
+		if (!strcmp(name, buf))
+			return i;
+		snprintf(buf, sizeof(buf), "llvm.%s.f32", f);
+		if (!strcmp(name, buf))
+			return i;
+	}
+	return -1;
+}
+
+static void add_fn_attr(LLVMValueRef fn, LLVMAttributeRef attr)
+{
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, attr);
+}
+
+/* Declare the vector version "vname" of function k with "lanes" lanes of
+ * "elem" into used[(*n)++], and append its mapping for the scalar "name"
+ * to "list" (of "len" bytes, *pos used). */
+static void declare_variant(LLVMModuleRef m, int k, LLVMTypeRef elem,
+	int lanes, const char *vname, const char *name, char *list,
+	size_t len, size_t *pos, LLVMValueRef *used, int *n)
+{
+	LLVMTypeRef vec = LLVMVectorType(elem, lanes);
+	LLVMTypeRef params[2] = { vec, vec };
+	LLVMValueRef v = LLVMGetNamedFunction(m, vname);
+
+	if (!v)
+		v = LLVMAddFunction(m, vname, LLVMFunctionType(vec, params,
+			strlen(libmvec_fn[k].params), 0));
+	used[(*n)++] = v;
+	*pos += snprintf(list + *pos, len - *pos, "%s_ZGV_LLVM_N%d%s_%s(%s)",
+		*pos ? "," : "", lanes, libmvec_fn[k].params, name, vname);
+}
+
+/* Tell the loop vectoriser of the libmvec versions of declaration "fn",
+ * AVX2 ('d') and SSE ('b'), by the attribute
+ * "vector-function-abi-variant", as LLVM's own mappings do.  A C library
+ * call also gets no memory effects (kernels never read errno; a call that
+ * may write memory is never vectorised). */
+static void add_variants(LLVMModuleRef m, LLVMValueRef fn,
+	LLVMValueRef *used, int *n)
+{
+	LLVMContextRef c = LLVMGetModuleContext(m);
+	const char *name = LLVMGetValueName(fn);
+	int dbl, k = find_libmvec_fn(name, &dbl);
+	LLVMTypeRef elem;
+	char list[256], vname[64];
+	const char *f, *suffix;
+	size_t pos = 0;
+
+	if (k < 0)
+		return;
+	elem = dbl ? LLVMDoubleTypeInContext(c) : LLVMFloatTypeInContext(c);
+	f = libmvec_fn[k].name;
+	suffix = dbl ? "" : "f";
+	snprintf(vname, sizeof(vname), "_ZGVdN%d%s_%s%s", dbl ? 4 : 8,
+		libmvec_fn[k].params, f, suffix);
+	declare_variant(m, k, elem, dbl ? 4 : 8, vname, name, list,
+		sizeof(list), &pos, used, n);
+	snprintf(vname, sizeof(vname), "_ZGVbN%d%s_%s%s", dbl ? 2 : 4,
+		libmvec_fn[k].params, f, suffix);
+	declare_variant(m, k, elem, dbl ? 2 : 4, vname, name, list,
+		sizeof(list), &pos, used, n);
+	add_fn_attr(fn, LLVMCreateStringAttribute(c,
+		"vector-function-abi-variant", 27, list, pos));
+	if (LLVMGetIntrinsicID(fn))
+		return;
+	add_fn_attr(fn, LLVMCreateEnumAttribute(c,
+		LLVMGetEnumAttributeKindForName("memory", 6), 0));
+	add_fn_attr(fn, LLVMCreateEnumAttribute(c,
+		LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+}
+
+/* Is "t" an x86-64 target with AVX2: its class name x86_64-avx..., or
+ * the CPU of a named target with AVX2 (whose features are implied by the
+ * CPU, not listed)?  Other CPUs given by name are not recognised: they
+ * only lose the vector calls. */
+static int has_avx2(const struct ein_target *t)
+{
+	char *name = t->name ? strdup(t->name) :
+		ein_sched_target_name(t->triple, t->cpu, t->features);
+	int yes = name && !strncmp(name, "x86_64-avx", 10);
+
+	free(name);
+	if (!strncmp(t->triple, "x86_64", 6) && t->cpu &&
+	    (!strcmp(t->cpu, "haswell") || !strcmp(t->cpu, "skylake-avx512")))
+		yes = 1;
+	return yes;
+}
+
+/* Map the math calls of "m" to libmvec for targets with AVX2, when this
+ * process has it.  The declarations of the vector versions are kept in
+ * @llvm.compiler.used until the loop vectoriser has run (as LLVM's own
+ * mappings are): unused, they would be removed before it. */
+static void add_libmvec_variants(struct ein_target *t, LLVMModuleRef m)
+{
+	LLVMValueRef fn, used[4 * N_LIBMVEC_FN], g;
+	LLVMTypeRef ptr;
+	int n = 0;
+
+	pthread_once(&libmvec_once, &use_libmvec);
+	if (!libmvec || !has_avx2(t) ||
+	    LLVMGetNamedGlobal(m, "llvm.compiler.used"))
+		return;
+	for (fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+		if (LLVMIsDeclaration(fn) && n + 2 <= (int) (4 * N_LIBMVEC_FN))
+			add_variants(m, fn, used, &n);
+	if (n == 0)
+		return;
+	ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(m), 0);
+	g = LLVMAddGlobal(m, LLVMArrayType(ptr, n), "llvm.compiler.used");
+	LLVMSetLinkage(g, LLVMAppendingLinkage);
+	LLVMSetSection(g, "llvm.metadata");
+	LLVMSetInitializer(g, LLVMConstArray(ptr, used, n));
 }
 
 /* LLVM's target registry is process-wide: initialise it once. */
@@ -75,7 +221,6 @@ static void llvm_init(void)
 {
 	LLVMInitializeNativeTarget();
 	LLVMInitializeNativeAsmPrinter();
-	use_libmvec();
 }
 
 void ein_target_free(struct ein_target *target)
@@ -292,6 +437,7 @@ int ein_target_optimize(ein_ctx *ctx, struct ein_target *t, LLVMModuleRef m)
 
 	ein_target_set_module(t, m);
 	set_cpu_attrs(t, m);
+	add_libmvec_variants(t, m);
 	LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
 	LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
 	LLVMPassBuilderOptionsSetLoopInterleaving(opts, 1);
