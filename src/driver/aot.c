@@ -23,13 +23,13 @@
 #include <llvm-c/Linker.h>
 #include "ctx.h"
 #include "diag.h"
+#include "outfile.h"
 #include "codegen/cheader.h"
 #include "codegen/target.h"
 #include "codegen/wrap.h"
 #include "driver/archive.h"
 #include "driver/elf.h"
 #include "driver/options.h"
-#include "driver/outfile.h"
 #include "driver/pipeline.h"
 #include "driver/program.h"
 #include "driver/weights.h"
@@ -639,7 +639,7 @@ static int write_pieces(ein_aot *aot, const char *path, int archive,
 
 	out_pieces(aot, iov, n_iov, piece);
 	if (!archive)
-		return ein_outfile_write(aot->ctx, path, piece, n_iov);
+		return ein_outfile_write(aot->ctx, path, piece, n_iov, 0);
 	for (i = 0; i < aot->n_def; ++i)
 		syms[i] = aot->def[i].spec.func->def->name;
 	member_name(path, member, sizeof(member));
@@ -682,7 +682,7 @@ static int write_llvm(ein_aot *aot, const char *path)
 	if (set_data(aot, 0) < 0)
 		return -1;
 	text = LLVMPrintModuleToString(aot->module);
-	ok = ein_outfile_write_bytes(aot->ctx, path, text, strlen(text));
+	ok = ein_outfile_write_bytes(aot->ctx, path, text, strlen(text), 0);
 	LLVMDisposeMessage(text);
 	return ok;
 }
@@ -695,7 +695,7 @@ static int write_asm(ein_aot *aot, const char *path)
 
 	if (!text)
 		return -1;
-	ok = ein_outfile_write_bytes(aot->ctx, path, text, strlen(text));
+	ok = ein_outfile_write_bytes(aot->ctx, path, text, strlen(text), 0);
 	free(text);
 	return ok;
 }
@@ -746,7 +746,7 @@ ein_status ein_aot_write_header(ein_aot *aot, const char *path)
 	if (ferror(f) | fclose(f))
 		ok = -1;
 	if (ok == 0)
-		ok = ein_outfile_write_bytes(aot->ctx, path, text, len);
+		ok = ein_outfile_write_bytes(aot->ctx, path, text, len, 0);
 	free(text);
 	return ok < 0 ? failed(aot) : EIN_OK;
 }

@@ -107,7 +107,7 @@ int ein_archive_write(ein_ctx *ctx, const char *path, const char *member,
 	all[0] = (struct ein_out_piece) { head, len, -1, 0 };
 	memcpy(all + 1, piece, n * sizeof(*piece));
 	all[n + 1] = (struct ein_out_piece) { "\n", size % 2, -1, 0 };
-	ok = ein_outfile_write(ctx, path, all, n + 2);
+	ok = ein_outfile_write(ctx, path, all, n + 2, 0);
 	free(head);
 	return ok;
 }

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include "ein.h"
-#include "driver/outfile.h"
+#include "outfile.h"
 
 /* Write to "path" (with ein_outfile_write) an archive in the System V /
  * GNU format holding the object made of the "n" pieces "piece" as member

@@ -20,15 +20,11 @@
  * so that a statement's occurrence needs no escape.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "outfile.h"
 #include "sched/file.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -1189,73 +1185,11 @@ __isl_give char *ein_sched_file_to_string(
 
 /* ---- atomic writing --------------------------------------------------- */
 
-/* Write all of "text" to "fd". */
-static int write_all(int fd, const char *text)
-{
-	size_t len = strlen(text);
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, text, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		text += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* The permissions of the new file: those of the file it replaces, else
- * rw-r--r-- (mkstemp's rw------- would hide a schedule from other users
- * of a shared schedule directory). */
-static mode_t new_mode(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) == 0)
-		return st.st_mode & 07777;
-	return 0644;
-}
-
-/* Make the rename of a file in "path"'s directory durable.  Best effort:
- * the file is already in place, and some file systems cannot fsync a
- * directory. */
-static void sync_dir(const char *path)
-{
-	char *copy = strdup(path);
-	int fd;
-
-	if (!copy)
-		return;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(copy);
-}
-
-/* Write "text" to the temporary "tmp" (created by mkstemp as "fd", which
- * this closes) and rename it over "path". */
-static int replace_with(const char *text, int fd, const char *tmp,
-	const char *path)
-{
-	int ok;
-
-	ok = fchmod(fd, new_mode(path)) == 0 && write_all(fd, text) == 0 &&
-		fsync(fd) == 0;
-	if (close(fd) != 0)
-		ok = 0;
-	return ok && rename(tmp, path) == 0 ? 0 : -1;
-}
-
 int ein_sched_file_write(ein_ctx *ctx,
 	__isl_keep const struct ein_sched_file *f, const char *path)
 {
-	char *text, *tmp = NULL;
-	int fd, r = -1;
+	char *text;
+	int r;
 
 	if (!f || !path) {
 		ein_error(ctx, EIN_ERROR_INVALID, "no schedule or no path to "
@@ -1263,24 +1197,12 @@ int ein_sched_file_write(ein_ctx *ctx,
 		return -1;
 	}
 	text = ein_sched_file_to_string(f);
-	if (!text || asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		free(text);
+	if (!text) {
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
 		return -1;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		ein_error(ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
-			strerror(errno));
-	else if (replace_with(text, fd, tmp, path) < 0) {
-		ein_error(ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
-			strerror(errno));
-		unlink(tmp);
-	} else {
-		sync_dir(path);
-		r = 0;
-	}
-	free(tmp);
+	r = ein_outfile_write_bytes(ctx, path, text, strlen(text),
+		EIN_OUTFILE_DURABLE);
 	free(text);
 	return r;
 }

@@ -164,10 +164,11 @@ __isl_give char *ein_sched_file_to_string(
  * j 32"), for messages.  The caller frees it; NULL when out of memory. */
 __isl_give char *ein_sched_directive_to_string(
 	__isl_keep const struct ein_sched_directive *d);
-/* Write "f" in canonical form to "path" atomically: to a temporary
- * PATH.tmp.XXXXXX in the same directory, fsync, rename over PATH, fsync
- * the directory.  On any failure PATH is left as it was, the temporary is
- * removed, and an EIN_ERROR_IO error is reported.  Returns 0 or -1. */
+/* Write "f" in canonical form to "path" atomically and durably
+ * (ein_outfile_write with EIN_OUTFILE_DURABLE: a temporary in the same
+ * directory, fsync, rename over PATH, fsync of the directory).  On any
+ * failure PATH is left as it was, the temporary is removed, and an
+ * EIN_ERROR_IO error is reported.  Returns 0 or -1. */
 int ein_sched_file_write(ein_ctx *ctx,
 	__isl_keep const struct ein_sched_file *f, const char *path);
 

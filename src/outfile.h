@@ -9,9 +9,15 @@
  * written in place).  A piece backed by a file (the weights of a
  * constant tensor) is copied by the kernel with copy_file_range, without
  * passing through this process's memory.
+ *
+ * EIN_OUTFILE_DURABLE (schedule files, whose loss would lose a tuning
+ * run) also flushes the file and the rename to disk, and gives a new file
+ * the permissions of the one it replaces, else rw-r--r--.  Without it
+ * (objects, headers: outputs a build remakes) the file gets 0666 less the
+ * umask, as a compiler's outputs do, and nothing waits for the disk.
  */
-#ifndef EIN_DRIVER_OUTFILE_H
-#define EIN_DRIVER_OUTFILE_H
+#ifndef EIN_OUTFILE_H
+#define EIN_OUTFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,14 +33,16 @@ struct ein_out_piece {
 	int64_t off;
 };
 
-/* Write the "n" pieces one after the other as the file "path".  Returns
- * -1 after an EIN_ERROR_IO error naming the path; "path" is then as it
- * was. */
+#define EIN_OUTFILE_DURABLE	1
+
+/* Write the "n" pieces one after the other as the file "path"; "flags":
+ * 0 or EIN_OUTFILE_DURABLE.  Returns -1 after an EIN_ERROR_IO error
+ * naming the path; "path" is then as it was. */
 int ein_outfile_write(ein_ctx *ctx, const char *path,
-	const struct ein_out_piece *piece, int n);
+	const struct ein_out_piece *piece, int n, unsigned flags);
 
 /* Write the "len" bytes at "data" as the file "path", as above. */
 int ein_outfile_write_bytes(ein_ctx *ctx, const char *path,
-	const void *data, size_t len);
+	const void *data, size_t len, unsigned flags);
 
 #endif

@@ -4,13 +4,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "diag.h"
-#include "driver/outfile.h"
+#include "outfile.h"
 
 /* Create a new file next to "path", named "path.ein-PID-N", into "tmp"
  * (of "len" bytes).  O_EXCL rather than mkstemp: the file gets the mode
@@ -109,15 +110,49 @@ static int write_in_place(const char *path,
 	return ok;
 }
 
-static int write_renamed(const char *path,
-	const struct ein_out_piece *piece, int n)
+/* The permissions of a durable file: those of the file it replaces, else
+ * rw-r--r-- (independent of the umask: a schedule directory may be
+ * shared by other users). */
+static mode_t durable_mode(const char *path)
 {
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return st.st_mode & 07777;
+	return 0644;
+}
+
+/* Make the rename of a file in "path"'s directory durable.  Best effort:
+ * the file is already in place, and some file systems cannot fsync a
+ * directory. */
+static void sync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd;
+
+	if (!copy)
+		return;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+static int write_renamed(const char *path,
+	const struct ein_out_piece *piece, int n, unsigned flags)
+{
+	int durable = flags & EIN_OUTFILE_DURABLE;
 	size_t len = strlen(path) + 64;
 	char *tmp = malloc(len);
 	int fd = tmp ? create_temp(path, tmp, len) : -1;
 	int ok = fd < 0 ? -1 : write_pieces(fd, piece, n);
 	int err;
 
+	if (fd >= 0 && ok == 0 && durable &&
+	    (fchmod(fd, durable_mode(path)) < 0 || fsync(fd) < 0))
+		ok = -1;
 	if (fd >= 0 && close(fd) < 0)
 		ok = -1;
 	if (fd >= 0 && ok == 0)
@@ -125,13 +160,15 @@ static int write_renamed(const char *path,
 	err = errno;
 	if (fd >= 0 && ok < 0)
 		unlink(tmp);
+	if (ok == 0 && durable)
+		sync_dir(path);
 	free(tmp);
 	errno = err;
 	return ok;
 }
 
 int ein_outfile_write(ein_ctx *ctx, const char *path,
-	const struct ein_out_piece *piece, int n)
+	const struct ein_out_piece *piece, int n, unsigned flags)
 {
 	int ok;
 
@@ -139,7 +176,7 @@ int ein_outfile_write(ein_ctx *ctx, const char *path,
 	if (in_place(path))
 		ok = write_in_place(path, piece, n);
 	else
-		ok = write_renamed(path, piece, n);
+		ok = write_renamed(path, piece, n, flags);
 	if (ok < 0)
 		ein_error(ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
 			strerror(errno ? errno : EIO));
@@ -147,9 +184,9 @@ int ein_outfile_write(ein_ctx *ctx, const char *path,
 }
 
 int ein_outfile_write_bytes(ein_ctx *ctx, const char *path,
-	const void *data, size_t len)
+	const void *data, size_t len, unsigned flags)
 {
 	struct ein_out_piece p = { data, len, -1, 0 };
 
-	return ein_outfile_write(ctx, path, &p, 1);
+	return ein_outfile_write(ctx, path, &p, 1, flags);
 }
