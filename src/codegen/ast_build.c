@@ -222,8 +222,18 @@ static __isl_give isl_printer *print_buffer(__isl_take isl_printer *p,
 		p = isl_printer_print_str(p, "]");
 		isl_ast_expr_free(x);
 	}
-	p = isl_printer_print_str(p, ", a local buffer of ");
+	if (!buf->storage) {
+		p = isl_printer_print_str(p, ", a local buffer of ");
+		p = isl_printer_print_str(p, scop->func->tensor[buf->of].name);
+		return isl_printer_end_line(p);
+	}
+	p = isl_printer_print_str(p, ", the storage of ");
 	p = isl_printer_print_str(p, scop->func->tensor[buf->of].name);
+	p = isl_printer_print_str(p, " for one iteration of c0");
+	for (d = 1; d < buf->storage; ++d) {
+		p = isl_printer_print_str(p, ", c");
+		p = isl_printer_print_int(p, d);
+	}
 	return isl_printer_end_line(p);
 }
 

@@ -617,15 +617,26 @@ static isl_bool note_use(__isl_keep isl_ast_node *node, void *user)
 
 static LLVMValueRef tensor_base(struct llvm_emit *e, int t);
 
+/* Does each call of the body of parallel loop "attr" have its own of
+ * buffer "t", the storage of a contracted temporary (scop.h)?  (A copy
+ * may read or write it, as it does the temporary, but never fills it.) */
+static int own_storage(struct llvm_emit *e, int t,
+	const struct ein_loop_attr *attr)
+{
+	return attr->level < ein_scop_get_buffer(e->scop, t)->storage;
+}
+
 /* The tensors to pass to the outlined body of parallel loop "node" (in
  * pass[]): the definition's, and the buffers the body uses whose copies
  * are outside it: they belong to an enclosing loop's iterations, and the
  * threads share them (each uses its own part), so they are allocated
  * here if they are not yet.  A buffer whose copies are in the body
  * belongs to an iteration of the parallel loop or of a loop inside: each
- * call of the body allocates its own (a null pointer is passed). */
+ * call of the body allocates its own (a null pointer is passed), as it
+ * does for the storage of a contracted temporary held per iteration of
+ * this loop or of one outside it (scop.h). */
 static int body_tensors(struct llvm_emit *e, __isl_keep isl_ast_node *node,
-	LLVMValueRef *pass)
+	const struct ein_loop_attr *attr, LLVMValueRef *pass)
 {
 	unsigned char used[e->n_tensor + 1], copied[e->n_tensor + 1];
 	struct buffer_use u = { used, copied };
@@ -636,8 +647,12 @@ static int body_tensors(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 	if (isl_ast_node_foreach_descendant_top_down(node, &note_use, &u) < 0)
 		return -1;
 	for (t = 0; t < e->n_tensor; ++t) {
+		int storage = t >= n && ein_scop_get_buffer(e->scop,
+			t)->storage > 0;
+
 		pass[t] = e->tensor[t];
-		if (t >= n && (copied[t] || !used[t]))
+		if (t >= n && (!used[t] || (storage ?
+				own_storage(e, t, attr) : copied[t])))
 			pass[t] = NULL;
 		else if (t >= n && !(pass[t] = tensor_base(e, t)))
 			return -1;
@@ -656,7 +671,7 @@ static int parallel_for(void *user, __isl_keep isl_ast_node *node,
 	LLVMTypeRef rt_type = LLVMFunctionType(LLVMVoidTypeInContext(e->c),
 		params, 4, 0);
 
-	if (body_tensors(e, node, pass) < 0 ||
+	if (body_tensors(e, node, attr, pass) < 0 ||
 	    loop_range(e, node, &init, &inc, &trip) < 0)
 		return -1;
 	body = outline(e, node, pass, n_cap, cap, attr);
@@ -1463,6 +1478,15 @@ static LLVMValueRef libc_function(struct llvm_emit *e, const char *name,
 	return fn;
 }
 
+/* Is tensor "i" a temporary that the kernel stores in full?  A
+ * temporary whose accesses all went to a buffer (its storage contracted,
+ * sched/contract.c) needs none. */
+static int full_temp(struct llvm_emit *e, int i)
+{
+	return e->scop->func->tensor[i].role == EIN_ROLE_TEMP &&
+		ein_scop_tensor_is_accessed(e->scop, i);
+}
+
 /* Allocate the temporaries on the heap: they may be far larger than a
  * stack. */
 static void emit_temp_alloc(struct llvm_emit *e)
@@ -1476,7 +1500,7 @@ static void emit_temp_alloc(struct llvm_emit *e)
 		LLVMValueRef bytes = LLVMSizeOf(memory_type(e,
 			func->tensor[i].type));
 
-		if (func->tensor[i].role != EIN_ROLE_TEMP)
+		if (!full_temp(e, i))
 			continue;
 		for (d = 0; d < func->tensor[i].n_dim; ++d)
 			bytes = LLVMBuildMul(e->b, bytes, e->extent[i][d], "");
@@ -1494,7 +1518,7 @@ static void emit_temp_free(struct llvm_emit *e)
 	int i;
 
 	for (i = 0; i < func->n_tensor; ++i)
-		if (func->tensor[i].role == EIN_ROLE_TEMP)
+		if (full_temp(e, i))
 			LLVMBuildCall2(e->b, ty, fn, &e->tensor[i], 1, "");
 	emit_buffer_free(e);
 }

@@ -426,6 +426,18 @@ static long fixed_size(int n_dim, isl_pw_aff **extent)
 	return n;
 }
 
+int ein_scop_tensor_is_accessed(const struct ein_scop *scop, int tensor)
+{
+	int i, k;
+
+	for (i = 0; i < scop->n_stmt; ++i)
+		for (k = 0; k < scop->stmt[i].n_access; ++k)
+			if (ein_scop_access_get_target(
+					&scop->stmt[i].access[k]) == tensor)
+				return 1;
+	return 0;
+}
+
 int ein_scop_add_buffer(struct ein_scop *scop, const char *name, int of,
 	int n_dim, __isl_take isl_pw_aff **extent)
 {
@@ -450,6 +462,7 @@ int ein_scop_add_buffer(struct ein_scop *scop, const char *name, int of,
 	buf->n_dim = n_dim;
 	buf->extent = extent;
 	buf->n_fixed = fixed_size(n_dim, extent);
+	buf->storage = 0;
 	return buf->name ? scop->func->n_tensor + scop->n_buffer - 1 : -1;
 }
 

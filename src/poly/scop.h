@@ -88,13 +88,21 @@ struct ein_scop_stmt {
  * n_dim, extent: its extents, functions of the sizes; an extent is a
  *	constant when the tile is bounded by one (a tile size);
  * n_fixed: the number of elements when every extent is a constant, else
- *	0 (code generation may then keep the buffer in a stack frame). */
+ *	0 (code generation may then keep the buffer in a stack frame);
+ * storage: k > 0 if the buffer replaces temporary "of" altogether,
+ *	holding the part of it that one iteration of the schedule's first
+ *	k loops (levels 0 .. k - 1) uses (sched/contract.c), else 0.
+ *	Nothing copies it: the kernel has its own, and so does each call of
+ *	the body of a parallel loop among those k (its calls run whole
+ *	iterations); the body of a parallel loop deeper inside shares its
+ *	caller's. */
 struct ein_scop_buffer {
 	char *name;
 	int of;
 	int n_dim;
 	isl_pw_aff **extent;
 	long n_fixed;
+	int storage;
 };
 
 /* The polyhedral model of a definition.
@@ -135,6 +143,9 @@ int ein_scop_tensor_n_dim(const struct ein_scop *scop, int tensor);
 /* Extent "dim" of "tensor" as a function of the sizes. */
 __isl_keep isl_pw_aff *ein_scop_tensor_extent(const struct ein_scop *scop,
 	int tensor, int dim);
+/* Does any access of a statement reach tensor "tensor" (rather than a
+ * buffer it was redirected to)? */
+int ein_scop_tensor_is_accessed(const struct ein_scop *scop, int tensor);
 /* The buffer of tensor position "tensor", NULL if it is the definition's. */
 const struct ein_scop_buffer *ein_scop_get_buffer(const struct ein_scop *scop,
 	int tensor);

@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "sched/apply.h"
 #include "sched/pack.h"
+#include "sched/contract.h"
 
 /* pending, pending_msg: the directive after which the schedule became
  * illegal (and has stayed so), with the message that says why. */
@@ -843,6 +844,8 @@ int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	free(a.pending_msg);
 	if (r == 0)
 		r = ein_sched_pack_lower(ctx, s);
+	if (r == 0)
+		r = ein_sched_contract(ctx, s);
 	return r;
 }
 

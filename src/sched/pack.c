@@ -57,7 +57,7 @@
  * prefix: S's domain -> v;
  * fp: the footprint F, v -> X[e];
  * lb: v -> B[lb(v)], defined for every v (0 where F(v) is empty);
- * buffer, name: the buffer's tensor position and name. */
+ * buffer, name: the buffer's tensor position and name (the scop's). */
 struct lower {
 	struct ein_schedule *s;
 	struct ein_scop *scop;
@@ -68,7 +68,7 @@ struct lower {
 	isl_map *fp;
 	isl_multi_pw_aff *lb;
 	int buffer;
-	char name[64];
+	const char *name;
 };
 
 static void lower_clear(struct lower *lw)
@@ -158,20 +158,19 @@ static __isl_give isl_val *max_over_sizes(__isl_take isl_set *set)
 	return v;
 }
 
-/* The extent of the buffer in dimension d: the largest width of F_d(v)
- * over v, as a constant when it is bounded, else as a function of the
- * sizes (at least 1, so that it is defined for all sizes). */
-static __isl_give isl_pw_aff *extent(struct lower *lw, int d)
+/* The extent of the box of "fp" in dimension d: the largest width of
+ * F_d(v) over v, as a constant when it is bounded, else as a function of
+ * the sizes (at least 1, so that it is defined for all sizes). */
+static __isl_give isl_pw_aff *extent(__isl_keep isl_map *fp,
+	__isl_keep isl_set *ctx_set, int d)
 {
-	isl_pw_aff *w = isl_pw_aff_sub(
-		isl_map_dim_max(isl_map_copy(lw->fp), d),
-		isl_map_dim_min(isl_map_copy(lw->fp), d));
-	isl_set *widths, *ctx_set = lw->scop->context;
+	isl_pw_aff *w = isl_pw_aff_sub(isl_map_dim_max(isl_map_copy(fp), d),
+		isl_map_dim_min(isl_map_copy(fp), d));
+	isl_set *widths;
 	isl_val *bound;
 	isl_pw_aff *one;
 
-	w = isl_pw_aff_add_constant_val(w,
-		isl_val_one(isl_map_get_ctx(lw->fp)));
+	w = isl_pw_aff_add_constant_val(w, isl_val_one(isl_map_get_ctx(fp)));
 	widths = isl_map_range(isl_map_from_pw_aff(w));
 	widths = isl_set_intersect_params(widths, isl_set_copy(ctx_set));
 	bound = max_over_sizes(isl_set_copy(widths));
@@ -195,25 +194,26 @@ static int name_taken(const struct ein_scop *scop, const char *name)
 	return 0;
 }
 
-/* Add the buffer, named "X_pack<k>" or "X_acc<k>" with the least k not
- * taken. */
-static int add_buffer(struct lower *lw)
+int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
+	__isl_keep isl_map *fp, __isl_give isl_multi_pw_aff **lb)
 {
-	const char *x = ein_scop_tensor_name(lw->scop, lw->local->tensor);
-	const char *kind = lw->local->kind == EIN_LOCAL_PACK ? "pack" : "acc";
-	int d, k, n = isl_map_dim(lw->fp, isl_dim_out);
+	const char *x = ein_scop_tensor_name(scop, tensor);
+	int d, k, b, n = isl_map_dim(fp, isl_dim_out);
 	isl_pw_aff **ext = calloc(n + 1, sizeof(*ext));
+	char name[64];
 
+	*lb = NULL;
 	for (k = 0; ; ++k) {
-		snprintf(lw->name, sizeof(lw->name), "%.40s_%s%d", x, kind, k);
-		if (!name_taken(lw->scop, lw->name))
+		snprintf(name, sizeof(name), "%.40s_%s%d", x, kind, k);
+		if (!name_taken(scop, name))
 			break;
 	}
 	for (d = 0; ext && d < n; ++d)
-		ext[d] = extent(lw, d);
-	lw->buffer = ein_scop_add_buffer(lw->scop, lw->name,
-		lw->local->tensor, n, ext);
-	return lw->buffer;
+		ext[d] = extent(fp, scop->context, d);
+	b = ein_scop_add_buffer(scop, name, tensor, n, ext);
+	if (b >= 0)
+		*lb = lower_bound(fp, name);
+	return *lb ? b : -1;
 }
 
 /* The function on set space "space" (taken) that selects its dimensions
@@ -259,7 +259,7 @@ static __isl_give isl_multi_pw_aff *copy_buffer_index(struct lower *lw,
 static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
 	const char *suffix)
 {
-	char name[sizeof(lw->name) + 8];
+	char name[strlen(lw->name) + 8];
 	isl_set *dom = isl_set_flatten(isl_map_wrap(isl_map_copy(lw->fp)));
 	isl_space *space;
 	isl_multi_pw_aff *buf, *x;
@@ -336,9 +336,11 @@ static int lower_one(struct ein_schedule *s, int stmt, int loop,
 	lw.fp = lw.prefix ? footprint(&lw) : NULL;
 	if (!lw.fp)
 		return (lower_clear(&lw), -1);
-	if (add_buffer(&lw) < 0)
+	lw.buffer = ein_sched_box_buffer(lw.scop, local->tensor,
+		local->kind == EIN_LOCAL_PACK ? "pack" : "acc", lw.fp, &lw.lb);
+	if (lw.buffer < 0)
 		return (lower_clear(&lw), -1);
-	lw.lb = lower_bound(lw.fp, lw.name);
+	lw.name = ein_scop_tensor_name(lw.scop, lw.buffer);
 	if (local->kind == EIN_LOCAL_PACK ||
 	    reads(&lw.scop->stmt[stmt], local->tensor))
 		ok = add_copy(&lw, EIN_STMT_COPY_IN, "_in");

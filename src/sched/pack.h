@@ -16,4 +16,14 @@
  * error) on failure. */
 int ein_sched_pack_lower(ein_ctx *ctx, struct ein_schedule *s);
 
+/* Add to "scop" a buffer named "<X>_<kind><k>" (the least k not taken)
+ * for the elements of tensor X that "fp", v -> X[e], maps each v to: the
+ * bounding box of fp(v), in the order of X's dimensions, whose extent in
+ * dimension d is the largest over v of max fp_d(v) - min fp_d(v) + 1.
+ * Sets *lb to v -> lb(v), the box's corner (min fp(v) per dimension, 0
+ * where fp(v) is empty), so that X[e] of iteration v is the buffer's
+ * element e - lb(v).  Returns the buffer's tensor position, -1 on error. */
+int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
+	__isl_keep isl_map *fp, __isl_give isl_multi_pw_aff **lb);
+
 #endif

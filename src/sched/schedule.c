@@ -1006,6 +1006,8 @@ static __isl_give isl_schedule *add_band(const struct ein_schedule *s,
 	inner = isl_schedule_insert_partial_schedule(inner,
 		isl_multi_union_pw_aff_from_union_pw_aff(upa));
 	attr = merge_attr(vecs, n, group, k);
+	if (attr)
+		attr->level = k;
 	if (attr && attr->unroll < 0)
 		inner = unroll_root(inner);
 	return add_mark(inner, attr);

@@ -49,11 +49,15 @@
  * loop's band, so that in the AST it is the body of the loop it is for.
  * parallel: run the iterations across threads;
  * vector: a vector width (0: none);
- * unroll: an unroll factor (0: none, -1: full). */
+ * unroll: an unroll factor (0: none, -1: full);
+ * level: in a mark, the level of the loop in the 2d+1 vectors (0: the
+ *	outermost loop), which the storage of contracted temporaries is
+ *	compared with (scop.h). */
 struct ein_loop_attr {
 	int parallel;
 	int vector;
 	int unroll;
+	int level;
 };
 
 #define EIN_LOOP_MARK "ein:"

@@ -56,6 +56,14 @@ static const char pad_src[] =
 	" : 0\n"
 	"}\n";
 
+/* T's row i - 1 is read in C's iteration i: computed at C's i, T
+ * cannot be stored one row at a time. */
+static const char prev_src[] =
+	"def prev(float32(N, M) A) -> (C) {\n"
+	"    T(i, j) = 2 * A(i, j)\n"
+	"    C(i, j) = T(i, j) + (i > 0 ? T(i - 1, j) : 0)\n"
+	"}\n";
+
 static const char shift_src[] =
 	"def shift(float32(N) A) -> (C) {\n"
 	"    T(i) = 2 * A(i)\n"
@@ -290,6 +298,24 @@ static const struct good goods[] = {
 	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
 		"mx: compute_at Y i\ns: accumulate i\nmx: pack X at i\n"
 		"Y: parallel i\n", { { 7, 13 }, { 1, 33 } }, 33 },
+	/* Contracted storage (sched/contract.c): a row of e, shared by the
+	 * threads of a parallel loop inside the row's iteration; tiles of
+	 * U and T per tile of R, one per thread; a temporary written back
+	 * from an accumulated tile by copies in a parallel loop (found by
+	 * the random schedules); and T of prev, whose rows are read in the
+	 * next iteration, kept whole. */
+	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
+		"mx: compute_at Y i\nY: parallel j\n",
+		{ { 7, 13 }, { 3, 333 } }, 333 },
+	{ chain_src, "R: tile i 4 j 4\nU: compute_at R j.o\n"
+		"T: compute_at U i\nR: parallel i.o\nU: vectorize j 4\n",
+		{ { 9, 7, 11 }, { 35, 3, 65 } }, 16 },
+	{ chain_src, "T: unroll j 4\nT: pack B at i\nU: reorder i j\n"
+		"U: parallel j\nU: unroll j 4\nU: accumulate j\n"
+		"R: split j 2\nR: accumulate j.o\nU: compute_at R i\n",
+		{ { 9, 7, 11 }, { 16, 33, 5 } }, 33 },
+	{ prev_src, "T: compute_at C i\nC: parallel j\n",
+		{ { 37, 45 }, { 5, 1 } }, 1 },
 };
 
 START_TEST(good_schedules)
@@ -516,6 +542,59 @@ START_TEST(show_copies)
 }
 END_TEST
 
+/* The AST of "def" in "src" with schedule "sched" (to free). */
+static char *show_ast(ein_ctx *ctx, const char *src, const char *sched)
+{
+	ein_program *prog = ein_program_parse(ctx, src, "test.ein");
+	char *path = write_temp(sched);
+	ein_options *opts = ein_options_alloc();
+	char *ast;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	ein_options_set_schedule(opts, path);
+	ast = ein_program_show_with(prog, NULL, EIN_STAGE_AST, opts);
+	ck_assert_msg(ast != NULL, "%s", ein_ctx_last_error(ctx));
+	ein_options_free(opts);
+	unlink(path);
+	free(path);
+	ein_program_free(prog);
+	return ast;
+}
+
+/* Temporaries computed where they are used are stored for one iteration
+ * of the deepest loop that holds their lifetimes, and kept whole when a
+ * value lives longer. */
+START_TEST(show_storage)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	char *ast;
+
+	ast = show_ast(ctx, softmax_src, "ein-schedule 1\n"
+		"e: compute_at Y i\ns: compute_at Y i\nmx: compute_at Y i\n");
+	ck_assert_msg(strstr(ast, "// e_local0: float32[1][M], the storage "
+		"of e for one iteration of c0\n") &&
+		strstr(ast, "// mx_local0: float32[1], the storage of mx") &&
+		strstr(ast, "// s_local0: float32[1], the storage of s"),
+		"%s", ast);
+	free(ast);
+	ast = show_ast(ctx, chain_src, "ein-schedule 1\nR: tile i 4 j 4\n"
+		"U: compute_at R j.o\nT: compute_at U i\n");
+	ck_assert_msg(strstr(ast, "// U_local0: float32[4][4], the storage "
+		"of U for one iteration of c0, c1\n") &&
+		strstr(ast, "// T_local0: float32[1][4], the storage of T "
+		"for one iteration of c0, c1, c2\n"), "%s", ast);
+	free(ast);
+	ast = show_ast(ctx, prev_src, "ein-schedule 1\nT: compute_at C i\n");
+	ck_assert_msg(!strstr(ast, "_local"), "%s", ast);
+	free(ast);
+	/* Without compute_at, a temporary lives across loop nests. */
+	ast = show_ast(ctx, softmax_src, "ein-schedule 1\n");
+	ck_assert_msg(!strstr(ast, "_local"), "%s", ast);
+	free(ast);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- random schedules -------------------------------------------------- */
 
 /* A kernel for the differential test: its statements (by the name the
@@ -685,6 +764,7 @@ int main(void)
 		sizeof(bads) / sizeof(bads[0]));
 	tcase_add_test(tc, def_mismatch);
 	tcase_add_test(tc, show_copies);
+	tcase_add_test(tc, show_storage);
 	tcase_add_test(tc, random_schedules);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
