@@ -23,6 +23,8 @@
 #include <isl/val.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Analysis.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Linker.h>
 #include "ctx.h"
 #include "diag.h"
 #include "codegen/walk.h"
@@ -1305,21 +1307,90 @@ static LLVMValueRef identity(struct llvm_emit *e, enum ein_assign op,
 	}
 }
 
+/* The function "ein.<op>.<ty>" of module "m" that returns
+ * llvm.<op>.<ty>(a, b) with the fast-math flags nnan and nsz, always
+ * inlined, NULL on error.  LLVM 16's loop vectoriser turns a max or min
+ * recurrence into a vector reduction only with these flags, which its C
+ * API cannot set on an instruction: the function is read from IR text
+ * and linked in. */
+static LLVMValueRef nnan_minmax(LLVMModuleRef m, const char *op,
+	LLVMTypeRef type)
+{
+	const char *ty = LLVMGetTypeKind(type) == LLVMFloatTypeKind ?
+		"f32" : "f64";
+	const char *cty = ty[1] == '3' ? "float" : "double";
+	LLVMContextRef c = LLVMGetModuleContext(m);
+	char name[32], text[512];
+	LLVMMemoryBufferRef buf;
+	LLVMModuleRef helper;
+	LLVMValueRef fn;
+	char *msg = NULL;
+
+	snprintf(name, sizeof(name), "ein.%s.%s", op, ty);
+	fn = LLVMGetNamedFunction(m, name);
+	if (fn)
+		return fn;
+	snprintf(text, sizeof(text),
+		"define linkonce_odr %s @%s(%s %%a, %s %%b) #0 {\n"
+		"  %%r = call nnan nsz %s @llvm.%s.%s(%s %%a, %s %%b)\n"
+		"  ret %s %%r\n}\n"
+		"declare %s @llvm.%s.%s(%s, %s)\n"
+		"attributes #0 = { alwaysinline nounwind }\n",
+		cty, name, cty, cty, cty, op, ty, cty, cty, cty, cty, op, ty,
+		cty, cty);
+	buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, strlen(text),
+		name);
+	if (LLVMParseIRInContext(c, buf, &helper, &msg)) {
+		LLVMDisposeMessage(msg);
+		return NULL;
+	}
+	LLVMSetTarget(helper, LLVMGetTarget(m));
+	LLVMSetDataLayout(helper, LLVMGetDataLayoutStr(m));
+	/* The linker brings in a linkonce definition only where the module
+	 * refers to it. */
+	fn = LLVMAddFunction(m, name, LLVMFunctionType(type,
+		(LLVMTypeRef[]) { type, type }, 2, 0));
+	if (LLVMLinkModules2(m, helper))
+		return NULL;
+	fn = LLVMGetNamedFunction(m, name);
+	if (fn)
+		LLVMSetLinkage(fn, LLVMInternalLinkage);
+	return fn && !LLVMIsDeclaration(fn) ? fn : NULL;
+}
+
+/* old max v or old min v: the intrinsic, with nnan and nsz unless the
+ * kernel keeps strict floating point (docs/language.md: a max= or min=
+ * reduction then assumes its values are not NaN, and may be reordered
+ * into vectors like a sum). */
+static LLVMValueRef combine_minmax(struct llvm_emit *e, const char *op,
+	LLVMValueRef old, LLVMValueRef v)
+{
+	LLVMValueRef args[2] = { old, v }, fn;
+	LLVMTypeRef ty = LLVMTypeOf(old), fty;
+	char name[32];
+
+	fn = e->contract ? nnan_minmax(e->m, op, ty) : NULL;
+	if (!fn) {
+		snprintf(name, sizeof(name), "llvm.%s", op);
+		return call_float(e, name, 2, args);
+	}
+	fty = LLVMGlobalGetValueType(fn);
+	return LLVMBuildCall2(e->b, fty, fn, args, 2, "");
+}
+
 /* old op v in a float type. */
 static LLVMValueRef combine_float(struct llvm_emit *e, enum ein_assign op,
 	LLVMValueRef old, LLVMValueRef v)
 {
-	LLVMValueRef args[2] = { old, v };
-
 	switch (op) {
 	case EIN_ASSIGN_ADD:
 		return LLVMBuildFAdd(e->b, old, v, "");
 	case EIN_ASSIGN_MUL:
 		return LLVMBuildFMul(e->b, old, v, "");
 	case EIN_ASSIGN_MAX:
-		return call_float(e, "llvm.maxnum", 2, args);
+		return combine_minmax(e, "maxnum", old, v);
 	default:
-		return call_float(e, "llvm.minnum", 2, args);
+		return combine_minmax(e, "minnum", old, v);
 	}
 }
 
