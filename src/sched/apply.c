@@ -653,8 +653,9 @@ static int check_marks(struct apply *a, __isl_keep isl_union_map *map)
 
 /* The statement in loop "loop" of "stmt" that writes the tensor "l" packs
  * there, or (for an accumulate) that accesses the output it accumulates,
- * other than stmt itself; *writes says which.  -1 if there is none, -2
- * on error. */
+ * other than stmt itself and its initialisation when that writes the
+ * buffer (pack.h); *writes says which.  -1 if there is none, -2 on
+ * error. */
 static int local_conflict(struct apply *a, int stmt, int loop,
 	const struct ein_local *l, int *writes)
 {
@@ -668,6 +669,15 @@ static int local_conflict(struct apply *a, int stmt, int loop,
 		if (!member[j] || (j == stmt &&
 				l->kind == EIN_LOCAL_ACCUMULATE))
 			continue;
+		if (l->kind == EIN_LOCAL_ACCUMULATE) {
+			int init = ein_sched_pack_init_in_buffer(a->s, stmt,
+				loop, l->tensor);
+
+			if (init == -2)
+				return -2;
+			if (init == j)
+				continue;
+		}
 		for (k = 0; k < st->n_access; ++k) {
 			const struct ein_scop_access *acc = &st->access[k];
 

@@ -97,19 +97,86 @@ static __isl_give isl_map *accesses(const struct ein_scop_stmt *stmt,
 	return all;
 }
 
-/* F = prefix^-1 ; accesses. */
-static __isl_give isl_map *footprint(struct lower *lw)
+/* The elements of "tensor" that "stmt" accesses per value v of its
+ * "prefix": prefix^-1 ; accesses. */
+static __isl_give isl_map *stmt_footprint(const struct ein_scop *scop,
+	const struct ein_scop_stmt *stmt, __isl_keep isl_multi_pw_aff *prefix,
+	int tensor)
 {
-	const struct ein_scop_stmt *stmt = &lw->scop->stmt[lw->stmt];
-	isl_map *acc = accesses(stmt, lw->local->tensor);
+	isl_map *acc = accesses(stmt, tensor);
 	isl_map *p = isl_map_from_multi_pw_aff(
-		isl_multi_pw_aff_copy(lw->prefix));
+		isl_multi_pw_aff_copy(prefix));
 
 	if (!acc)
 		return isl_map_free(p);
 	acc = isl_map_apply_range(isl_map_reverse(p), acc);
-	acc = isl_map_intersect_params(acc, isl_set_copy(lw->scop->context));
+	acc = isl_map_intersect_params(acc, isl_set_copy(scop->context));
 	return isl_map_coalesce(acc);
+}
+
+/* F, the footprint of S's accesses to X. */
+static __isl_give isl_map *footprint(struct lower *lw)
+{
+	return stmt_footprint(lw->scop, &lw->scop->stmt[lw->stmt],
+		lw->prefix, lw->local->tensor);
+}
+
+/* The initialisation of statement "stmt" (a "!" update), -1 if none. */
+static int init_of(struct ein_schedule *s, int stmt)
+{
+	const struct ein_scop_stmt *st = ein_schedule_get_stmt(s, stmt);
+	int i;
+
+	for (i = 0; i < ein_schedule_n_stmt(s); ++i) {
+		const struct ein_scop_stmt *o = ein_schedule_get_stmt(s, i);
+
+		if (o->kind == EIN_STMT_COMPUTE && o->src == st->src &&
+		    o->is_init && !st->is_init)
+			return i;
+	}
+	return -1;
+}
+
+/* Are fp's values for different v disjoint, and is "a" equal to it? */
+static isl_bool same_and_disjoint(__isl_keep isl_map *fp,
+	__isl_keep isl_map *a)
+{
+	isl_bool ok = isl_map_is_injective(fp);
+
+	if (ok == isl_bool_true)
+		ok = isl_map_is_equal(fp, a);
+	return ok;
+}
+
+int ein_sched_pack_init_in_buffer(struct ein_schedule *s, int stmt,
+	int loop, int tensor)
+{
+	struct ein_scop *scop = ein_schedule_get_scop(s);
+	int n = ein_schedule_n_stmt(s), member[n + 1];
+	int init = init_of(s, stmt), level;
+	isl_multi_pw_aff *ps, *pi;
+	isl_map *fs, *fi;
+	isl_bool ok;
+
+	if (init < 0)
+		return -1;
+	if (ein_schedule_loop_members(s, stmt, loop, member) < 0)
+		return -2;
+	if (!member[init])
+		return -1;
+	level = ein_schedule_loop_level(s, stmt, loop);
+	ps = ein_schedule_get_prefix(s, stmt, level);
+	pi = ein_schedule_get_prefix(s, init, level);
+	fs = ps ? stmt_footprint(scop, &scop->stmt[stmt], ps, tensor) : NULL;
+	fi = pi ? stmt_footprint(scop, &scop->stmt[init], pi, tensor) : NULL;
+	ok = fs && fi ? same_and_disjoint(fs, fi) : isl_bool_error;
+	isl_multi_pw_aff_free(ps);
+	isl_multi_pw_aff_free(pi);
+	isl_map_free(fs);
+	isl_map_free(fi);
+	if (ok < 0)
+		return -2;
+	return ok ? init : -1;
 }
 
 /* "pa" (taken) extended with 0 where it is not defined in its space. */
@@ -297,10 +364,12 @@ static int reads(const struct ein_scop_stmt *stmt, int tensor)
 	return 0;
 }
 
-/* Redirect S's accesses to X to the buffer: x(s) - lb(v(s)). */
-static int redirect(struct lower *lw)
+/* Redirect the accesses of statement "i" to X to the buffer:
+ * x(s) - lb(v(s)), with v its "prefix". */
+static int redirect_stmt(struct lower *lw, int i,
+	__isl_keep isl_multi_pw_aff *prefix)
 {
-	struct ein_scop_stmt *stmt = &lw->scop->stmt[lw->stmt];
+	struct ein_scop_stmt *stmt = &lw->scop->stmt[i];
 	int k;
 
 	for (k = 0; k < stmt->n_access; ++k) {
@@ -314,7 +383,7 @@ static int redirect(struct lower *lw)
 			lw->name);
 		lb = isl_multi_pw_aff_pullback_multi_pw_aff(
 			isl_multi_pw_aff_copy(lw->lb),
-			isl_multi_pw_aff_copy(lw->prefix));
+			isl_multi_pw_aff_copy(prefix));
 		if (ein_scop_access_redirect(a, lw->buffer,
 				isl_multi_pw_aff_sub(idx, lb)) < 0)
 			return -1;
@@ -322,12 +391,29 @@ static int redirect(struct lower *lw)
 	return 0;
 }
 
+/* Redirect S's accesses to X to the buffer, and those of S's
+ * initialisation "init" if it writes the buffer (>= 0). */
+static int redirect(struct lower *lw, int init)
+{
+	isl_multi_pw_aff *p;
+	int ok;
+
+	if (redirect_stmt(lw, lw->stmt, lw->prefix) < 0)
+		return -1;
+	if (init < 0)
+		return 0;
+	p = ein_schedule_get_prefix(lw->s, init, lw->level);
+	ok = p ? redirect_stmt(lw, init, p) : -1;
+	isl_multi_pw_aff_free(p);
+	return ok;
+}
+
 /* Lower the request "local" of loop "loop" of statement "stmt". */
 static int lower_one(struct ein_schedule *s, int stmt, int loop,
 	const struct ein_local *local)
 {
 	struct lower lw = { .s = s, .stmt = stmt };
-	int ok = 0;
+	int ok = 0, init = -1;
 
 	lw.scop = ein_schedule_get_scop(s);
 	lw.level = ein_schedule_loop_level(s, stmt, loop);
@@ -341,13 +427,18 @@ static int lower_one(struct ein_schedule *s, int stmt, int loop,
 	if (lw.buffer < 0)
 		return (lower_clear(&lw), -1);
 	lw.name = ein_scop_tensor_name(lw.scop, lw.buffer);
-	if (local->kind == EIN_LOCAL_PACK ||
-	    reads(&lw.scop->stmt[stmt], local->tensor))
+	if (local->kind == EIN_LOCAL_ACCUMULATE)
+		init = ein_sched_pack_init_in_buffer(s, stmt, loop,
+			local->tensor);
+	if (init == -2)
+		ok = -1;
+	else if (local->kind == EIN_LOCAL_PACK || (init < 0 &&
+			reads(&lw.scop->stmt[stmt], local->tensor)))
 		ok = add_copy(&lw, EIN_STMT_COPY_IN, "_in");
 	if (ok == 0 && local->kind == EIN_LOCAL_ACCUMULATE)
 		ok = add_copy(&lw, EIN_STMT_COPY_OUT, "_out");
 	if (ok == 0)
-		ok = redirect(&lw);
+		ok = redirect(&lw, init);
 	lower_clear(&lw);
 	return ok;
 }

@@ -16,6 +16,14 @@
  * error) on failure. */
 int ein_sched_pack_lower(ein_ctx *ctx, struct ein_schedule *s);
 
+/* The initialisation of statement "stmt" if it may write the buffer of
+ * "accumulate" of tensor "tensor" at loop "loop" of stmt directly, with no
+ * copy in: it runs inside the loop, writes in each iteration exactly the
+ * elements stmt accesses there, and no two iterations access the same
+ * element.  -1 if not, -2 on error. */
+int ein_sched_pack_init_in_buffer(struct ein_schedule *s, int stmt,
+	int loop, int tensor);
+
 /* Add to "scop" a buffer named "<X>_<kind><k>" (the least k not taken)
  * for the elements of tensor X that "fp", v -> X[e], maps each v to: the
  * bounding box of fp(v), in the order of X's dimensions, whose extent in

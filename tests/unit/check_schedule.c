@@ -298,6 +298,15 @@ static const struct good goods[] = {
 	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
 		"mx: compute_at Y i\ns: accumulate i\nmx: pack X at i\n"
 		"Y: parallel i\n", { { 7, 13 }, { 1, 33 } }, 33 },
+	/* accumulate with the initialisation inside the loop: it writes
+	 * the buffer, with no copy in. */
+	{ matmul_src, "C: reorder i j k\nC.init: fuse C 2\n"
+		"C: accumulate j\n", { { 37, 23, 29 }, { 1, 5, 3 } }, 29 },
+	{ matmul_src, "C: tile i 4 j 16 k 8\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C.init: compute_at C j.o\nC: accumulate j.o\n"
+		"C: vectorize j.i 16\nC: unroll i.i full\nC: parallel i.o\n",
+		{ { 37, 29, 53 }, { 64, 64, 64 } }, 64 },
 	/* Contracted storage (sched/contract.c): a row of e, shared by the
 	 * threads of a parallel loop inside the row's iteration; tiles of
 	 * U and T per tile of R, one per thread; a temporary written back
@@ -428,10 +437,13 @@ static const struct bad bads[] = {
 		":3:4: error: 'accumulate' is illegal: S0 keeps T in a local "
 		"buffer during each iteration of its loop 'i', but S1 reads T "
 		"in that loop" },
-	{ matmul_src, "C: reorder i j k\nC.init: fuse C 2\n"
-		"C: accumulate j\n", 0,
-		":4:4: error: 'accumulate' is illegal: S0 keeps C in a local "
-		"buffer during each iteration of its loop 'j', but S0_init "
+	/* The initialisation inside the loop writes the elements of the
+	 * first iteration of k.o only: the others need a copy in. */
+	{ matmul_src, "C: tile i 4 j 16 k 8\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C.init: compute_at C k.o\nC: accumulate k.o\n", 0,
+		":5:4: error: 'accumulate' is illegal: S0 keeps C in a local "
+		"buffer during each iteration of its loop 'k.o', but S0_init "
 		"writes C in that loop" },
 	{ matmul_src, "C: pack Q at k\n", 0,
 		":2:9: error: no tensor 'Q'\n" },
@@ -586,6 +598,15 @@ START_TEST(show_storage)
 	free(ast);
 	ast = show_ast(ctx, prev_src, "ein-schedule 1\nT: compute_at C i\n");
 	ck_assert_msg(!strstr(ast, "_local"), "%s", ast);
+	free(ast);
+	/* An accumulated tile that its initialisation fills in the loop is
+	 * copied out, never in. */
+	ast = show_ast(ctx, matmul_src, "ein-schedule 1\n"
+		"C: tile i 4 j 16 k 64\nC: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C.init: compute_at C j.o\nC: accumulate j.o\n");
+	ck_assert_msg(!strstr(ast, "= C[") &&
+		strstr(ast, "C[c2][c3] = C_acc0[-4 * c0 + c2][-16 * c1 + c3];"),
+		"%s", ast);
 	free(ast);
 	/* Without compute_at, a temporary lives across loop nests. */
 	ast = show_ast(ctx, softmax_src, "ein-schedule 1\n");
