@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <isl/aff.h>
+#include <isl/set.h>
+#include <isl/local_space.h>
 #include "diag.h"
 #include "sched/apply.h"
 #include "sched/pack.h"
@@ -515,12 +518,112 @@ static int pack_tensor(struct apply *a, int stmt)
 
 /* pack TENSOR at LOOP: the statement reads TENSOR from a copy of the
  * tile it reads in each iteration of LOOP (sched/pack.c). */
+/* The name of the index that dimension "d" of access "acc" of "stmt" is,
+ * NULL if it is not a single index. */
+static const char *dim_index(const struct ein_scop_stmt *stmt,
+	const struct ein_scop_access *acc, int d)
+{
+	isl_set *dom = stmt->domain;
+	int k, n = isl_set_dim(dom, isl_dim_set);
+
+	for (k = 0; k < n; ++k) {
+		isl_pw_aff *x = isl_pw_aff_var_on_domain(
+			isl_local_space_from_space(isl_set_get_space(dom)),
+			isl_dim_set, k);
+		isl_pw_aff *y = isl_multi_pw_aff_get_pw_aff(acc->index, d);
+		isl_bool eq;
+
+		x = isl_pw_aff_intersect_domain(x, isl_set_copy(dom));
+		y = isl_pw_aff_intersect_domain(y, isl_set_copy(dom));
+		eq = isl_pw_aff_is_equal(x, y);
+		isl_pw_aff_free(x);
+		isl_pw_aff_free(y);
+		if (eq == isl_bool_true)
+			return isl_set_get_dim_name(dom, isl_dim_set, k);
+	}
+	return NULL;
+}
+
+/* "i, k": the indices of the dimensions of "acc" (? for an expression). */
+static void hint_dims(struct apply *a, const struct ein_scop_stmt *stmt,
+	const struct ein_scop_access *acc, const char *tensor)
+{
+	char buf[256] = "";
+	int d, n = isl_multi_pw_aff_dim(acc->index, isl_dim_out);
+
+	for (d = 0; d < n; ++d) {
+		const char *x = dim_index(stmt, acc, d);
+
+		if (strlen(buf) + (x ? strlen(x) : 1) + 3 >= sizeof(buf))
+			break;
+		if (d)
+			strcat(buf, ", ");
+		strcat(buf, x ? x : "?");
+	}
+	ein_hint(a->ctx, "statement %s reads %s(%s); a layout lists those "
+		"indices in the order the buffer stores them, outermost first",
+		a->dir->stmt.tensor, tensor, buf);
+}
+
+/* Fill in local->layout from the directive's "layout INDEX..." (its
+ * arguments 2 and on): the dimension of local->tensor that each index
+ * is in the statement's first read of it. */
+static int pack_layout(struct apply *a, int stmt, struct ein_local *local)
+{
+	const struct ein_scop_stmt *st = ein_schedule_get_stmt(a->s, stmt);
+	const struct ein_scop_access *acc = NULL;
+	const char *tensor = a->dir->arg[0].name;
+	int i, k, d, n, n_idx = a->dir->n_arg - 2;
+
+	if (n_idx <= 0)
+		return 0;
+	for (k = 0; k < st->n_access && !acc; ++k)
+		if (!st->access[k].is_write &&
+		    st->access[k].tensor == local->tensor)
+			acc = &st->access[k];
+	n = isl_multi_pw_aff_dim(acc->index, isl_dim_out);
+	if (n_idx != n || n > EIN_LOCAL_MAX_DIM) {
+		ein_error_at(a->ctx, a->dir->arg[2].loc, "the layout of '%s' "
+			"lists %d ind%s, but '%s' has %d dimensions", tensor,
+			n_idx, n_idx == 1 ? "ex" : "ices", tensor, n);
+		hint_dims(a, st, acc, tensor);
+		return -1;
+	}
+	for (i = 0; i < n; ++i) {
+		const struct ein_sched_arg *arg = &a->dir->arg[2 + i];
+
+		for (d = 0; d < n; ++d) {
+			const char *x = dim_index(st, acc, d);
+
+			if (x && !strcmp(x, arg->name))
+				break;
+		}
+		for (k = 0; d < n && k < i; ++k)
+			if (local->layout[k] == d) {
+				ein_error_at(a->ctx, arg->loc, "index '%s' "
+					"appears twice in the layout",
+					arg->name);
+				return -1;
+			}
+		if (d == n) {
+			ein_error_at(a->ctx, arg->loc, "no dimension of '%s' "
+				"is the index '%s'", tensor, arg->name);
+			hint_dims(a, st, acc, tensor);
+			return -1;
+		}
+		local->layout[i] = d;
+	}
+	local->n_layout = n;
+	return 0;
+}
+
 static int do_pack(struct apply *a, int stmt)
 {
-	struct ein_local local = { EIN_LOCAL_PACK, pack_tensor(a, stmt) };
+	struct ein_local local = { .kind = EIN_LOCAL_PACK,
+		.tensor = pack_tensor(a, stmt) };
 	int loop;
 
-	if (local.tensor < 0)
+	if (local.tensor < 0 || pack_layout(a, stmt, &local) < 0)
 		return -1;
 	loop = find_loop(a, stmt, &a->dir->arg[1]);
 	if (loop < 0)
@@ -532,8 +635,8 @@ static int do_pack(struct apply *a, int stmt)
  * it updates in each iteration of LOOP (sched/pack.c). */
 static int do_accumulate(struct apply *a, int stmt)
 {
-	struct ein_local local = { EIN_LOCAL_ACCUMULATE,
-		ein_schedule_get_stmt(a->s, stmt)->access[0].tensor };
+	struct ein_local local = { .kind = EIN_LOCAL_ACCUMULATE,
+		.tensor = ein_schedule_get_stmt(a->s, stmt)->access[0].tensor };
 	int loop = find_loop(a, stmt, &a->dir->arg[0]), prev;
 
 	if (loop < 0)

@@ -98,7 +98,7 @@ static const struct verb_info verbs[] = {
 	[EIN_SCHED_FUSE] = { "fuse", "SN", 1, 0, 0,
 		"fuse STMT [N]", "T: fuse C 2" },
 	[EIN_SCHED_PACK] = { "pack", "TaL", 3, 0, 0,
-		"pack TENSOR at LOOP", "C: pack A at k.o" },
+		"pack TENSOR at LOOP [layout INDEX...]", "C: pack A at k.o" },
 	[EIN_SCHED_ACCUMULATE] = { "accumulate", "L", 1, 0, 0,
 		"accumulate LOOP", "C: accumulate k.o" },
 	[EIN_SCHED_GPU_BLOCKS] = { "gpu_blocks", "L", 1, 1, 1,
@@ -522,6 +522,18 @@ static int parse_arg(struct parser *p, char kind, const struct word *w,
 	return arg->name ? 0 : nomem(p);
 }
 
+/* An index of pack's layout: a name, not twice. */
+static int parse_index(struct parser *p, const struct word *w,
+	struct ein_sched_arg *arg)
+{
+	arg->loc = loc_at(p, w->col);
+	arg->kind = EIN_SCHED_ARG_INDEX;
+	if (check_ident(p, w, "an index name") < 0)
+		return -1;
+	arg->name = strndup(w->s, w->len);
+	return arg->name ? 0 : nomem(p);
+}
+
 /* Report a wrong number of arguments for "v" at column "col". */
 static int count_error(struct parser *p, const struct verb_info *v,
 	int col, const char *what)
@@ -532,11 +544,24 @@ static int count_error(struct parser *p, const struct verb_info *v,
 	return -1;
 }
 
+/* The number of words of "pack"'s optional "layout INDEX..." at w[3]. */
+static int layout_words(const struct verb_info *v, const struct word *w,
+	int n)
+{
+	if (v != &verbs[EIN_SCHED_PACK] || n <= 3 || !word_is(&w[3], "layout"))
+		return 0;
+	return n - 3;
+}
+
 /* Check that "n" arguments starting at w fit "v". */
 static int check_count(struct parser *p, const struct verb_info *v,
 	const struct word *w, int n)
 {
 	int len = strlen(v->args);
+
+	if (layout_words(v, w, n) == 1)
+		return count_error(p, v, end_col(p), "no index after 'layout'");
+	n -= layout_words(v, w, n);
 
 	if (v->repeat && len > 1 && n % len)
 		return count_error(p, v, w[n - 1].col,
@@ -575,6 +600,7 @@ static int parse_args(struct parser *p, const struct verb_info *v,
 {
 	struct word *w = p->line.word + 3;
 	int n = p->line.n_word - 3, len = strlen(v->args), i;
+	int n_layout = layout_words(v, w, n);
 	char kind;
 
 	if (check_count(p, v, w, n) < 0)
@@ -583,6 +609,12 @@ static int parse_args(struct parser *p, const struct verb_info *v,
 	if (!d->arg)
 		return nomem(p);
 	for (i = 0; i < n; ++i) {
+		if (n_layout && i >= n - n_layout) {
+			if (i > n - n_layout && parse_index(p, &w[i],
+					&d->arg[d->n_arg++]) < 0)
+				return -1;
+			continue;
+		}
 		kind = v->args[i % len];
 		if (kind == 'a') {
 			if (!word_is(&w[i], "at"))
@@ -1104,6 +1136,8 @@ static void print_directive(FILE *out, const struct ein_sched_directive *d)
 		fputc(' ', out);
 		if (d->verb == EIN_SCHED_PACK && i == 1)
 			fputs("at ", out);
+		if (d->verb == EIN_SCHED_PACK && i == 2)
+			fputs("layout ", out);
 		print_arg(out, &d->arg[i]);
 	}
 	fputc('\n', out);

@@ -41,7 +41,8 @@
  *   COMPUTE_AT   STMT LOOP [ KEYWORD "recompute" (value 1) |
  *                            KEYWORD "store" (value 0) ]   absent: store
  *   FUSE         STMT [ INT ]                  absent: all shared loops
- *   PACK         TENSOR LOOP                   written "pack A at k.o"
+ *   PACK         TENSOR LOOP { INDEX }         written "pack A at k.o"
+ *                                              or "pack A at k.o layout k i"
  *   ACCUMULATE   LOOP
  *   GPU_BLOCKS   LOOP { LOOP }                 no loop twice
  *   GPU_THREADS  LOOP { LOOP }                 no loop twice
@@ -79,7 +80,8 @@ enum ein_sched_arg_kind {
 	EIN_SCHED_ARG_STMT,
 	EIN_SCHED_ARG_TENSOR,
 	EIN_SCHED_ARG_INT,
-	EIN_SCHED_ARG_KEYWORD
+	EIN_SCHED_ARG_KEYWORD,
+	EIN_SCHED_ARG_INDEX
 };
 
 /* An argument of a directive.

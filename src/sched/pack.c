@@ -27,9 +27,10 @@
  *	                                 ├─ S's inner loops
  *	                                 └─ (X_acc0_out: for e)
  *
- * A layout other than X's order (a later "pack X at L layout k j") would
- * permute the dimensions of the buffer's extents, of its index functions
- * (copy_buffer_index, redirect) and of the copies' loops.
+ * A layout ("pack X at L layout k i") permutes the dimensions of the
+ * buffer: of the box, and of the buffer's index functions
+ * (copy_buffer_index, redirect); the copies still loop over e in X's
+ * order, reading X contiguously.
  *
  * The copies touch only elements S accesses (never the rest of the box,
  * which may lie out of X's bounds, or belong to another thread's
@@ -306,13 +307,46 @@ static __isl_give isl_multi_pw_aff *select_dims(__isl_take isl_space *space,
 	return isl_multi_pw_aff_from_multi_aff(ma);
 }
 
+/* The dimensions of "mpa" (taken), indexed like X, in the buffer's
+ * order: dimension d is mpa's layout[d] (the identity without a layout). */
+static __isl_give isl_multi_pw_aff *to_buffer_order(const struct lower *lw,
+	__isl_take isl_multi_pw_aff *mpa)
+{
+	const struct ein_local *l = lw->local;
+	isl_pw_aff_list *list;
+	isl_space *space;
+	int d;
+
+	if (!l->n_layout || !mpa)
+		return mpa;
+	list = isl_pw_aff_list_alloc(isl_multi_pw_aff_get_ctx(mpa),
+		l->n_layout);
+	for (d = 0; d < l->n_layout; ++d)
+		list = isl_pw_aff_list_add(list,
+			isl_multi_pw_aff_get_pw_aff(mpa, l->layout[d]));
+	space = isl_multi_pw_aff_get_space(mpa);
+	isl_multi_pw_aff_free(mpa);
+	return isl_multi_pw_aff_from_pw_aff_list(space, list);
+}
+
+/* The footprint F with its elements in the buffer's order. */
+static __isl_give isl_map *footprint_in_buffer_order(const struct lower *lw)
+{
+	isl_space *space = isl_space_range(isl_map_get_space(lw->fp));
+	isl_multi_pw_aff *id = isl_multi_pw_aff_identity(
+		isl_space_map_from_set(space));
+
+	return isl_map_apply_range(isl_map_copy(lw->fp),
+		isl_map_from_multi_pw_aff(to_buffer_order(lw, id)));
+}
+
 /* On the domain space of a copy, [v, e]: the buffer's index e - lb(v). */
 static __isl_give isl_multi_pw_aff *copy_buffer_index(struct lower *lw,
 	__isl_keep isl_space *space)
 {
 	int n = isl_map_dim(lw->fp, isl_dim_out);
-	isl_multi_pw_aff *e = select_dims(isl_space_copy(space), lw->level, n,
-		lw->name);
+	isl_multi_pw_aff *e = to_buffer_order(lw, select_dims(
+		isl_space_copy(space), lw->level, n, lw->name));
 	isl_multi_pw_aff *v = select_dims(isl_space_copy(space), 0, lw->level,
 		NULL);
 	isl_multi_pw_aff *lb = isl_multi_pw_aff_pullback_multi_pw_aff(
@@ -378,9 +412,9 @@ static int redirect_stmt(struct lower *lw, int i,
 
 		if (a->tensor != lw->local->tensor)
 			continue;
-		idx = isl_multi_pw_aff_set_tuple_name(
+		idx = to_buffer_order(lw, isl_multi_pw_aff_set_tuple_name(
 			isl_multi_pw_aff_copy(a->index), isl_dim_out,
-			lw->name);
+			lw->name));
 		lb = isl_multi_pw_aff_pullback_multi_pw_aff(
 			isl_multi_pw_aff_copy(lw->lb),
 			isl_multi_pw_aff_copy(prefix));
@@ -414,6 +448,7 @@ static int lower_one(struct ein_schedule *s, int stmt, int loop,
 {
 	struct lower lw = { .s = s, .stmt = stmt };
 	int ok = 0, init = -1;
+	isl_map *box;
 
 	lw.scop = ein_schedule_get_scop(s);
 	lw.level = ein_schedule_loop_level(s, stmt, loop);
@@ -422,8 +457,10 @@ static int lower_one(struct ein_schedule *s, int stmt, int loop,
 	lw.fp = lw.prefix ? footprint(&lw) : NULL;
 	if (!lw.fp)
 		return (lower_clear(&lw), -1);
-	lw.buffer = ein_sched_box_buffer(lw.scop, local->tensor,
-		local->kind == EIN_LOCAL_PACK ? "pack" : "acc", lw.fp, &lw.lb);
+	box = footprint_in_buffer_order(&lw);
+	lw.buffer = box ? ein_sched_box_buffer(lw.scop, local->tensor,
+		local->kind == EIN_LOCAL_PACK ? "pack" : "acc", box, &lw.lb) : -1;
+	isl_map_free(box);
 	if (lw.buffer < 0)
 		return (lower_clear(&lw), -1);
 	lw.name = ein_scop_tensor_name(lw.scop, lw.buffer);

@@ -1186,7 +1186,7 @@ static __isl_give isl_printer *print_value(__isl_take isl_printer *p,
 static __isl_give isl_printer *print_locals(__isl_take isl_printer *p,
 	const struct ein_schedule *s, const struct loop *l)
 {
-	int k;
+	int k, d;
 
 	for (k = 0; k < l->n_local; ++k) {
 		const struct ein_local *loc = &l->local[k];
@@ -1198,6 +1198,12 @@ static __isl_give isl_printer *print_locals(__isl_take isl_printer *p,
 		p = isl_printer_print_str(p, " pack ");
 		p = isl_printer_print_str(p,
 			ein_scop_tensor_name(s->scop, loc->tensor));
+		if (loc->n_layout)
+			p = isl_printer_print_str(p, " layout");
+		for (d = 0; d < loc->n_layout; ++d) {
+			p = isl_printer_print_str(p, " d");
+			p = isl_printer_print_int(p, loc->layout[d]);
+		}
 	}
 	return p;
 }

@@ -66,15 +66,22 @@ struct ein_loop_attr {
  * kind: a copy of a tensor the statement reads (pack), or of the part of
  *	its output it updates, copied back after the loop's iteration
  *	(accumulate);
- * tensor: the tensor (position in the definition). */
+ * tensor: the tensor (position in the definition);
+ * n_layout, layout: for pack, 0 (the tensor's order), or the tensor's
+ *	number of dimensions and, for each dimension of the buffer from the
+ *	outermost, the tensor's dimension stored there. */
 enum ein_local_kind {
 	EIN_LOCAL_PACK,
 	EIN_LOCAL_ACCUMULATE
 };
 
+#define EIN_LOCAL_MAX_DIM 16
+
 struct ein_local {
 	enum ein_local_kind kind;
 	int tensor;
+	int n_layout;
+	int layout[EIN_LOCAL_MAX_DIM];
 };
 
 /* The loop attributes of a mark node's id, NULL if it is not ours. */

@@ -298,6 +298,16 @@ static const struct good goods[] = {
 	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
 		"mx: compute_at Y i\ns: accumulate i\nmx: pack X at i\n"
 		"Y: parallel i\n", { { 7, 13 }, { 1, 33 } }, 33 },
+	/* pack with a layout: A's tile stored k-major (BLIS's packed A),
+	 * B's transposed; sizes the tiles do not divide. */
+	{ matmul_src, "C: tile i 6 j 16 k 8\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C: pack A at k.o layout k i\nC: pack B at j.o layout j k\n"
+		"C: accumulate j.o\nC: vectorize j.i 16\n"
+		"C: unroll i.i full\nC: parallel i.o\n",
+		{ { 37, 29, 53 }, { 64, 64, 64 } }, 64 },
+	{ matmul_src, "C: pack A at i layout k i\nC: pack B at k layout k j\n",
+		{ { 7, 11, 13 }, { 1, 2, 1 } }, 11 },
 	/* accumulate with the initialisation inside the loop: it writes
 	 * the buffer, with no copy in. */
 	{ matmul_src, "C: reorder i j k\nC.init: fuse C 2\n"
@@ -467,6 +477,19 @@ static const struct bad bads[] = {
 		":3:4: error: statement C already accumulates in loop 'k'" },
 	{ matmul_src, "C: pack A at k\nD: pack B at k\n", 0,
 		":3:1: error: no statement writes 'D'" },
+	{ matmul_src, "C: pack A at k layout k\n", 0,
+		":2:23: error: the layout of 'A' lists 1 index, but 'A' has 2 "
+		"dimensions" },
+	{ matmul_src, "C: pack A at k layout k q\n", 0,
+		":2:25: error: no dimension of 'A' is the index 'q'" },
+	{ matmul_src, "C: pack A at k layout k k\n", 0,
+		":2:25: error: index 'k' appears twice in the layout" },
+	{ matmul_src, "C: pack A at k layout\n", 0,
+		":2:22: error: no index after 'layout' for 'pack'" },
+	{ matmul_src, "C: pack A at k lay k i\n", 0,
+		":2:16: error: too many arguments for 'pack'" },
+	{ conv_src, "O: pack I at c layout n c h w\n", 0,
+		":2:27: error: no dimension of 'I' is the index 'h'" },
 	{ matmul_src, "C: tiel i 8\n", 0, ":2:4: error: unknown directive" },
 	{ matmul_src, "C tile i 8\n", 0, ":2:2: error: missing ':'" },
 	{ matmul_src, "C: split i 0\n", 0, ":2:12: error: " },
