@@ -20,6 +20,7 @@
 #include "sched/apply.h"
 #include "sched/pack.h"
 #include "sched/contract.h"
+#include "sched/recompute.h"
 
 /* pending, pending_msg: the directive after which the schedule became
  * illegal (and has stayed so), with the message that says why. */
@@ -357,28 +358,70 @@ static int place(struct apply *a, int stmt, int target, int level,
 	return 0;
 }
 
-/* compute_at TARGET LOOP [store]: the statement, and its initialisation
- * with it, run inside TARGET's LOOP where it is first needed. */
+/* Why statement "stmt" cannot be recomputed in "target", NULL if it can:
+ * its values must not depend on where or how often it runs. */
+static const char *recompute_why(struct apply *a, int stmt, int target)
+{
+	const struct ein_func *func = a->deps->scop->func;
+	const struct ein_scop_stmt *st = ein_schedule_get_stmt(a->s, stmt);
+	int t = st->access[0].tensor, i, k;
+
+	if (st->is_init || init_of(a->s, stmt) >= 0 ||
+	    func->stmt[st->src].ast->op != EIN_ASSIGN_SET)
+		return "it is a reduction ('=' statements only)";
+	if (func->tensor[t].role != EIN_ROLE_TEMP)
+		return "it writes an output (temporaries only)";
+	for (k = 1; k < st->n_access; ++k)
+		if (func->tensor[st->access[k].tensor].role != EIN_ROLE_INPUT)
+			return "it reads a tensor that is not an input";
+	for (i = 0; i < ein_schedule_n_stmt(a->s); ++i) {
+		const struct ein_scop_stmt *o = ein_schedule_get_stmt(a->s, i);
+
+		if (i == stmt || i == target)
+			continue;
+		for (k = 0; k < o->n_access; ++k)
+			if (o->access[k].tensor == t)
+				return "another statement than the target "
+					"accesses its tensor";
+	}
+	return NULL;
+}
+
+static int check_recompute(struct apply *a, int stmt, int target)
+{
+	const char *why = recompute_why(a, stmt, target);
+
+	if (!why)
+		return 0;
+	ein_error_at(a->ctx, a->dir->arg[2].loc, "cannot recompute %s: %s",
+		a->dir->stmt.tensor, why);
+	ein_hint(a->ctx, "'store' (the default) computes each element once, "
+		"in the iteration that first needs it");
+	return -1;
+}
+
+/* compute_at TARGET LOOP [store | recompute]: the statement, and its
+ * initialisation with it, run inside TARGET's LOOP where it is first
+ * needed (recompute: in every iteration that needs it, recompute.h). */
 static int do_compute_at(struct apply *a, int stmt)
 {
 	const struct ein_sched_arg *arg = a->dir->arg;
-	int target = find_stmt(a, &arg[0].stmt), loop, level, init;
+	int target = find_stmt(a, &arg[0].stmt), loop, level, init, recompute;
 
 	if (target < 0)
 		return -1;
 	loop = find_loop_named(a, target, arg[1].name, arg[1].loc);
 	if (loop < 0)
 		return -1;
-	if (a->dir->n_arg > 2 && !strcmp(arg[2].name, "recompute")) {
-		ein_error_at(a->ctx, arg[2].loc, "'recompute' is not "
-			"supported yet");
-		ein_hint(a->ctx, "'store' (the default) computes each element "
-			"once, in the iteration that first needs it");
+	recompute = a->dir->n_arg > 2 && !strcmp(arg[2].name, "recompute");
+	if (recompute && check_recompute(a, stmt, target) < 0)
+		return -1;
+	level = level_of(a->s, target, loop);
+	ein_schedule_set_recompute(a->s, stmt, recompute);
+	if (place(a, stmt, target, level, 1) < 0) {
+		ein_schedule_set_recompute(a->s, stmt, 0);
 		return -1;
 	}
-	level = level_of(a->s, target, loop);
-	if (place(a, stmt, target, level, 1) < 0)
-		return -1;
 	init = init_of(a->s, stmt);
 	if (init >= 0 && ein_schedule_get_parent(a->s, init) < 0)
 		return place(a, init, target, level, 1);
@@ -854,16 +897,34 @@ static int check_locals(struct apply *a)
  * error, 0 otherwise. */
 static int check_legal(struct apply *a)
 {
+	const struct ein_deps *all = a->deps;
+	struct ein_deps view = *all;
 	isl_union_map *map = ein_schedule_get_map(a->s);
 	char *why = NULL;
-	int r = map ? ein_deps_check_order(a->deps, map, a->strict, &why) : -1;
+	int r = map ? 0 : -1, i;
 
+	/* A recomputed statement's only dependences are its results' flow
+	 * to its target, which recompute.h keeps in every schedule: each
+	 * iteration computes what it reads, before it. */
+	view.dep = malloc((all->n + 1) * sizeof(*view.dep));
+	view.n = 0;
+	for (i = 0; view.dep && i < all->n; ++i)
+		if (!ein_schedule_is_recompute(a->s, all->dep[i].src) &&
+		    !ein_schedule_is_recompute(a->s, all->dep[i].snk))
+			view.dep[view.n++] = all->dep[i];
+	if (!view.dep)
+		r = -1;
+	a->deps = &view;
+	if (r == 0)
+		r = ein_deps_check_order(a->deps, map, a->strict, &why);
 	if (r == 0)
 		r = illegal(a, why, "%s%sit breaks", "", "") < 0 ? -1 : 0;
 	if (r > 0)
 		r = check_marks(a, map);
 	if (r > 0)
 		r = check_locals(a);
+	a->deps = all;
+	free(view.dep);
 	isl_union_map_free(map);
 	if (r > 0) {
 		a->pending = NULL;
@@ -939,6 +1000,28 @@ static int apply_all(struct apply *a, const struct ein_sched_file *file)
 	return check_innermost(a, file);
 }
 
+/* A recomputed temporary written by the threads of a parallel loop in
+ * every iteration they run must have been contracted to a buffer per
+ * iteration (contract.c shows it always is: each read's source is in its
+ * iteration); else the threads would write its elements together. */
+static int check_recompute_storage(ein_ctx *ctx, struct ein_schedule *s)
+{
+	struct ein_scop *scop = ein_schedule_get_scop(s);
+	int i;
+
+	for (i = 0; i < ein_schedule_n_stmt(s); ++i) {
+		int t = ein_schedule_get_stmt(s, i)->access[0].tensor;
+
+		if (!ein_schedule_is_recompute(s, i) ||
+		    !ein_scop_tensor_is_accessed(scop, t))
+			continue;
+		ein_internal(ctx, "recomputed temporary '%s' is stored whole",
+			ein_scop_tensor_name(scop, t));
+		return -1;
+	}
+	return 0;
+}
+
 int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, const struct ein_sched_file *file,
 	int strict)
@@ -956,9 +1039,13 @@ int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	r = apply_all(&a, file);
 	free(a.pending_msg);
 	if (r == 0)
+		r = ein_sched_recompute_lower(ctx, s);
+	if (r == 0)
 		r = ein_sched_pack_lower(ctx, s);
 	if (r == 0)
 		r = ein_sched_contract(ctx, s);
+	if (r == 0)
+		r = check_recompute_storage(ctx, s);
 	return r;
 }
 

@@ -37,8 +37,10 @@ struct loop {
 };
 
 /* The loops of a statement, outermost first, and its placement: in the
- * first "level" loops of statement "parent" (-1: none), as compute_at,
- * fused, or as a copy ("copy", the kind of the scop statement: its first
+ * first "level" loops of statement "parent" (-1: none), as compute_at
+ * (with "recompute": 1 asked for, placed as a store until 2, lowered:
+ * its first "level" dimensions are then parent's loop values, as a
+ * copy's), fused, or as a copy ("copy", the kind of the scop statement: its first
  * "level" dimensions are parent's loop values, and it runs before or
  * after parent's statements at that level; "slot" orders the copies). */
 struct stmt_sched {
@@ -47,6 +49,7 @@ struct stmt_sched {
 	int parent;
 	int level;
 	int compute_at;
+	int recompute;
 	enum ein_stmt_kind copy;
 	int slot;
 };
@@ -395,6 +398,37 @@ int ein_schedule_get_parent(const struct ein_schedule *s, int stmt)
 	return s->s[stmt].parent;
 }
 
+int ein_schedule_get_level(const struct ein_schedule *s, int stmt)
+{
+	return s->s[stmt].parent >= 0 ? s->s[stmt].level : 0;
+}
+
+void ein_schedule_set_recompute(struct ein_schedule *s, int stmt, int on)
+{
+	s->s[stmt].recompute = on;
+}
+
+int ein_schedule_is_recompute(const struct ein_schedule *s, int stmt)
+{
+	return s->s[stmt].recompute;
+}
+
+int ein_schedule_lower_recompute(struct ein_schedule *s, int stmt,
+	__isl_keep isl_multi_aff *proj)
+{
+	struct stmt_sched *ss = &s->s[stmt];
+	int k;
+
+	for (k = 0; k < ss->n_loop; ++k) {
+		ss->loop[k].value = isl_pw_aff_pullback_multi_aff(
+			ss->loop[k].value, isl_multi_aff_copy(proj));
+		if (!ss->loop[k].value)
+			return -1;
+	}
+	ss->recompute = 2;
+	return 0;
+}
+
 static char *suffixed(const char *name, const char *suffix)
 {
 	char *r = malloc(strlen(name) + strlen(suffix) + 1);
@@ -637,6 +671,8 @@ static __isl_give isl_pw_multi_aff *first_use(const struct ein_schedule *s,
 	dom = f ? isl_pw_multi_aff_domain(isl_pw_multi_aff_copy(f)) : NULL;
 	all = dom ? isl_set_is_subset(stmt->domain, dom) : isl_bool_error;
 	isl_set_free(dom);
+	if (all == isl_bool_false && s->s[i].recompute)
+		return f;
 	if (all != isl_bool_true)
 		return isl_pw_multi_aff_free(f);
 	return f;
@@ -682,16 +718,16 @@ static int placed_vec(const struct ein_schedule *s, struct vec *vecs, int i,
 
 	if (!pv || vec_alloc(v, base + ss->n_loop) < 0)
 		return -1;
-	if (ss->compute_at) {
+	if (ss->compute_at && ss->recompute < 2) {
 		f = first_use(s, vecs, i, ss->parent, m);
 		if (!f)
 			return -1;
 	}
 	for (k = 0; k < m; ++k) {
 		v->pos[k] = pv->pos[k];
-		if (ss->compute_at)
+		if (f)
 			v->val[k] = isl_pw_multi_aff_get_pw_aff(f, k);
-		else if (ss->copy)
+		else if (ss->copy || ss->recompute)
 			v->val[k] = index_value(stmt_at(s, i), k);
 	}
 	isl_pw_multi_aff_free(f);

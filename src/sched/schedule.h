@@ -134,6 +134,24 @@ int ein_schedule_place(struct ein_schedule *s, int stmt, int target,
 	int level, int compute_at, const char **why);
 /* The statement "stmt" is placed in, or -1. */
 int ein_schedule_get_parent(const struct ein_schedule *s, int stmt);
+/* The number of levels "stmt" shares with the statement it is placed in
+ * (0 if none). */
+int ein_schedule_get_level(const struct ein_schedule *s, int stmt);
+/* Mark statement "stmt" (on = 1; 0 clears it), before it is computed at
+ * another, as recomputed in each iteration that needs it
+ * (sched/recompute.c).  Until it is lowered it is placed as a computation
+ * that stores (each instance runs once, where it is first needed), which
+ * is what the legality checks see; instances that are never read have no
+ * place (they will not run). */
+void ein_schedule_set_recompute(struct ein_schedule *s, int stmt, int on);
+/* 0, or 1 (recompute asked for) or 2 (lowered). */
+int ein_schedule_is_recompute(const struct ein_schedule *s, int stmt);
+/* Lower the recomputation of "stmt", whose domain has become [v, t] (v
+ * the values of its parent's first levels in the iteration that
+ * recomputes instance t): pull its loop values back through "proj",
+ * [v, t] -> t, and take v as its values at the shared levels. */
+int ein_schedule_lower_recompute(struct ein_schedule *s, int stmt,
+	__isl_keep isl_multi_aff *proj);
 
 /* The largest number of iterations loop "loop" of "stmt" runs for fixed
  * values of its outer loops, for any sizes, in *bound.  Returns -1 if it

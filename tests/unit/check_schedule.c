@@ -64,6 +64,13 @@ static const char prev_src[] =
 	"    C(i, j) = T(i, j) + (i > 0 ? T(i - 1, j) : 0)\n"
 	"}\n";
 
+/* A separable 3x3 box filter: T's rows are read by three rows of C. */
+static const char blur_src[] =
+	"def blur(float32(H, W) A) -> (C) {\n"
+	"    T(i, j) = A(i, j) + A(i, j + 1) + A(i, j + 2)\n"
+	"    C(i, j) = T(i, j) + T(i + 1, j) + T(i + 2, j)\n"
+	"}\n";
+
 static const char shift_src[] =
 	"def shift(float32(N) A) -> (C) {\n"
 	"    T(i) = 2 * A(i)\n"
@@ -298,6 +305,17 @@ static const struct good goods[] = {
 	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
 		"mx: compute_at Y i\ns: accumulate i\nmx: pack X at i\n"
 		"Y: parallel i\n", { { 7, 13 }, { 1, 33 } }, 33 },
+	/* compute_at ... recompute: each tile of C computes the rows of T
+	 * it reads, overlapping its neighbours' by two, in a buffer of its
+	 * own, so that the tiles may run in parallel (with store, T's rows
+	 * would flow from one tile to the next). */
+	{ blur_src, "C: split i 8\nT: compute_at C i.o recompute\n"
+		"C: parallel i.o\n", { { 37, 45 }, { 3, 3 } }, 1 },
+	{ blur_src, "C: tile i 8 j 16\nT: compute_at C j.o recompute\n"
+		"T: vectorize j 8\nC: vectorize j.i 8\nC: parallel i.o\n",
+		{ { 37, 45 }, { 100, 19 } }, 1 },
+	{ blur_src, "T: compute_at C i recompute\nC: parallel i\n",
+		{ { 3, 3 }, { 9, 3 } }, 1 },
 	/* pack with a layout: A's tile stored k-major (BLIS's packed A),
 	 * B's transposed; sizes the tiles do not divide. */
 	{ matmul_src, "C: tile i 6 j 16 k 8\n"
@@ -490,6 +508,19 @@ static const struct bad bads[] = {
 		":2:16: error: too many arguments for 'pack'" },
 	{ conv_src, "O: pack I at c layout n c h w\n", 0,
 		":2:27: error: no dimension of 'I' is the index 'h'" },
+	/* Stored, every row of T must be read (it is not where H < 3). */
+	{ blur_src, "C: split i 8\nT: compute_at C i.o\n", 0,
+		":3:4: error: cannot compute_at T there: it writes elements "
+		"that the target statement never reads" },
+	{ chain_src, "T: compute_at U i recompute\n", 0,
+		":2:19: error: cannot recompute T: it is a reduction ('=' "
+		"statements only)" },
+	{ chain_src, "U: compute_at R i recompute\n", 0,
+		":2:19: error: cannot recompute U: it reads a tensor that is not "
+		"an input" },
+	{ softmax_src, "e: compute_at Y i recompute\n", 0,
+		":2:19: error: cannot recompute e: it reads a tensor that is not "
+		"an input" },
 	{ matmul_src, "C: tiel i 8\n", 0, ":2:4: error: unknown directive" },
 	{ matmul_src, "C tile i 8\n", 0, ":2:2: error: missing ':'" },
 	{ matmul_src, "C: split i 0\n", 0, ":2:12: error: " },
@@ -630,6 +661,14 @@ START_TEST(show_storage)
 	ck_assert_msg(!strstr(ast, "= C[") &&
 		strstr(ast, "C[c2][c3] = C_acc0[-4 * c0 + c2][-16 * c1 + c3];"),
 		"%s", ast);
+	free(ast);
+	/* Recomputed per tile of C: ten rows of T for eight of C. */
+	ast = show_ast(ctx, blur_src, "ein-schedule 1\nC: tile i 8 j 16\n"
+		"T: compute_at C j.o recompute\n");
+	ck_assert_msg(strstr(ast, "// T_local0: float32[10][16], the storage "
+		"of T for one iteration of c0, c1\n") &&
+		strstr(ast, "c2 <= min(H - 1, 8 * c0 + 9)") &&
+		strstr(ast, "S0(c0, c1, c2, c3);"), "%s", ast);
 	free(ast);
 	/* Without compute_at, a temporary lives across loop nests. */
 	ast = show_ast(ctx, softmax_src, "ein-schedule 1\n");
