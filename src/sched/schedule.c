@@ -1291,7 +1291,8 @@ static __isl_give isl_printer *print_stmt(__isl_take isl_printer *p,
 	if (ss->copy) {
 		p = print_copy_head(p, s, i);
 	} else if (ss->parent >= 0) {
-		p = isl_printer_print_str(p, ss->compute_at ?
+		p = isl_printer_print_str(p, ss->recompute ?
+			" (recomputed at " : ss->compute_at ?
 			" (computed at " : " (fused with ");
 		p = isl_printer_print_str(p, stmt_at(s, ss->parent)->name);
 		p = isl_printer_print_str(p, ", ");
