@@ -1348,7 +1348,7 @@ static LLVMValueRef nnan_minmax(LLVMModuleRef m, const char *op,
 	LLVMSetDataLayout(helper, LLVMGetDataLayoutStr(m));
 	/* The linker brings in a linkonce definition only where the module
 	 * refers to it. */
-	fn = LLVMAddFunction(m, name, LLVMFunctionType(type,
+	LLVMAddFunction(m, name, LLVMFunctionType(type,
 		(LLVMTypeRef[]) { type, type }, 2, 0));
 	if (LLVMLinkModules2(m, helper))
 		return NULL;

@@ -546,3 +546,21 @@ __isl_give isl_map *ein_scop_access_get_map(const struct ein_scop_stmt *stmt,
 		m = isl_map_intersect_domain(m, isl_set_copy(a->guard));
 	return m;
 }
+
+__isl_give isl_map *ein_scop_stmt_tensor_accesses(
+	const struct ein_scop_stmt *stmt, int tensor, int reads_only)
+{
+	isl_map *all = NULL;
+	int k;
+
+	for (k = 0; k < stmt->n_access; ++k) {
+		const struct ein_scop_access *a = &stmt->access[k];
+		isl_map *m;
+
+		if (a->tensor != tensor || (reads_only && a->is_write))
+			continue;
+		m = ein_scop_access_get_map(stmt, a);
+		all = all ? isl_map_union(all, m) : m;
+	}
+	return all;
+}

@@ -169,6 +169,11 @@ int ein_scop_access_redirect(struct ein_scop_access *a, int local,
 int ein_scop_access_get_target(const struct ein_scop_access *a);
 __isl_keep isl_multi_pw_aff *ein_scop_access_get_target_index(
 	const struct ein_scop_access *a);
+/* The accesses of "stmt" to tensor "tensor" (all, or only its reads if
+ * "reads_only"), within their guards, as one relation from its domain to
+ * the elements; NULL if there is none. */
+__isl_give isl_map *ein_scop_stmt_tensor_accesses(
+	const struct ein_scop_stmt *stmt, int tensor, int reads_only);
 /* "a" as a relation from its statement's domain (within its guard) to the
  * elements it accesses. */
 __isl_give isl_map *ein_scop_access_get_map(const struct ein_scop_stmt *stmt,

@@ -123,21 +123,6 @@ static int find_stmt(struct apply *a, const struct ein_sched_stmt_ref *ref)
 	return -1;
 }
 
-/* The initialisation of the statement at "stmt", -1 if none. */
-static int init_of(struct ein_schedule *s, int stmt)
-{
-	struct ein_scop_stmt *st = ein_schedule_get_stmt(s, stmt);
-	int i;
-
-	for (i = 0; i < ein_schedule_n_stmt(s); ++i) {
-		struct ein_scop_stmt *o = ein_schedule_get_stmt(s, i);
-
-		if (o->src == st->src && o->is_init && !st->is_init)
-			return i;
-	}
-	return -1;
-}
-
 static int find_loop_named(struct apply *a, int stmt, const char *name,
 	struct ein_loc loc)
 {
@@ -366,7 +351,7 @@ static const char *recompute_why(struct apply *a, int stmt, int target)
 	const struct ein_scop_stmt *st = ein_schedule_get_stmt(a->s, stmt);
 	int t = st->access[0].tensor, i, k;
 
-	if (st->is_init || init_of(a->s, stmt) >= 0 ||
+	if (st->is_init || ein_schedule_get_init(a->s, stmt) >= 0 ||
 	    func->stmt[st->src].ast->op != EIN_ASSIGN_SET)
 		return "it is a reduction ('=' statements only)";
 	if (func->tensor[t].role != EIN_ROLE_TEMP)
@@ -422,7 +407,7 @@ static int do_compute_at(struct apply *a, int stmt)
 		ein_schedule_set_recompute(a->s, stmt, 0);
 		return -1;
 	}
-	init = init_of(a->s, stmt);
+	init = ein_schedule_get_init(a->s, stmt);
 	if (init >= 0 && ein_schedule_get_parent(a->s, init) < 0)
 		return place(a, init, target, level, 1);
 	return 0;
@@ -559,8 +544,6 @@ static int pack_tensor(struct apply *a, int stmt)
 	return t;
 }
 
-/* pack TENSOR at LOOP: the statement reads TENSOR from a copy of the
- * tile it reads in each iteration of LOOP (sched/pack.c). */
 /* The name of the index that dimension "d" of access "acc" of "stmt" is,
  * NULL if it is not a single index. */
 static const char *dim_index(const struct ein_scop_stmt *stmt,
@@ -660,6 +643,8 @@ static int pack_layout(struct apply *a, int stmt, struct ein_local *local)
 	return 0;
 }
 
+/* pack TENSOR at LOOP [layout INDEX...]: the statement reads TENSOR from
+ * a copy of the tile it reads in each iteration of LOOP (sched/pack.c). */
 static int do_pack(struct apply *a, int stmt)
 {
 	struct ein_local local = { .kind = EIN_LOCAL_PACK,
@@ -805,25 +790,21 @@ static int check_marks(struct apply *a, __isl_keep isl_union_map *map)
 static int local_conflict(struct apply *a, int stmt, int loop,
 	const struct ein_local *l, int *writes)
 {
-	int n = ein_schedule_n_stmt(a->s), member[n + 1], j, k;
+	int n = ein_schedule_n_stmt(a->s), member[n + 1], j, k, init = -1;
 
 	if (ein_schedule_loop_members(a->s, stmt, loop, member) < 0)
+		return -2;
+	if (l->kind == EIN_LOCAL_ACCUMULATE)
+		init = ein_sched_pack_init_in_buffer(a->s, stmt, loop,
+			l->tensor);
+	if (init == -2)
 		return -2;
 	for (j = 0; j < n; ++j) {
 		const struct ein_scop_stmt *st = ein_schedule_get_stmt(a->s, j);
 
-		if (!member[j] || (j == stmt &&
+		if (!member[j] || j == init || (j == stmt &&
 				l->kind == EIN_LOCAL_ACCUMULATE))
 			continue;
-		if (l->kind == EIN_LOCAL_ACCUMULATE) {
-			int init = ein_sched_pack_init_in_buffer(a->s, stmt,
-				loop, l->tensor);
-
-			if (init == -2)
-				return -2;
-			if (init == j)
-				continue;
-		}
 		for (k = 0; k < st->n_access; ++k) {
 			const struct ein_scop_access *acc = &st->access[k];
 

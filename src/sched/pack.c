@@ -79,32 +79,13 @@ static void lower_clear(struct lower *lw)
 	isl_multi_pw_aff_free(lw->lb);
 }
 
-/* The accesses of S to X, within their guards, as one relation
- * S -> X[e]. */
-static __isl_give isl_map *accesses(const struct ein_scop_stmt *stmt,
-	int tensor)
-{
-	isl_map *all = NULL;
-	int k;
-
-	for (k = 0; k < stmt->n_access; ++k) {
-		isl_map *m;
-
-		if (stmt->access[k].tensor != tensor)
-			continue;
-		m = ein_scop_access_get_map(stmt, &stmt->access[k]);
-		all = all ? isl_map_union(all, m) : m;
-	}
-	return all;
-}
-
 /* The elements of "tensor" that "stmt" accesses per value v of its
  * "prefix": prefix^-1 ; accesses. */
 static __isl_give isl_map *stmt_footprint(const struct ein_scop *scop,
 	const struct ein_scop_stmt *stmt, __isl_keep isl_multi_pw_aff *prefix,
 	int tensor)
 {
-	isl_map *acc = accesses(stmt, tensor);
+	isl_map *acc = ein_scop_stmt_tensor_accesses(stmt, tensor, 0);
 	isl_map *p = isl_map_from_multi_pw_aff(
 		isl_multi_pw_aff_copy(prefix));
 
@@ -120,22 +101,6 @@ static __isl_give isl_map *footprint(struct lower *lw)
 {
 	return stmt_footprint(lw->scop, &lw->scop->stmt[lw->stmt],
 		lw->prefix, lw->local->tensor);
-}
-
-/* The initialisation of statement "stmt" (a "!" update), -1 if none. */
-static int init_of(struct ein_schedule *s, int stmt)
-{
-	const struct ein_scop_stmt *st = ein_schedule_get_stmt(s, stmt);
-	int i;
-
-	for (i = 0; i < ein_schedule_n_stmt(s); ++i) {
-		const struct ein_scop_stmt *o = ein_schedule_get_stmt(s, i);
-
-		if (o->kind == EIN_STMT_COMPUTE && o->src == st->src &&
-		    o->is_init && !st->is_init)
-			return i;
-	}
-	return -1;
 }
 
 /* Are fp's values for different v disjoint, and is "a" equal to it? */
@@ -154,7 +119,7 @@ int ein_sched_pack_init_in_buffer(struct ein_schedule *s, int stmt,
 {
 	struct ein_scop *scop = ein_schedule_get_scop(s);
 	int n = ein_schedule_n_stmt(s), member[n + 1];
-	int init = init_of(s, stmt), level;
+	int init = ein_schedule_get_init(s, stmt), level;
 	isl_multi_pw_aff *ps, *pi;
 	isl_map *fs, *fi;
 	isl_bool ok;

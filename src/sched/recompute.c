@@ -26,24 +26,6 @@
 #include "diag.h"
 #include "sched/recompute.h"
 
-/* The reads of "c" of tensor "t", as one relation C -> T[x]. */
-static __isl_give isl_map *reads_of(const struct ein_scop_stmt *c, int t)
-{
-	isl_map *all = NULL;
-	int k;
-
-	for (k = 0; k < c->n_access; ++k) {
-		const struct ein_scop_access *a = &c->access[k];
-		isl_map *m;
-
-		if (a->is_write || a->tensor != t)
-			continue;
-		m = ein_scop_access_get_map(c, a);
-		all = all ? isl_map_union(all, m) : m;
-	}
-	return all;
-}
-
 /* N = { v -> t }: the instances of "t_stmt" whose results "c" reads in
  * iteration v of its first "level" levels. */
 static __isl_give isl_map *needed(struct ein_schedule *s, int t_stmt,
@@ -52,7 +34,8 @@ static __isl_give isl_map *needed(struct ein_schedule *s, int t_stmt,
 	struct ein_scop *scop = ein_schedule_get_scop(s);
 	const struct ein_scop_stmt *ts = &scop->stmt[t_stmt];
 	isl_multi_pw_aff *pre = ein_schedule_get_prefix(s, c, level);
-	isl_map *r = reads_of(&scop->stmt[c], ts->access[0].tensor);
+	isl_map *r = ein_scop_stmt_tensor_accesses(&scop->stmt[c],
+		ts->access[0].tensor, 1);
 	isl_map *w = ein_scop_access_get_map(ts, &ts->access[0]);
 	isl_map *n;
 

@@ -40,9 +40,10 @@ struct loop {
  * first "level" loops of statement "parent" (-1: none), as compute_at
  * (with "recompute": 1 asked for, placed as a store until 2, lowered:
  * its first "level" dimensions are then parent's loop values, as a
- * copy's), fused, or as a copy ("copy", the kind of the scop statement: its first
- * "level" dimensions are parent's loop values, and it runs before or
- * after parent's statements at that level; "slot" orders the copies). */
+ * copy's), fused, or as a copy ("copy", the kind of the scop statement:
+ * its first "level" dimensions are parent's loop values, and it runs
+ * before or after parent's statements at that level; "slot" orders the
+ * copies). */
 struct stmt_sched {
 	int n_loop;
 	struct loop *loop;
@@ -396,6 +397,21 @@ struct ein_loop_attr *ein_schedule_loop_attr(struct ein_schedule *s,
 int ein_schedule_get_parent(const struct ein_schedule *s, int stmt)
 {
 	return s->s[stmt].parent;
+}
+
+int ein_schedule_get_init(const struct ein_schedule *s, int stmt)
+{
+	const struct ein_scop_stmt *st = stmt_at(s, stmt);
+	int i;
+
+	for (i = 0; i < s->n; ++i) {
+		const struct ein_scop_stmt *o = stmt_at(s, i);
+
+		if (o->kind == EIN_STMT_COMPUTE && o->src == st->src &&
+		    o->is_init && !st->is_init)
+			return i;
+	}
+	return -1;
 }
 
 int ein_schedule_get_level(const struct ein_schedule *s, int stmt)

@@ -134,6 +134,8 @@ int ein_schedule_place(struct ein_schedule *s, int stmt, int target,
 	int level, int compute_at, const char **why);
 /* The statement "stmt" is placed in, or -1. */
 int ein_schedule_get_parent(const struct ein_schedule *s, int stmt);
+/* The initialisation of statement "stmt" (a "!" update), -1 if none. */
+int ein_schedule_get_init(const struct ein_schedule *s, int stmt);
 /* The number of levels "stmt" shares with the statement it is placed in
  * (0 if none). */
 int ein_schedule_get_level(const struct ein_schedule *s, int stmt);
