@@ -143,9 +143,19 @@ static int case_alloc(struct conv_case *cc, const struct layer *l,
 	set_call(&cc->call[0], k->dflt, cc, 0);
 	if (k->sched)
 		set_call(&cc->call[1], k->sched, cc, 1);
-	cc->dnnl = bench_onednn_conv_alloc(s, cc->in.f, cc->wt.f,
-		cc->out[2].f);
 	return 0;
+}
+
+/* oneDNN's primitives for "threads" threads.  Its JIT convolutions fix
+ * their split of the work over threads when the primitive is created
+ * (from omp_get_max_threads()), so a primitive made before
+ * omp_set_num_threads(1) runs on every thread: they are made again for
+ * each row, after bench_set_threads. */
+static void onednn_for_threads(struct conv_case *cc)
+{
+	bench_onednn_conv_free(cc->dnnl);
+	cc->dnnl = bench_onednn_conv_alloc(&cc->l->s, cc->in.f, cc->wt.f,
+		cc->out[2].f);
 }
 
 static void case_free(struct conv_case *cc)
@@ -228,6 +238,9 @@ static int row(struct conv_case *cc, int threads, int n_ein,
 	char b[10][32];
 
 	bench_set_threads(threads);
+	onednn_for_threads(cc);
+	for (i = 3; i < 7; ++i)
+		v[i].arg = cc->dnnl;
 	bench_peak_init(&pk, threads, o->sample_s / 4);
 	failed = check(cc, n_ein, &err);
 	if (n_ein == 1)
