@@ -40,6 +40,11 @@ void ein_loop_md_attach(LLVMContextRef c, LLVMValueRef latch,
 		ops[n++] = property(c, "llvm.loop.vectorize.enable", 1, 1);
 		ops[n++] = property(c, "llvm.loop.vectorize.width", 1,
 			attr->vector);
+		/* A single vector step, fully unrolled before the loop
+		 * vectoriser runs, would be left to the SLP vectoriser. */
+		if (attr->one_step && attr->unroll <= 0)
+			ops[n++] = property(c, "llvm.loop.unroll.disable",
+				0, 0);
 	}
 	if (attr->unroll > 0)
 		ops[n++] = property(c, "llvm.loop.unroll.count", 1,

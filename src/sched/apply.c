@@ -574,6 +574,7 @@ static const char *dim_index(const struct ein_scop_stmt *stmt,
 static void hint_dims(struct apply *a, const struct ein_scop_stmt *stmt,
 	const struct ein_scop_access *acc, const char *tensor)
 {
+	const char *verb = acc->is_write ? "writes" : "reads";
 	char buf[256] = "";
 	int d, n = isl_multi_pw_aff_dim(acc->index, isl_dim_out);
 
@@ -586,59 +587,104 @@ static void hint_dims(struct apply *a, const struct ein_scop_stmt *stmt,
 			strcat(buf, ", ");
 		strcat(buf, x ? x : "?");
 	}
-	ein_hint(a->ctx, "statement %s reads %s(%s); a layout lists those "
-		"indices in the order the buffer stores them, outermost first",
-		a->dir->stmt.tensor, tensor, buf);
+	ein_hint(a->ctx, "statement %s %s %s(%s); a layout lists those "
+		"indices in the order the buffer stores them, outermost first "
+		"(a dimension read at a constant may be left out)",
+		a->dir->stmt.tensor, verb, tensor, buf);
+}
+
+/* Is dimension "d" of access "acc" a constant (as in Wt(f, c, 0, 0))? */
+static int constant_dim(const struct ein_scop_access *acc, int d)
+{
+	isl_pw_aff *pa = isl_multi_pw_aff_get_pw_aff(acc->index, d);
+	isl_bool cst = isl_pw_aff_is_cst(pa);
+
+	isl_pw_aff_free(pa);
+	return cst == isl_bool_true;
+}
+
+/* The dimension of "acc" that index "arg" is; -1 (with an error) if none
+ * or if it is one of the first "n" of "layout" already. */
+static int layout_dim(struct apply *a, const struct ein_scop_stmt *st,
+	const struct ein_scop_access *acc, const char *tensor,
+	const struct ein_sched_arg *arg, const int *layout, int n)
+{
+	int d, k, n_dim = isl_multi_pw_aff_dim(acc->index, isl_dim_out);
+
+	for (d = 0; d < n_dim; ++d) {
+		const char *x = dim_index(st, acc, d);
+
+		if (x && !strcmp(x, arg->name))
+			break;
+	}
+	if (d == n_dim) {
+		ein_error_at(a->ctx, arg->loc, "no dimension of '%s' is the "
+			"index '%s'", tensor, arg->name);
+		hint_dims(a, st, acc, tensor);
+		return -1;
+	}
+	for (k = 0; k < n; ++k)
+		if (layout[k] == d) {
+			ein_error_at(a->ctx, arg->loc, "index '%s' appears "
+				"twice in the layout", arg->name);
+			return -1;
+		}
+	return d;
 }
 
 /* Fill in local->layout from the directive's "layout INDEX..." (its
- * arguments 2 and on): the dimension of local->tensor that each index
- * is in the statement's first read of it. */
-static int pack_layout(struct apply *a, int stmt, struct ein_local *local)
+ * arguments "first" and on): the dimension of local->tensor that each
+ * index is in the statement's first read of it (pack) or in its write
+ * (accumulate).  Dimensions read at a constant may be left out: they are
+ * a single element of the buffer, placed outermost. */
+static int local_layout(struct apply *a, int stmt, int first,
+	struct ein_local *local)
 {
 	const struct ein_scop_stmt *st = ein_schedule_get_stmt(a->s, stmt);
 	const struct ein_scop_access *acc = NULL;
-	const char *tensor = a->dir->arg[0].name;
-	int i, k, d, n, n_idx = a->dir->n_arg - 2;
+	const char *tensor = ein_scop_tensor_name(ein_schedule_get_scop(a->s),
+		local->tensor);
+	int write = local->kind == EIN_LOCAL_ACCUMULATE;
+	int i, k, d, n, n_idx = a->dir->n_arg - first;
+	int listed[EIN_LOCAL_MAX_DIM];
 
 	if (n_idx <= 0)
 		return 0;
 	for (k = 0; k < st->n_access && !acc; ++k)
-		if (!st->access[k].is_write &&
+		if (st->access[k].is_write == write &&
 		    st->access[k].tensor == local->tensor)
 			acc = &st->access[k];
 	n = isl_multi_pw_aff_dim(acc->index, isl_dim_out);
-	if (n_idx != n || n > EIN_LOCAL_MAX_DIM) {
-		ein_error_at(a->ctx, a->dir->arg[2].loc, "the layout of '%s' "
+	if (n_idx > n || n > EIN_LOCAL_MAX_DIM) {
+		ein_error_at(a->ctx, a->dir->arg[first].loc, "the layout of '%s' "
 			"lists %d ind%s, but '%s' has %d dimensions", tensor,
 			n_idx, n_idx == 1 ? "ex" : "ices", tensor, n);
 		hint_dims(a, st, acc, tensor);
 		return -1;
 	}
-	for (i = 0; i < n; ++i) {
-		const struct ein_sched_arg *arg = &a->dir->arg[2 + i];
-
-		for (d = 0; d < n; ++d) {
-			const char *x = dim_index(st, acc, d);
-
-			if (x && !strcmp(x, arg->name))
-				break;
-		}
-		for (k = 0; d < n && k < i; ++k)
-			if (local->layout[k] == d) {
-				ein_error_at(a->ctx, arg->loc, "index '%s' "
-					"appears twice in the layout",
-					arg->name);
-				return -1;
-			}
-		if (d == n) {
-			ein_error_at(a->ctx, arg->loc, "no dimension of '%s' "
-				"is the index '%s'", tensor, arg->name);
+	for (i = 0; i < n_idx; ++i) {
+		listed[i] = layout_dim(a, st, acc, tensor,
+			&a->dir->arg[first + i], listed, i);
+		if (listed[i] < 0)
+			return -1;
+	}
+	k = 0;
+	for (d = 0; d < n; ++d) {
+		for (i = 0; i < n_idx && listed[i] != d; ++i)
+			;
+		if (i < n_idx)
+			continue;
+		if (!constant_dim(acc, d)) {
+			ein_error_at(a->ctx, a->dir->arg[first].loc, "the "
+				"layout of '%s' leaves out its dimension %d, "
+				"which is not read at a constant", tensor, d);
 			hint_dims(a, st, acc, tensor);
 			return -1;
 		}
-		local->layout[i] = d;
+		local->layout[k++] = d;
 	}
+	for (i = 0; i < n_idx; ++i)
+		local->layout[k++] = listed[i];
 	local->n_layout = n;
 	return 0;
 }
@@ -651,7 +697,7 @@ static int do_pack(struct apply *a, int stmt)
 		.tensor = pack_tensor(a, stmt) };
 	int loop;
 
-	if (local.tensor < 0 || pack_layout(a, stmt, &local) < 0)
+	if (local.tensor < 0 || local_layout(a, stmt, 2, &local) < 0)
 		return -1;
 	loop = find_loop(a, stmt, &a->dir->arg[1]);
 	if (loop < 0)
@@ -659,15 +705,15 @@ static int do_pack(struct apply *a, int stmt)
 	return ein_schedule_add_local(a->s, stmt, loop, &local);
 }
 
-/* accumulate LOOP: the statement updates a copy of the part of its output
- * it updates in each iteration of LOOP (sched/pack.c). */
+/* accumulate LOOP [layout INDEX...]: the statement updates a copy of the
+ * part of its output it updates in each iteration of LOOP (sched/pack.c). */
 static int do_accumulate(struct apply *a, int stmt)
 {
 	struct ein_local local = { .kind = EIN_LOCAL_ACCUMULATE,
 		.tensor = ein_schedule_get_stmt(a->s, stmt)->access[0].tensor };
 	int loop = find_loop(a, stmt, &a->dir->arg[0]), prev;
 
-	if (loop < 0)
+	if (loop < 0 || local_layout(a, stmt, 1, &local) < 0)
 		return -1;
 	prev = find_local(a->s, stmt, EIN_LOCAL_ACCUMULATE, local.tensor);
 	if (prev >= 0) {

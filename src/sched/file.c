@@ -100,7 +100,7 @@ static const struct verb_info verbs[] = {
 	[EIN_SCHED_PACK] = { "pack", "TaL", 3, 0, 0,
 		"pack TENSOR at LOOP [layout INDEX...]", "C: pack A at k.o" },
 	[EIN_SCHED_ACCUMULATE] = { "accumulate", "L", 1, 0, 0,
-		"accumulate LOOP", "C: accumulate k.o" },
+		"accumulate LOOP [layout INDEX...]", "C: accumulate k.o" },
 	[EIN_SCHED_GPU_BLOCKS] = { "gpu_blocks", "L", 1, 1, 1,
 		"gpu_blocks LOOP { LOOP }", "C: gpu_blocks i j" },
 	[EIN_SCHED_GPU_THREADS] = { "gpu_threads", "L", 1, 1, 1,
@@ -522,7 +522,7 @@ static int parse_arg(struct parser *p, char kind, const struct word *w,
 	return arg->name ? 0 : nomem(p);
 }
 
-/* An index of pack's layout: a name, not twice. */
+/* An index of a layout (pack, accumulate): a name. */
 static int parse_index(struct parser *p, const struct word *w,
 	struct ein_sched_arg *arg)
 {
@@ -544,13 +544,18 @@ static int count_error(struct parser *p, const struct verb_info *v,
 	return -1;
 }
 
-/* The number of words of "pack"'s optional "layout INDEX..." at w[3]. */
+/* The number of words of the optional "layout INDEX..." that follows the
+ * fixed arguments of pack and accumulate. */
 static int layout_words(const struct verb_info *v, const struct word *w,
 	int n)
 {
-	if (v != &verbs[EIN_SCHED_PACK] || n <= 3 || !word_is(&w[3], "layout"))
+	int len = strlen(v->args);
+
+	if (v != &verbs[EIN_SCHED_PACK] && v != &verbs[EIN_SCHED_ACCUMULATE])
 		return 0;
-	return n - 3;
+	if (n <= len || !word_is(&w[len], "layout"))
+		return 0;
+	return n - len;
 }
 
 /* Check that "n" arguments starting at w fit "v". */
@@ -1125,7 +1130,8 @@ static void print_arg(FILE *out, const struct ein_sched_arg *arg)
 	}
 }
 
-/* "STMT: VERB ARGS", with the "at" of pack put back. */
+/* "STMT: VERB ARGS", with the "at" of pack and the word "layout" put
+ * back. */
 static void print_directive(FILE *out, const struct ein_sched_directive *d)
 {
 	int i;
@@ -1136,7 +1142,8 @@ static void print_directive(FILE *out, const struct ein_sched_directive *d)
 		fputc(' ', out);
 		if (d->verb == EIN_SCHED_PACK && i == 1)
 			fputs("at ", out);
-		if (d->verb == EIN_SCHED_PACK && i == 2)
+		if (d->arg[i].kind == EIN_SCHED_ARG_INDEX &&
+		    (i == 0 || d->arg[i - 1].kind != EIN_SCHED_ARG_INDEX))
 			fputs("layout ", out);
 		print_arg(out, &d->arg[i]);
 	}

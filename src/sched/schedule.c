@@ -1041,6 +1041,37 @@ static __isl_give isl_schedule *unroll_root(__isl_take isl_schedule *sched)
 }
 
 /* The band of level "k" over group[0..n-1] above "inner". */
+/* Do the values of "pa" lie within "width" consecutive integers (for
+ * every value of the sizes)? */
+static int within(__isl_take isl_pw_aff *pa, int width)
+{
+	isl_set *v = isl_map_range(isl_map_from_pw_aff(pa));
+	isl_set *d = isl_map_deltas(isl_map_from_domain_and_range(
+		isl_set_copy(v), v));
+	isl_bool empty;
+
+	d = isl_set_lower_bound_si(d, isl_dim_set, 0, width);
+	empty = isl_set_is_empty(d);
+	isl_set_free(d);
+	return empty == isl_bool_true;
+}
+
+/* Is the vectorised loop at level k of "group" a single vector step of
+ * "width" (the inner loop of a split by the width)?  Such a loop is left
+ * whole for LLVM's loop vectoriser: unrolled first, its lanes would be
+ * scalars that the SLP vectoriser may group in another direction (along
+ * the stores of a transposing copy-out, say). */
+static int one_step(const struct vec *vecs, int n, const int *group, int k,
+	int width)
+{
+	int i;
+
+	for (i = 0; i < n; ++i)
+		if (!within(isl_pw_aff_copy(vecs[group[i]].val[k]), width))
+			return 0;
+	return 1;
+}
+
 static __isl_give isl_schedule *add_band(const struct ein_schedule *s,
 	const struct vec *vecs, int n, const int *group, int k,
 	__isl_take isl_schedule *inner)
@@ -1060,6 +1091,8 @@ static __isl_give isl_schedule *add_band(const struct ein_schedule *s,
 	attr = merge_attr(vecs, n, group, k);
 	if (attr)
 		attr->level = k;
+	if (attr && attr->vector)
+		attr->one_step = one_step(vecs, n, group, k, attr->vector);
 	if (attr && attr->unroll < 0)
 		inner = unroll_root(inner);
 	return add_mark(inner, attr);

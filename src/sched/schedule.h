@@ -49,6 +49,9 @@
  * loop's band, so that in the AST it is the body of the loop it is for.
  * parallel: run the iterations across threads;
  * vector: a vector width (0: none);
+ * one_step: with vector, whether the loop runs at most "vector"
+ *	iterations whatever the outer loops (the inner loop of a split by
+ *	the width): a single vector step;
  * unroll: an unroll factor (0: none, -1: full);
  * level: in a mark, the level of the loop in the 2d+1 vectors (0: the
  *	outermost loop), which the storage of contracted temporaries is
@@ -56,6 +59,7 @@
 struct ein_loop_attr {
 	int parallel;
 	int vector;
+	int one_step;
 	int unroll;
 	int level;
 };
@@ -67,7 +71,7 @@ struct ein_loop_attr {
  *	its output it updates, copied back after the loop's iteration
  *	(accumulate);
  * tensor: the tensor (position in the definition);
- * n_layout, layout: for pack, 0 (the tensor's order), or the tensor's
+ * n_layout, layout: 0 (the tensor's order), or the tensor's
  *	number of dimensions and, for each dimension of the buffer from the
  *	outermost, the tensor's dimension stored there. */
 enum ein_local_kind {

@@ -333,6 +333,11 @@ static const struct {
 	/* tensors may be named like headers: the ':' decides */
 	{ "ein-schedule 1\ndate: parallel i\nsizes : parallel j\n",
 	  "ein-schedule 1\n\ndate: parallel i\nsizes: parallel j\n" },
+	/* layouts of pack and accumulate, printed back with their word */
+	{ "ein-schedule 1\nC: pack A at k.o layout k i\n"
+	  "C: accumulate j.o  layout j i\n",
+	  "ein-schedule 1\n\nC: pack A at k.o layout k i\n"
+	  "C: accumulate j.o layout j i\n" },
 };
 
 START_TEST(small)

@@ -48,6 +48,11 @@ static const char chain_src[] =
 
 /* A zero-padded convolution: its accesses to I are guarded, and a packed
  * tile of I must hold only the elements read within the guard. */
+static const char conv1_src[] =
+	"def conv1(float32(N, C, H, W) I, float32(F, C, 1, 1) Wt) -> (O) {\n"
+	"    O(n, f, h, w) +=! I(n, c, h, w) * Wt(f, c, 0, 0)\n"
+	"}\n";
+
 static const char pad_src[] =
 	"def conv_pad(float32(N, C, H, W) I, float32(K, C, 3, 3) Wt)"
 	" -> (float32(N, K, H, W) O) {\n"
@@ -326,6 +331,22 @@ static const struct good goods[] = {
 		{ { 37, 29, 53 }, { 64, 64, 64 } }, 64 },
 	{ matmul_src, "C: pack A at i layout k i\nC: pack B at k layout k j\n",
 		{ { 7, 11, 13 }, { 1, 2, 1 } }, 11 },
+	/* Vectors along the output channels of an NCHW convolution: the
+	 * weights packed with f innermost, the output tile accumulated as
+	 * [w][f]; sizes the splits do not divide.  The 1x1 weights'
+	 * constant dimensions are left out of the layout. */
+	{ conv_src, "O: split f 8\nO: split w 7\n"
+		"O: reorder n f.o h w.o c r s w.i f.i\n"
+		"O: pack Wt at f.o layout c r s f\n"
+		"O: accumulate w.o layout n h w f\nO: unroll w.i full\n"
+		"O: vectorize f.i 8\nO: parallel f.o\n"
+		"O.init: compute_at O w.o\n",
+		{ { 1, 3, 9, 16, 16 }, { 2, 2, 6, 12, 11 } }, 27 },
+	{ conv1_src, "O: split f 8\nO: reorder n f.o h w c f.i\n"
+		"O: pack Wt at f.o layout c f\n"
+		"O: accumulate w layout n h w f\n"
+		"O: vectorize f.i 8\nO: parallel h\n",
+		{ { 1, 5, 3, 7, 19 }, { 2, 1, 1, 1, 8 } }, 5 },
 	/* accumulate with the initialisation inside the loop: it writes
 	 * the buffer, with no copy in. */
 	{ matmul_src, "C: reorder i j k\nC.init: fuse C 2\n"
@@ -496,7 +517,10 @@ static const struct bad bads[] = {
 	{ matmul_src, "C: pack A at k\nD: pack B at k\n", 0,
 		":3:1: error: no statement writes 'D'" },
 	{ matmul_src, "C: pack A at k layout k\n", 0,
-		":2:23: error: the layout of 'A' lists 1 index, but 'A' has 2 "
+		":2:23: error: the layout of 'A' leaves out its dimension 0, "
+		"which is not read at a constant" },
+	{ matmul_src, "C: pack A at k layout k i k\n", 0,
+		":2:23: error: the layout of 'A' lists 3 indices, but 'A' has 2 "
 		"dimensions" },
 	{ matmul_src, "C: pack A at k layout k q\n", 0,
 		":2:25: error: no dimension of 'A' is the index 'q'" },
@@ -508,6 +532,13 @@ static const struct bad bads[] = {
 		":2:16: error: too many arguments for 'pack'" },
 	{ conv_src, "O: pack I at c layout n c h w\n", 0,
 		":2:27: error: no dimension of 'I' is the index 'h'" },
+	{ conv_src, "O: accumulate c layout n h w\n", 0,
+		":2:24: error: the layout of 'O' leaves out its dimension 1, "
+		"which is not read at a constant" },
+	{ conv_src, "O: accumulate c layout n h w c\n", 0,
+		":2:30: error: no dimension of 'O' is the index 'c'" },
+	{ conv_src, "O: accumulate c layout\n", 0,
+		":2:23: error: no index after 'layout' for 'accumulate'" },
 	/* Stored, every row of T must be read (it is not where H < 3). */
 	{ blur_src, "C: split i 8\nT: compute_at C i.o\n", 0,
 		":3:4: error: cannot compute_at T there: it writes elements "
