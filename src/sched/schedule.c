@@ -1040,7 +1040,6 @@ static __isl_give isl_schedule *unroll_root(__isl_take isl_schedule *sched)
 	return sched;
 }
 
-/* The band of level "k" over group[0..n-1] above "inner". */
 /* Do the values of "pa" lie within "width" consecutive integers (for
  * every value of the sizes)? */
 static int within(__isl_take isl_pw_aff *pa, int width)
@@ -1072,6 +1071,7 @@ static int one_step(const struct vec *vecs, int n, const int *group, int k,
 	return 1;
 }
 
+/* The band of level "k" over group[0..n-1] above "inner". */
 static __isl_give isl_schedule *add_band(const struct ein_schedule *s,
 	const struct vec *vecs, int n, const int *group, int k,
 	__isl_take isl_schedule *inner)
