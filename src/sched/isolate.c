@@ -109,11 +109,35 @@ static int deepest_involved(__isl_keep isl_set *set, int k)
 	return 0;
 }
 
+/* The most operations isl may spend on one convex hull.  Wrapping facets
+ * is exponential in the dimension: a split of a split (12 levels) took
+ * minutes; the hulls that do help take a few thousand. */
+#define HULL_MAX_OPERATIONS 200000
+
+/* The convex hull of "set", or NULL if isl gives up on it (out of its
+ * operation budget), in which case the error is cleared. */
+static __isl_give isl_set *bounded_hull(__isl_keep isl_set *set)
+{
+	isl_ctx *ctx = isl_set_get_ctx(set);
+	unsigned long max = isl_ctx_get_max_operations(ctx);
+	isl_basic_set *hull;
+
+	isl_ctx_reset_operations(ctx);
+	isl_ctx_set_max_operations(ctx, HULL_MAX_OPERATIONS);
+	hull = isl_set_convex_hull(isl_set_copy(set));
+	isl_ctx_set_max_operations(ctx, max);
+	if (!hull && isl_ctx_last_error(ctx) == isl_error_quota)
+		isl_ctx_reset_error(ctx);
+	return hull ? isl_set_from_basic_set(hull) : NULL;
+}
+
 /* "set" as one convex set if its convex hull has no other integer
  * points.  isl isolates the convex hull of a set with several disjuncts,
  * not the set: the full tiles of a loop whose values start at 1 - s
  * (index-set splitting of a padded convolution), "w.o > 0 or s > 0",
- * would otherwise be the whole loop, "8 w.o + s >= 1" is exact. */
+ * would otherwise be the whole loop, "8 w.o + s >= 1" is exact.  "set"
+ * itself when the hull is too costly: isolating it is then less
+ * precise, never wrong (see the top of this file). */
 static __isl_give isl_set *convex(__isl_take isl_set *set)
 {
 	isl_set *hull;
@@ -121,7 +145,10 @@ static __isl_give isl_set *convex(__isl_take isl_set *set)
 
 	if (!set || isl_set_n_basic_set(set) <= 1)
 		return set;
-	hull = isl_set_from_basic_set(isl_set_convex_hull(isl_set_copy(set)));
+	hull = bounded_hull(set);
+	if (!hull)
+		return isl_ctx_last_error(isl_set_get_ctx(set)) ==
+			isl_error_none ? set : isl_set_free(set);
 	exact = isl_set_is_subset(hull, set);
 	if (exact == isl_bool_true)
 		return (isl_set_free(set), hull);
