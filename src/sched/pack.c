@@ -49,6 +49,7 @@
 #include <isl/aff.h>
 #include <isl/val.h>
 #include <isl/ilp.h>
+#include <isl/stride_info.h>
 #include "diag.h"
 #include "sched/pack.h"
 
@@ -58,6 +59,7 @@
  * prefix: S's domain -> v;
  * fp: the footprint F, v -> X[e];
  * lb: v -> B[lb(v)], defined for every v (0 where F(v) is empty);
+ * stride: the stride of the box in each of its dimensions;
  * buffer, name: the buffer's tensor position and name (the scop's). */
 struct lower {
 	struct ein_schedule *s;
@@ -68,6 +70,7 @@ struct lower {
 	isl_multi_pw_aff *prefix;
 	isl_map *fp;
 	isl_multi_pw_aff *lb;
+	isl_multi_val *stride;
 	int buffer;
 	const char *name;
 };
@@ -77,6 +80,7 @@ static void lower_clear(struct lower *lw)
 	isl_multi_pw_aff_free(lw->prefix);
 	isl_map_free(lw->fp);
 	isl_multi_pw_aff_free(lw->lb);
+	isl_multi_val_free(lw->stride);
 }
 
 /* The elements of "tensor" that "stmt" accesses per value v of its
@@ -191,11 +195,35 @@ static __isl_give isl_val *max_over_sizes(__isl_take isl_set *set)
 	return v;
 }
 
-/* The extent of the box of "fp" in dimension d: the largest width of
- * F_d(v) over v, as a constant when it is bounded, else as a function of
- * the sizes (at least 1, so that it is defined for all sizes). */
+/* The stride s of dimension d of "fp": for each v, F_d(v) lies on
+ * lb_d(v) + s Z.  1 where isl finds no constant stride above 1. */
+static __isl_give isl_val *range_stride(__isl_keep isl_map *fp, int d)
+{
+	isl_stride_info *si = isl_map_get_range_stride_info(fp, d);
+	isl_val *s = si ? isl_stride_info_get_stride(si) : NULL;
+
+	isl_stride_info_free(si);
+	if (s && (!isl_val_is_int(s) || isl_val_cmp_si(s, 1) < 0))
+		s = isl_val_set_si(s, 1);
+	return s;
+}
+
+/* "pa" (taken) divided by "s" (taken), rounded down: the number of
+ * strides from the box's corner (a multiple of s where it is used). */
+static __isl_give isl_pw_aff *div_stride(__isl_take isl_pw_aff *pa,
+	__isl_take isl_val *s)
+{
+	if (s && isl_val_is_one(s))
+		return (isl_val_free(s), pa);
+	return isl_pw_aff_floor(isl_pw_aff_scale_down_val(pa, s));
+}
+
+/* The extent of the box of "fp" in dimension d, whose values lie on a
+ * lattice of stride "s": the largest number of lattice points of F_d(v)
+ * over v, as a constant when it is bounded, else as a function of the
+ * sizes (at least 1, so that it is defined for all sizes). */
 static __isl_give isl_pw_aff *extent(__isl_keep isl_map *fp,
-	__isl_keep isl_set *ctx_set, int d)
+	__isl_keep isl_set *ctx_set, int d, __isl_take isl_val *s)
 {
 	isl_pw_aff *w = isl_pw_aff_sub(isl_map_dim_max(isl_map_copy(fp), d),
 		isl_map_dim_min(isl_map_copy(fp), d));
@@ -203,6 +231,7 @@ static __isl_give isl_pw_aff *extent(__isl_keep isl_map *fp,
 	isl_val *bound;
 	isl_pw_aff *one;
 
+	w = div_stride(w, s);
 	w = isl_pw_aff_add_constant_val(w, isl_val_one(isl_map_get_ctx(fp)));
 	widths = isl_map_range(isl_map_from_pw_aff(w));
 	widths = isl_set_intersect_params(widths, isl_set_copy(ctx_set));
@@ -227,12 +256,29 @@ static int name_taken(const struct ein_scop *scop, const char *name)
 	return 0;
 }
 
+/* The strides of the box of "fp" in its dimensions: those of "fp" if
+ * "compact", else 1. */
+static __isl_give isl_multi_val *box_strides(__isl_keep isl_map *fp,
+	int compact)
+{
+	isl_space *space = isl_space_range(isl_map_get_space(fp));
+	isl_multi_val *mv = isl_multi_val_zero(space);
+	int d, n = isl_map_dim(fp, isl_dim_out);
+
+	for (d = 0; d < n; ++d)
+		mv = isl_multi_val_set_val(mv, d, compact ?
+			range_stride(fp, d) : isl_val_one(isl_map_get_ctx(fp)));
+	return mv;
+}
+
 int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
-	__isl_keep isl_map *fp, __isl_give isl_multi_pw_aff **lb)
+	__isl_keep isl_map *fp, __isl_give isl_multi_pw_aff **lb,
+	__isl_give isl_multi_val **stride)
 {
 	const char *x = ein_scop_tensor_name(scop, tensor);
 	int d, k, b, n = isl_map_dim(fp, isl_dim_out);
 	isl_pw_aff **ext = calloc(n + 1, sizeof(*ext));
+	isl_multi_val *mv = box_strides(fp, stride != NULL);
 	char name[64];
 
 	*lb = NULL;
@@ -242,11 +288,29 @@ int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
 			break;
 	}
 	for (d = 0; ext && d < n; ++d)
-		ext[d] = extent(fp, scop->context, d);
+		ext[d] = extent(fp, scop->context, d,
+			isl_multi_val_get_val(mv, d));
 	b = ein_scop_add_buffer(scop, name, tensor, n, ext);
 	if (b >= 0)
 		*lb = lower_bound(fp, name);
+	if (stride && *lb)
+		*stride = isl_multi_val_copy(mv);
+	isl_multi_val_free(mv);
 	return *lb ? b : -1;
+}
+
+/* The buffer's index of the element at "off" (taken) from the box's
+ * corner, in the buffer's order: off / stride per dimension. */
+static __isl_give isl_multi_pw_aff *compact(const struct lower *lw,
+	__isl_take isl_multi_pw_aff *off)
+{
+	int d, n = isl_multi_pw_aff_dim(off, isl_dim_out);
+
+	for (d = 0; d < n; ++d)
+		off = isl_multi_pw_aff_set_pw_aff(off, d, div_stride(
+			isl_multi_pw_aff_get_pw_aff(off, d),
+			isl_multi_val_get_val(lw->stride, d)));
+	return off;
 }
 
 /* The function on set space "space" (taken) that selects its dimensions
@@ -317,7 +381,7 @@ static __isl_give isl_multi_pw_aff *copy_buffer_index(struct lower *lw,
 	isl_multi_pw_aff *lb = isl_multi_pw_aff_pullback_multi_pw_aff(
 		isl_multi_pw_aff_copy(lw->lb), v);
 
-	return isl_multi_pw_aff_sub(e, lb);
+	return compact(lw, isl_multi_pw_aff_sub(e, lb));
 }
 
 /* Add the copy of kind "kind" named after the buffer with "suffix", and
@@ -384,7 +448,7 @@ static int redirect_stmt(struct lower *lw, int i,
 			isl_multi_pw_aff_copy(lw->lb),
 			isl_multi_pw_aff_copy(prefix));
 		if (ein_scop_access_redirect(a, lw->buffer,
-				isl_multi_pw_aff_sub(idx, lb)) < 0)
+				compact(lw, isl_multi_pw_aff_sub(idx, lb))) < 0)
 			return -1;
 	}
 	return 0;
@@ -424,7 +488,8 @@ static int lower_one(struct ein_schedule *s, int stmt, int loop,
 		return (lower_clear(&lw), -1);
 	box = footprint_in_buffer_order(&lw);
 	lw.buffer = box ? ein_sched_box_buffer(lw.scop, local->tensor,
-		local->kind == EIN_LOCAL_PACK ? "pack" : "acc", box, &lw.lb) : -1;
+		local->kind == EIN_LOCAL_PACK ? "pack" : "acc", box, &lw.lb,
+		&lw.stride) : -1;
 	isl_map_free(box);
 	if (lw.buffer < 0)
 		return (lower_clear(&lw), -1);

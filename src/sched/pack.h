@@ -27,11 +27,16 @@ int ein_sched_pack_init_in_buffer(struct ein_schedule *s, int stmt,
 /* Add to "scop" a buffer named "<X>_<kind><k>" (the least k not taken)
  * for the elements of tensor X that "fp", v -> X[e], maps each v to: the
  * bounding box of fp(v), in the order of X's dimensions, whose extent in
- * dimension d is the largest over v of max fp_d(v) - min fp_d(v) + 1.
- * Sets *lb to v -> lb(v), the box's corner (min fp(v) per dimension, 0
- * where fp(v) is empty), so that X[e] of iteration v is the buffer's
- * element e - lb(v).  Returns the buffer's tensor position, -1 on error. */
+ * dimension d is the largest over v of (max fp_d(v) - min fp_d(v)) / s_d
+ * + 1.  Sets *lb to v -> lb(v), the box's corner (min fp(v) per
+ * dimension, 0 where fp(v) is empty), so that X[e] of iteration v is the
+ * buffer's element (e - lb(v)) / s.  With "stride" NULL, s is 1; else the
+ * box is compacted: s_d is the constant stride isl finds for fp_d (the
+ * values of fp_d(v) lie on lb_d(v) + s_d Z: a strided read, I(2 * w)),
+ * and *stride is set to s.  Returns the buffer's tensor position, -1 on
+ * error. */
 int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
-	__isl_keep isl_map *fp, __isl_give isl_multi_pw_aff **lb);
+	__isl_keep isl_map *fp, __isl_give isl_multi_pw_aff **lb,
+	__isl_give isl_multi_val **stride);
 
 #endif

@@ -53,6 +53,12 @@ static const char conv1_src[] =
 	"    O(n, f, h, w) +=! I(n, c, h, w) * Wt(f, c, 0, 0)\n"
 	"}\n";
 
+/* A 1x1 convolution of stride 2: a packed tile of I is compacted. */
+static const char conv2_src[] =
+	"def conv2(float32(N, C, H, W) I, float32(F, C, 1, 1) Wt) -> (O) {\n"
+	"    O(n, f, h, w) +=! I(n, c, 2 * h, 2 * w) * Wt(f, c, 0, 0)\n"
+	"}\n";
+
 static const char pad_src[] =
 	"def conv_pad(float32(N, C, H, W) I, float32(K, C, 3, 3) Wt)"
 	" -> (float32(N, K, H, W) O) {\n"
@@ -347,6 +353,18 @@ static const struct good goods[] = {
 		"O: accumulate w layout n h w f\n"
 		"O: vectorize f.i 8\nO: parallel h\n",
 		{ { 1, 5, 3, 7, 19 }, { 2, 1, 1, 1, 8 } }, 5 },
+	/* Splits of splits (two vectors of output channels by 4
+	 * columns; its full-tile sets once took isl minutes of convex
+	 * hulls, sched/isolate.c), and a packed row of the input read at
+	 * stride 2, compacted; odd sizes. */
+	{ conv2_src, "O: split f 32\nO: split f.i 16\nO: split f.i.i 8\n"
+		"O: split w 4\n"
+		"O: reorder n f.o h f.i.o w.o c w.i f.i.i.o f.i.i.i\n"
+		"O: pack Wt at f.o layout c f\nO: pack I at h\n"
+		"O: accumulate w.o layout n h w f\nO: unroll w.i full\n"
+		"O: unroll f.i.i.o full\nO: vectorize f.i.i.i 8\n"
+		"O: parallel f.o\nO.init: compute_at O w.o\n",
+		{ { 1, 5, 9, 11, 19 }, { 2, 3, 4, 7, 48 } }, 5 },
 	/* accumulate with the initialisation inside the loop: it writes
 	 * the buffer, with no copy in. */
 	{ matmul_src, "C: reorder i j k\nC.init: fuse C 2\n"
