@@ -181,6 +181,14 @@ ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable);
  * value < 1. */
 ein_status ein_options_set_size(ein_options *opts, const char *name,
 	int64_t value);
+/* As ein_options_set_size, and specialise the kernel to the value: its
+ * loops see a constant (as ein_aot_fix_size does), and calling it with
+ * another value of the size fails with EIN_ERROR_SHAPE.  Sizes the
+ * definition does not have are ignored; values that give a tensor no
+ * shape make the compile fail with EIN_ERROR_SHAPE.  Returns
+ * EIN_ERROR_INVALID if value < 1. */
+ein_status ein_options_fix_size(ein_options *opts, const char *name,
+	int64_t value);
 /* Keep floating-point results bit-identical to the source order: no
  * schedule may reorder or vectorise a floating-point reduction, and
  * a * b + c is rounded twice (0, the default: reductions may be

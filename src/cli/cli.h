@@ -61,9 +61,9 @@ double ein_cli_median(double *v, int n);
 int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i);
 
 /* Pass the sizes of "M=512,N=256" (NULL: none) to "opts" as hints for
- * choosing a schedule; malformed parts are left to
- * ein_cli_parse_sizes to report. */
-int ein_cli_size_hints(ein_options *opts, const char *spec);
+ * choosing a schedule, and if "fix", as sizes to specialise the kernel
+ * to; malformed parts are left to ein_cli_parse_sizes to report. */
+int ein_cli_size_hints(ein_options *opts, const char *spec, int fix);
 
 /* Parse "M=512,N=256" into sizes[] in k's order.  Returns -1 after an
  * error message naming the missing or unknown size. */

@@ -17,6 +17,7 @@ struct run_opts {
 	const char *sizes;
 	int repeat;
 	int check;	/* 1: always, 0: never, -1: when cheap enough */
+	int fix;	/* specialise the kernel to the sizes */
 	ein_options *opts;
 };
 
@@ -40,6 +41,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->check = 1;
 		else if (!strcmp(argv[i], "--no-check"))
 			o->check = 0;
+		else if (!strcmp(argv[i], "--fix-sizes"))
+			o->fix = 1;
 		else if (argv[i][0] != '-' && !o->file)
 			o->file = argv[i];
 		else {
@@ -199,7 +202,7 @@ int ein_cmd_run(int argc, char **argv)
 	o.opts = ein_options_alloc();
 	if (parse_args(argc, argv, &o) < 0)
 		return (ein_options_free(o.opts), 2);
-	ein_cli_size_hints(o.opts, o.sizes);
+	ein_cli_size_hints(o.opts, o.sizes, o.fix);
 	ctx = ein_ctx_alloc();
 	t0 = ein_cli_now();
 	prog = ein_program_read_file(ctx, o.file);

@@ -33,7 +33,7 @@ int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i)
 	return 0;
 }
 
-int ein_cli_size_hints(ein_options *opts, const char *spec)
+int ein_cli_size_hints(ein_options *opts, const char *spec, int fix)
 {
 	char *copy = spec ? strdup(spec) : NULL, *tok, *save = NULL;
 
@@ -43,7 +43,8 @@ int ein_cli_size_hints(ein_options *opts, const char *spec)
 
 		if (eq) {
 			*eq = '\0';
-			ein_options_set_size(opts, tok, atoll(eq + 1));
+			(fix ? ein_options_fix_size : ein_options_set_size)(
+				opts, tok, atoll(eq + 1));
 		}
 	}
 	free(copy);

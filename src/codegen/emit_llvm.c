@@ -20,6 +20,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <isl/set.h>
 #include <isl/val.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Analysis.h>
@@ -442,6 +443,8 @@ static int emit_chunk_loop(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 }
 
 static int emit_extents(struct llvm_emit *e);
+static LLVMValueRef size_value(struct llvm_emit *e, int i,
+	LLVMValueRef param);
 static void add_attr(struct llvm_emit *e, LLVMValueRef fn, unsigned idx,
 	const char *name);
 static void llvm_emit_clear(struct llvm_emit *e);
@@ -459,7 +462,7 @@ static int emit_body(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 	for (i = 0; i < c->n_tensor; ++i, ++k)
 		c->tensor[i] = outer[i] ? LLVMGetParam(c->fn, k) : NULL;
 	for (i = 0; i < func->n_size; ++i)
-		c->size[i] = LLVMGetParam(c->fn, k++);
+		c->size[i] = size_value(c, i, LLVMGetParam(c->fn, k++));
 	if (emit_extents(c) < 0)
 		return -1;
 	for (i = 0; i < n_cap; ++i) {
@@ -1594,6 +1597,24 @@ static void emit_temp_free(struct llvm_emit *e)
 	emit_buffer_free(e);
 }
 
+/* Size "i", passed as "param": the constant when the context fixes it
+ * (a kernel specialised to its sizes), so that LLVM sees it also in the
+ * outlined parallel bodies, which the runtime calls through a pointer. */
+static LLVMValueRef size_value(struct llvm_emit *e, int i,
+	LLVMValueRef param)
+{
+	isl_set *context = e->scop->context;
+	int pos = isl_set_find_dim_by_name(context, isl_dim_param,
+		e->scop->func->size[i]);
+	isl_val *v = pos < 0 ? NULL :
+		isl_set_plain_get_val_if_fixed(context, isl_dim_param, pos);
+
+	if (v && isl_val_is_int(v))
+		param = LLVMConstInt(e->i64, isl_val_get_num_si(v), 1);
+	isl_val_free(v);
+	return param;
+}
+
 /* Bind the kernel's parameters to tensors and sizes. */
 static void bind_params(struct llvm_emit *e)
 {
@@ -1607,9 +1628,10 @@ static void bind_params(struct llvm_emit *e)
 				strlen(func->tensor[i].name));
 		}
 	for (i = 0; i < func->n_size; ++i) {
-		e->size[i] = LLVMGetParam(e->fn, k++);
-		LLVMSetValueName2(e->size[i], func->size[i],
-			strlen(func->size[i]));
+		LLVMValueRef p = LLVMGetParam(e->fn, k++);
+
+		LLVMSetValueName2(p, func->size[i], strlen(func->size[i]));
+		e->size[i] = size_value(e, i, p);
 	}
 }
 

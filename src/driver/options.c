@@ -22,6 +22,7 @@ struct ein_options {
 	int n_size;
 	char **size_name;
 	long *size_value;
+	char *size_fixed;
 };
 
 ein_options *ein_options_alloc(void)
@@ -39,6 +40,7 @@ void ein_options_free(ein_options *opts)
 		free(opts->size_name[i]);
 	free(opts->size_name);
 	free(opts->size_value);
+	free(opts->size_fixed);
 	free(opts->schedule);
 	free(opts);
 }
@@ -72,11 +74,14 @@ ein_status ein_options_set_strict_fp(ein_options *opts, int strict)
 	return EIN_OK;
 }
 
-ein_status ein_options_set_size(ein_options *opts, const char *name,
-	int64_t value)
+/* Set size "name" to "value", fixed or not; a size set again takes the
+ * latest value and stays fixed once it was. */
+static ein_status set_size(ein_options *opts, const char *name,
+	int64_t value, int fixed)
 {
 	char **names;
 	long *values;
+	char *flags;
 	int i;
 
 	if (!opts || !name || value < 1)
@@ -84,6 +89,7 @@ ein_status ein_options_set_size(ein_options *opts, const char *name,
 	for (i = 0; i < opts->n_size; ++i)
 		if (!strcmp(opts->size_name[i], name)) {
 			opts->size_value[i] = value;
+			opts->size_fixed[i] |= fixed;
 			return EIN_OK;
 		}
 	names = realloc(opts->size_name, (opts->n_size + 1) * sizeof(*names));
@@ -93,13 +99,29 @@ ein_status ein_options_set_size(ein_options *opts, const char *name,
 		(opts->n_size + 1) * sizeof(*values));
 	if (values)
 		opts->size_value = values;
-	if (!names || !values)
+	flags = realloc(opts->size_fixed, opts->n_size + 1);
+	if (flags)
+		opts->size_fixed = flags;
+	if (!names || !values || !flags)
 		return EIN_ERROR_NOMEM;
 	names[opts->n_size] = strdup(name);
 	if (!names[opts->n_size])
 		return EIN_ERROR_NOMEM;
+	flags[opts->n_size] = fixed;
 	values[opts->n_size++] = value;
 	return EIN_OK;
+}
+
+ein_status ein_options_set_size(ein_options *opts, const char *name,
+	int64_t value)
+{
+	return set_size(opts, name, value, 0);
+}
+
+ein_status ein_options_fix_size(ein_options *opts, const char *name,
+	int64_t value)
+{
+	return set_size(opts, name, value, 1);
 }
 
 int ein_options_get_strict_fp(const ein_options *opts)
@@ -124,6 +146,23 @@ long ein_options_get_size_value(const ein_options *opts, int pos)
 	if (!opts || pos < 0 || pos >= opts->n_size)
 		return -1;
 	return opts->size_value[pos];
+}
+
+int ein_options_size_is_fixed(const ein_options *opts, int pos)
+{
+	if (!opts || pos < 0 || pos >= opts->n_size)
+		return 0;
+	return opts->size_fixed[pos];
+}
+
+long ein_options_fixed_value(const ein_options *opts, const char *name)
+{
+	int i;
+
+	for (i = 0; opts && i < opts->n_size; ++i)
+		if (opts->size_fixed[i] && !strcmp(opts->size_name[i], name))
+			return opts->size_value[i];
+	return 0;
 }
 
 void ein_sched_choice_clear(struct ein_sched_choice *choice)

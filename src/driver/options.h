@@ -31,5 +31,9 @@ int ein_options_get_strict_fp(const ein_options *opts);
 int ein_options_n_size(const ein_options *opts);
 const char *ein_options_get_size_name(const ein_options *opts, int pos);
 long ein_options_get_size_value(const ein_options *opts, int pos);
+/* Was size "pos" set by ein_options_fix_size? */
+int ein_options_size_is_fixed(const ein_options *opts, int pos);
+/* The value ein_options_fix_size gave size "name", 0 if it is not fixed. */
+long ein_options_fixed_value(const ein_options *opts, const char *name);
 
 #endif

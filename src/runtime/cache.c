@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "driver/program.h"
 #include "runtime/cache.h"
+#include "codegen/wrap.h"
 
 /* key, hash: what the entry was compiled from, and its FNV-1a hash;
  * code: a reference to its code; next: the entry used before it. */
@@ -61,6 +62,7 @@ static void code_unref(struct ein_code *code)
 		return;
 	ein_job_clear(&code->job);
 	ein_program_free(code->prog);
+	free(code->fixed);
 	free(code);
 }
 
@@ -108,8 +110,10 @@ static int print_sizes(FILE *f, const ein_options *opts)
 	char *item[n + 1];
 
 	for (i = 0; i < n; ++i)
-		if (asprintf(&item[i], "%s=%ld", ein_options_get_size_name(opts,
-				i), ein_options_get_size_value(opts, i)) < 0)
+		if (asprintf(&item[i], "%s%s%ld", ein_options_get_size_name(
+				opts, i), ein_options_size_is_fixed(opts, i) ?
+				"==" : "=", ein_options_get_size_value(opts,
+				i)) < 0)
 			break;
 	if (i == n)
 		qsort(item, n, sizeof(*item), &cmp_string);
@@ -221,11 +225,48 @@ int ein_cache_add(struct ein_cache *cache, const char *key,
 	return 0;
 }
 
+/* The sizes "opts" fix for "func" into code->fixed, and as the parameter
+ * set code->job.sizes, after checking that every tensor still has a
+ * shape there.  Nothing when none is fixed. */
+static int fixed_sizes(ein_ctx *ctx, struct ein_code *code,
+	const struct ein_func *func, const ein_options *opts)
+{
+	isl_set *valid, *set;
+	isl_bool empty;
+	int i, n = 0;
+
+	code->fixed = calloc(func->n_size + 1, sizeof(*code->fixed));
+	if (!code->fixed)
+		return ein_error(ctx, EIN_ERROR_NOMEM, "out of memory"), -1;
+	for (i = 0; i < func->n_size; ++i)
+		if ((code->fixed[i] = ein_options_fixed_value(opts,
+				func->size[i])) > 0)
+			n++;
+	if (n == 0)
+		return 0;
+	valid = ein_wrap_valid_sizes(ctx, func);
+	set = valid ? isl_set_universe(isl_set_get_space(valid)) : NULL;
+	for (i = 0; i < func->n_size; ++i)
+		if (code->fixed[i])
+			set = isl_set_fix_si(set, isl_dim_param, i,
+				code->fixed[i]);
+	empty = isl_set_is_empty(isl_set_intersect(isl_set_copy(set), valid));
+	if (empty == isl_bool_true)
+		ein_error(ctx, EIN_ERROR_SHAPE, "the fixed sizes give a tensor "
+			"of '%s' no shape (an extent below 1)",
+			func->def->name);
+	if (empty != isl_bool_false)
+		return (isl_set_free(set), -1);
+	code->job.sizes = set;
+	return 0;
+}
+
 struct ein_code *ein_code_compile(ein_ctx *ctx, ein_program *prog,
 	const struct ein_func *func, const struct ein_sched_choice *sched,
-	int strict_fp)
+	const ein_options *opts)
 {
 	struct ein_code *code = calloc(1, sizeof(*code));
+	int ok;
 
 	if (!code) {
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
@@ -237,8 +278,12 @@ struct ein_code *ein_code_compile(ein_ctx *ctx, ein_program *prog,
 	code->job.func = func;
 	code->job.until = EIN_PASS_JIT;
 	code->job.sched_file = sched->file;
-	code->job.strict_fp = strict_fp;
-	if (ein_compile(ctx, &code->job) < 0) {
+	code->job.strict_fp = ein_options_get_strict_fp(opts);
+	ok = fixed_sizes(ctx, code, func, opts);
+	if (ok == 0)
+		ok = ein_compile(ctx, &code->job);
+	code->job.sizes = isl_set_free(code->job.sizes);
+	if (ok < 0) {
 		code_unref(code);
 		return NULL;
 	}

@@ -32,12 +32,15 @@
  * prog: a reference to the program func belongs to;
  * func: the checked definition (owned by prog);
  * job: its compilation, which owns the JIT;
+ * fixed: per size of func, the value the code is specialised to (0: none,
+ *	a parameter);
  * entry: the native entry point. */
 struct ein_code {
 	int ref;
 	ein_program *prog;
 	const struct ein_func *func;
 	struct ein_job job;
+	int64_t *fixed;
 	void (*entry)(void **tensors, const int64_t *sizes);
 };
 
@@ -70,11 +73,12 @@ __isl_give struct ein_code *ein_cache_find(__isl_keep struct ein_cache *cache,
 int ein_cache_add(__isl_keep struct ein_cache *cache, const char *key,
 	__isl_keep struct ein_code *code);
 
-/* Compile "func" of "prog" with "sched" into new code (one reference),
+/* Compile "func" of "prog" with "sched" and "opts" (strict floating
+ * point, fixed sizes; NULL: the defaults) into new code (one reference),
  * NULL after reporting an error on ctx. */
 __isl_give struct ein_code *ein_code_compile(ein_ctx *ctx,
 	__isl_keep ein_program *prog, const struct ein_func *func,
-	const struct ein_sched_choice *sched, int strict_fp);
+	const struct ein_sched_choice *sched, const ein_options *opts);
 /* Drop a reference to "code" taken from "cache" (NULL: one no cache has
  * seen). */
 void ein_code_free(__isl_keep struct ein_cache *cache,

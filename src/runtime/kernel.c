@@ -92,7 +92,7 @@ static int get_code(ein_kernel *k, ein_program *prog,
 	k->code = ein_cache_find(cache, key);
 	if (!k->code) {
 		k->code = ein_code_compile(k->ctx, prog, k->func, &k->sched,
-			ein_options_get_strict_fp(opts));
+			opts);
 		/* Failing to cache only costs a later compile. */
 		if (k->code)
 			ein_cache_add(cache, key, k->code);
@@ -214,6 +214,16 @@ static int check_sizes(ein_kernel *k, const int64_t *sizes, int n_size)
 			ein_error(k->ctx, EIN_ERROR_SHAPE, "size %s is %lld: "
 				"sizes must be at least 1", k->func->size[i],
 				(long long) sizes[i]);
+			return -1;
+		}
+	for (i = 0; i < n_size; ++i)
+		if (k->code->fixed[i] && sizes[i] != k->code->fixed[i]) {
+			ein_error(k->ctx, EIN_ERROR_SHAPE, "size %s is %lld, "
+				"but kernel '%s' was compiled for %s = %lld "
+				"(ein_options_fix_size)", k->func->size[i],
+				(long long) sizes[i], k->func->def->name,
+				k->func->size[i],
+				(long long) k->code->fixed[i]);
 			return -1;
 		}
 	return 0;

@@ -462,6 +462,77 @@ START_TEST(compile_cache)
 }
 END_TEST
 
+/* ein_options_fix_size specialises the kernel: calls at the fixed sizes
+ * (and any value of a size left free) are right, through a parallel and
+ * tiled schedule whose outlined body sees the constants; another value
+ * of a fixed size is EIN_ERROR_SHAPE; fixed and hinted sizes are cached
+ * apart; sizes the definition lacks are ignored. */
+START_TEST(fixed_sizes)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, NULL);
+	char *sched = write_schedule("ein-schedule 1\nC: split j 4\n"
+		"C: vectorize j.i 4\nC: parallel i\nC.init: parallel i\n");
+	ein_options *fix = ein_options_alloc(), *hint = ein_options_alloc();
+	struct worker w = { NULL, 0, 0 };
+	ein_kernel *k1, *k2;
+
+	ck_assert_ptr_nonnull(prog);
+	ck_assert_int_eq(ein_options_fix_size(fix, "M", 0), EIN_ERROR_INVALID);
+	ein_options_set_schedule(fix, sched);
+	ein_options_fix_size(fix, "M", 5);
+	ein_options_fix_size(fix, "K", 7);
+	ein_options_fix_size(fix, "Q", 3);
+	w.k = k1 = ein_kernel_compile_with(prog, "matmul", fix);
+	ck_assert_msg(k1 != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert(one_call(&w, 5, 7, 6, 10));
+	ck_assert(one_call(&w, 5, 7, 13, 11));
+	ck_assert(one_call(&w, 5, 7, 1, 12));
+	ck_assert(!one_call(&w, 6, 7, 6, 13));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_SHAPE);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+		"compiled for M = 5"));
+	ein_options_set_schedule(hint, sched);
+	ein_options_set_size(hint, "M", 5);
+	ein_options_set_size(hint, "K", 7);
+	ein_options_set_size(hint, "Q", 3);
+	k2 = ein_kernel_compile_with(prog, "matmul", hint);
+	ck_assert_ptr_nonnull(k2);
+	ck_assert_int_eq(stats(ctx).n_entry, 2);
+	w.k = k2;
+	ck_assert(one_call(&w, 6, 7, 6, 14));
+	ein_kernel_free(k1);
+	ein_kernel_free(k2);
+	ein_options_free(fix);
+	ein_options_free(hint);
+	unlink(sched);
+	free(sched);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* Fixed sizes that give a tensor no shape fail to compile, with a
+ * message. */
+START_TEST(fixed_sizes_invalid)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx,
+		"def conv(float32(H) I, float32(3) Wt) -> (O) {\n"
+		"    O(h) +=! I(h + r) * Wt(r)\n}\n", NULL);
+	ein_options *opts = ein_options_alloc();
+
+	ck_assert_ptr_nonnull(prog);
+	ein_options_fix_size(opts, "H", 2);
+	ck_assert_ptr_null(ein_kernel_compile_with(prog, "conv", opts));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_SHAPE);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx), "no shape"));
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* A failed compile caches nothing: an illegal schedule fails again. */
 START_TEST(compile_cache_errors)
 {
@@ -507,6 +578,8 @@ int main(void)
 	tcase_add_loop_test(tc, concurrent_calls, 0, 2);
 	tcase_add_test(tc, compile_cache);
 	tcase_add_test(tc, compile_cache_errors);
+	tcase_add_test(tc, fixed_sizes);
+	tcase_add_test(tc, fixed_sizes_invalid);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
