@@ -68,9 +68,14 @@ int bench_program_read(struct bench_program *p, const struct bench_opts *o);
 void bench_program_free(struct bench_program *p);
 int bench_kernel_compile(struct bench_kernel *k, struct bench_program *p,
 	const char *def, const struct bench_opts *o);
+/* Compile k's schedule file again, specialised to "sizes" (one per size
+ * of the definition, in its order; ein_options_fix_size), in place of
+ * k->sched.  Nothing without a schedule file; -1 after a message. */
+int bench_kernel_fix(struct bench_kernel *k, struct bench_program *p,
+	const int64_t *sizes);
 ein_kernel *bench_compile_lookup(struct bench_program *p, const char *def,
 	const struct bench_opts *o, int n, const char *const *names,
-	const int64_t *values, char **path);
+	const int64_t *values, int fix, char **path);
 void bench_kernel_free(struct bench_kernel *k);
 void bench_print_schedules(const struct bench_kernel *k, int n);
 

@@ -146,6 +146,19 @@ static int case_alloc(struct conv_case *cc, const struct layer *l,
 	return 0;
 }
 
+/* Compile k's schedule for the layer's sizes, as oneDNN makes its
+ * primitives for them. */
+static int fix_sizes(struct bench_kernel *k, struct bench_program *p,
+	const struct bench_conv_shape *s)
+{
+	int j, n = ein_kernel_n_size(k->dflt);
+	int64_t sizes[n + 1];
+
+	for (j = 0; j < n; ++j)
+		sizes[j] = size_value(s, ein_kernel_get_size_name(k->dflt, j));
+	return bench_kernel_fix(k, p, sizes);
+}
+
 /* oneDNN's primitives for "threads" threads.  Its JIT convolutions fix
  * their split of the work over threads when the primitive is created
  * (from omp_get_max_threads()), so a primitive made before
@@ -288,7 +301,8 @@ int bench_conv(struct bench_program *p, const struct bench_opts *o)
 	printf("\n### conv2d, NCHW, batch 1 (ResNet-50 layers)\n\n");
 	printf("ein: `conv3x3`, `conv1x1`, `conv1x1s2` of bench/kernels.ein.  ");
 	bench_print_schedules(k, failed ? 0 : 3);
-	printf("  ");
+	printf("  With a schedule, each layer's kernel is compiled for its "
+		"sizes (ein_options_fix_size); the default, for any sizes.  ");
 	if (version)
 		printf("%s chooses its layouts; its total is source reorder + "
 			"convolution + destination reorder (the weights are "
@@ -305,12 +319,14 @@ int bench_conv(struct bench_program *p, const struct bench_opts *o)
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; !failed && i < n_layer; ++i) {
 		struct conv_case cc = { 0 };
-		const struct bench_kernel *kl = &k[0];
+		struct bench_kernel *kl = &k[0];
 
 		for (d = 0; d < 3; ++d)
 			if (!strcmp(layers[i].def, defs[d]))
 				kl = &k[d];
-		if (case_alloc(&cc, &layers[i], kl) != 0) {
+		if (fix_sizes(kl, p, &layers[i].s) != 0) {
+			failed++;
+		} else if (case_alloc(&cc, &layers[i], kl) != 0) {
 			fprintf(stderr, "bench: out of memory\n");
 			failed++;
 		} else {

@@ -189,7 +189,9 @@ int bench_gemm(struct bench_program *p, const struct bench_opts *o)
 	printf("\n### SGEMM, row-major C = A B (M x K x N)\n\n");
 	printf("ein: `matmul` of bench/kernels.ein.  Schedules: for each "
 		"shape, the one ein's lookup chooses (nearest sizes) among "
-		"bench/schedules/<target>/matmul.*.sched.  GFLOP/s = 2 M N K "
+		"bench/schedules/<target>/matmul.*.sched, compiled for the "
+		"shape (ein_options_fix_size); the default schedule for any "
+		"shape.  GFLOP/s = 2 M N K "
 		"/ median time.\n\n");
 	printf("| M x K x N | threads | schedule | ein default GFLOP/s | "
 		"ein schedule GFLOP/s | OpenBLAS GFLOP/s | default/OpenBLAS | "
@@ -202,7 +204,7 @@ int bench_gemm(struct bench_program *p, const struct bench_opts *o)
 		int64_t values[3] = { shapes[i].m, shapes[i].k, shapes[i].n };
 		char *path;
 		ein_kernel *sched = bench_compile_lookup(p, "matmul", o, 3,
-			names, values, &path);
+			names, values, 1, &path);
 		const char *base = path ? strrchr(path, '/') : NULL;
 
 		if (path && !sched) {

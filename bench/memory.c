@@ -309,6 +309,8 @@ int bench_memory(struct bench_program *p, const struct bench_opts *o)
 	printf("ein: `softmax`, `layernorm`, `bias_gelu` of "
 		"bench/kernels.ein.  ");
 	bench_print_schedules(k, failed ? 0 : 3);
+	printf("  With a schedule, each kernel is compiled for its sizes "
+		"(ein_options_fix_size); the default, for any sizes.");
 	printf("  GB/s: the bytes of the inputs and outputs, each moved "
 		"once, per second; triad: a[i] = b[i] + 3 c[i] on three "
 		"arrays of %lld floats (12 bytes per element), timed "
@@ -319,8 +321,11 @@ int bench_memory(struct bench_program *p, const struct bench_opts *o)
 	printf("|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; !failed && i < 3; ++i) {
 		struct mem_case mc = { 0 };
+		int64_t sizes[2] = { mks[i].rows, mks[i].cols };
 
-		if (case_alloc(&mc, &mks[i], &k[i]) != 0) {
+		if (bench_kernel_fix(&k[i], p, sizes) != 0) {
+			failed++;
+		} else if (case_alloc(&mc, &mks[i], &k[i]) != 0) {
 			fprintf(stderr, "bench: out of memory\n");
 			failed++;
 		} else {

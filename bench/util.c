@@ -117,14 +117,43 @@ int bench_kernel_compile(struct bench_kernel *k, struct bench_program *p,
 	return k->sched ? 0 : -1;
 }
 
+int bench_kernel_fix(struct bench_kernel *k, struct bench_program *p,
+	const int64_t *sizes)
+{
+	ein_options *opts;
+	ein_kernel *fixed = NULL;
+	int i, ok;
+
+	if (!k->sched)
+		return 0;
+	opts = ein_options_alloc();
+	ok = opts && ein_options_set_schedule_lookup(opts, 0) == EIN_OK &&
+		ein_options_set_schedule(opts, k->sched_path) == EIN_OK;
+	for (i = 0; ok && i < ein_kernel_n_size(k->dflt); ++i)
+		ok = ein_options_fix_size(opts, ein_kernel_get_size_name(
+			k->dflt, i), sizes[i]) == EIN_OK;
+	if (ok)
+		fixed = ein_kernel_compile_with(p->prog, k->def, opts);
+	ein_options_free(opts);
+	if (!fixed) {
+		fprintf(stderr, "bench: cannot compile %s with %s for fixed "
+			"sizes:\n%s\n", k->def, k->sched_path,
+			ein_ctx_last_error(p->ctx));
+		return -1;
+	}
+	ein_kernel_free(k->sched);
+	k->sched = fixed;
+	return 0;
+}
+
 /* Compile "def" with the schedule ein's own lookup finds for these sizes
  * in DIR/schedules/<target>/ (the nearest sizes among <def>.*.sched, as
- * for a user's kernel; docs/schedules.md); NULL, with *path NULL, when it
- * finds none, NULL with *path set when the compile fails.  *path: the
- * file's name, owned by the caller. */
+ * for a user's kernel; docs/schedules.md), specialised to them if "fix";
+ * NULL, with *path NULL, when it finds none, NULL with *path set when the
+ * compile fails.  *path: the file's name, owned by the caller. */
 ein_kernel *bench_compile_lookup(struct bench_program *p, const char *def,
 	const struct bench_opts *o, int n, const char *const *names,
-	const int64_t *values, char **path)
+	const int64_t *values, int fix, char **path)
 {
 	ein_options *opts = ein_options_alloc();
 	ein_kernel *k = NULL;
@@ -136,7 +165,8 @@ ein_kernel *bench_compile_lookup(struct bench_program *p, const char *def,
 	if (setenv("EIN_SCHEDULE_PATH", dir, 1) != 0)
 		ok = 0;
 	for (i = 0; ok && i < n; ++i)
-		ok = ein_options_set_size(opts, names[i], values[i]) == EIN_OK;
+		ok = (fix ? ein_options_fix_size : ein_options_set_size)(opts,
+			names[i], values[i]) == EIN_OK;
 	if (ok)
 		k = ein_kernel_compile_with(p->prog, def, opts);
 	ein_options_free(opts);
