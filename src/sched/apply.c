@@ -603,89 +603,129 @@ static int constant_dim(const struct ein_scop_access *acc, int d)
 	return cst == isl_bool_true;
 }
 
-/* The dimension of "acc" that index "arg" is; -1 (with an error) if none
- * or if it is one of the first "n" of "layout" already. */
+/* The dimension of "acc" that the index of layout term "arg" is; -1
+ * (with an error) if none. */
 static int layout_dim(struct apply *a, const struct ein_scop_stmt *st,
 	const struct ein_scop_access *acc, const char *tensor,
-	const struct ein_sched_arg *arg, const int *layout, int n)
+	const struct ein_sched_arg *arg)
 {
-	int d, k, n_dim = isl_multi_pw_aff_dim(acc->index, isl_dim_out);
+	int d, n_dim = isl_multi_pw_aff_dim(acc->index, isl_dim_out);
 
 	for (d = 0; d < n_dim; ++d) {
 		const char *x = dim_index(st, acc, d);
 
 		if (x && !strcmp(x, arg->name))
-			break;
+			return d;
 	}
-	if (d == n_dim) {
-		ein_error_at(a->ctx, arg->loc, "no dimension of '%s' is the "
-			"index '%s'", tensor, arg->name);
-		hint_dims(a, st, acc, tensor);
-		return -1;
-	}
-	for (k = 0; k < n; ++k)
-		if (layout[k] == d) {
-			ein_error_at(a->ctx, arg->loc, "index '%s' appears "
-				"twice in the layout", arg->name);
-			return -1;
-		}
-	return d;
+	ein_error_at(a->ctx, arg->loc, "no dimension of '%s' is the index "
+		"'%s'", tensor, arg->name);
+	hint_dims(a, st, acc, tensor);
+	return -1;
 }
 
-/* Fill in local->layout from the directive's "layout INDEX..." (its
- * arguments "first" and on): the dimension of local->tensor that each
- * index is in the statement's first read of it (pack) or in its write
- * (accumulate).  Dimensions read at a constant may be left out: they are
- * a single element of the buffer, placed outermost. */
+/* Check how the "n" terms "t" of a layout use dimension "d" of the
+ * tensor: once whole, or split into blocks as both "j/N" and "j%N";
+ * -1 (with an error) otherwise, 0 if they leave it out, 1 if they use
+ * it. */
+static int check_dim_use(struct apply *a, const struct ein_sched_arg *t,
+	const int *dim, int n, int d)
+{
+	int i, whole = -1, div = -1, mod = -1;
+
+	for (i = 0; i < n; ++i) {
+		int *slot = t[i].value == 0 ? &whole :
+			t[i].value > 0 ? &div : &mod;
+
+		if (dim[i] != d)
+			continue;
+		if (*slot >= 0 || (t[i].value == 0 && (div >= 0 ||
+				mod >= 0)) || (t[i].value && whole >= 0)) {
+			ein_error_at(a->ctx, t[i].loc, "index '%s' appears "
+				"twice in the layout", t[i].name);
+			return -1;
+		}
+		*slot = i;
+	}
+	if ((div >= 0) != (mod >= 0)) {
+		i = div >= 0 ? div : mod;
+		ein_error_at(a->ctx, t[i].loc, "the layout has '%s%c%ld' but "
+			"not '%s%c%ld'", t[i].name, div >= 0 ? '/' : '%',
+			labs(t[i].value), t[i].name, div >= 0 ? '%' : '/',
+			labs(t[i].value));
+		ein_hint(a->ctx, "an index split into blocks is listed twice: "
+			"its block (j/16) and its place in the block (j%%16)");
+		return -1;
+	}
+	if (div >= 0 && t[div].value != -t[mod].value) {
+		ein_error_at(a->ctx, t[mod].loc, "the layout splits '%s' into "
+			"blocks of %ld and of %ld", t[mod].name, t[div].value,
+			-t[mod].value);
+		return -1;
+	}
+	return whole >= 0 || div >= 0;
+}
+
+/* Fill in local->layout and local->block from the directive's "layout
+ * TERM..." (its arguments "first" and on): each term is an index, the
+ * dimension of local->tensor that it is in the statement's first read of
+ * it (pack) or in its write (accumulate), whole or split into blocks of N
+ * (the block "j/N" and the place in it "j%N", both listed).  Dimensions
+ * read at a constant may be left out: they are a single element of the
+ * buffer, placed outermost. */
 static int local_layout(struct apply *a, int stmt, int first,
 	struct ein_local *local)
 {
 	const struct ein_scop_stmt *st = ein_schedule_get_stmt(a->s, stmt);
 	const struct ein_scop_access *acc = NULL;
+	const struct ein_sched_arg *t = &a->dir->arg[first];
 	const char *tensor = ein_scop_tensor_name(ein_schedule_get_scop(a->s),
 		local->tensor);
 	int write = local->kind == EIN_LOCAL_ACCUMULATE;
-	int i, k, d, n, n_idx = a->dir->n_arg - first;
-	int listed[EIN_LOCAL_MAX_DIM];
+	int i, k, d, n, n_term = a->dir->n_arg - first, n_listed;
+	int dim[EIN_LOCAL_MAX_DIM], used[EIN_LOCAL_MAX_DIM];
 
-	if (n_idx <= 0)
+	if (n_term <= 0)
 		return 0;
+	/* A dimension split into blocks has two terms. */
+	for (i = 0, n_listed = n_term; i < n_term; ++i)
+		n_listed -= t[i].value > 0;
 	for (k = 0; k < st->n_access && !acc; ++k)
 		if (st->access[k].is_write == write &&
 		    st->access[k].tensor == local->tensor)
 			acc = &st->access[k];
 	n = isl_multi_pw_aff_dim(acc->index, isl_dim_out);
-	if (n_idx > n || n > EIN_LOCAL_MAX_DIM) {
-		ein_error_at(a->ctx, a->dir->arg[first].loc, "the layout of '%s' "
-			"lists %d ind%s, but '%s' has %d dimensions", tensor,
-			n_idx, n_idx == 1 ? "ex" : "ices", tensor, n);
+	if (n_listed > n || n + n_term > EIN_LOCAL_MAX_DIM) {
+		ein_error_at(a->ctx, t[0].loc, "the layout of '%s' lists %d "
+			"ind%s, but '%s' has %d dimensions", tensor, n_listed,
+			n_listed == 1 ? "ex" : "ices", tensor, n);
 		hint_dims(a, st, acc, tensor);
 		return -1;
 	}
-	for (i = 0; i < n_idx; ++i) {
-		listed[i] = layout_dim(a, st, acc, tensor,
-			&a->dir->arg[first + i], listed, i);
-		if (listed[i] < 0)
+	for (i = 0; i < n_term; ++i)
+		if ((dim[i] = layout_dim(a, st, acc, tensor, &t[i])) < 0)
 			return -1;
-	}
+	for (d = 0; d < n; ++d)
+		if ((used[d] = check_dim_use(a, t, dim, n_term, d)) < 0)
+			return -1;
 	k = 0;
 	for (d = 0; d < n; ++d) {
-		for (i = 0; i < n_idx && listed[i] != d; ++i)
-			;
-		if (i < n_idx)
+		if (used[d])
 			continue;
 		if (!constant_dim(acc, d)) {
-			ein_error_at(a->ctx, a->dir->arg[first].loc, "the "
-				"layout of '%s' leaves out its dimension %d, "
-				"which is not read at a constant", tensor, d);
+			ein_error_at(a->ctx, t[0].loc, "the layout of '%s' "
+				"leaves out its dimension %d, which is not "
+				"read at a constant", tensor, d);
 			hint_dims(a, st, acc, tensor);
 			return -1;
 		}
+		local->block[k] = 0;
 		local->layout[k++] = d;
 	}
-	for (i = 0; i < n_idx; ++i)
-		local->layout[k++] = listed[i];
-	local->n_layout = n;
+	for (i = 0; i < n_term; ++i) {
+		local->block[k] = t[i].value;
+		local->layout[k++] = dim[i];
+	}
+	local->n_layout = k;
 	return 0;
 }
 

@@ -190,8 +190,8 @@ static int contract(struct ein_scop *scop, int t, int k,
 	fp_u = isl_union_map_intersect_params(fp_u,
 		isl_set_copy(scop->context));
 	fp = isl_map_coalesce(isl_map_from_union_map(fp_u));
-	b = fp ? ein_sched_box_buffer(scop, t, "local", fp, &lb,
-		NULL) : -1;
+	b = fp ? ein_sched_box_buffer(scop, t, "local", fp, NULL,
+		&lb, NULL) : -1;
 	isl_map_free(fp);
 	if (b < 0)
 		return -1;

@@ -20,6 +20,7 @@
  * so that a statement's occurrence needs no escape.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -522,15 +523,41 @@ static int parse_arg(struct parser *p, char kind, const struct word *w,
 	return arg->name ? 0 : nomem(p);
 }
 
-/* An index of a layout (pack, accumulate): a name. */
+/* A term of a layout (pack, accumulate): an index name, alone or split
+ * into blocks, "j/16" (the block) or "j%16" (the place in the block);
+ * arg->value is 0, 16 or -16. */
 static int parse_index(struct parser *p, const struct word *w,
 	struct ein_sched_arg *arg)
 {
+	int n = ident_len(w);
+	long v = 0;
+
 	arg->loc = loc_at(p, w->col);
 	arg->kind = EIN_SCHED_ARG_INDEX;
-	if (check_ident(p, w, "an index name") < 0)
-		return -1;
-	arg->name = strndup(w->s, w->len);
+	if (n == 0)
+		return error_at(p, w->col, "expected an index name, got "
+			"'%.*s'", w->len, w->s);
+	if (n < w->len) {
+		char *end;
+
+		if (w->s[n] == '/' || w->s[n] == '%')
+			v = strtol(w->s + n + 1, &end, 10);
+		if ((w->s[n] != '/' && w->s[n] != '%') || v < 1 ||
+		    end != w->s + w->len || !isdigit((unsigned char)
+				w->s[n + 1])) {
+			error_at(p, w->col, "expected INDEX, INDEX/N or "
+				"INDEX%%N in a layout, got '%.*s'", w->len,
+				w->s);
+			ein_hint(p->ctx, "N, a positive integer, is the size "
+				"of the blocks: 'j/16 k j%%16' stores blocks of "
+				"16 values of j, each [k][16]");
+			return -1;
+		}
+		if (w->s[n] == '%')
+			v = -v;
+	}
+	arg->value = v;
+	arg->name = strndup(w->s, n);
 	return arg->name ? 0 : nomem(p);
 }
 
@@ -1124,6 +1151,12 @@ static void print_arg(FILE *out, const struct ein_sched_arg *arg)
 		break;
 	case EIN_SCHED_ARG_STMT:
 		print_stmt_ref(out, &arg->stmt);
+		break;
+	case EIN_SCHED_ARG_INDEX:
+		fputs(arg->name, out);
+		if (arg->value)
+			fprintf(out, "%c%ld", arg->value > 0 ? '/' : '%',
+				labs(arg->value));
 		break;
 	default:
 		fputs(arg->name, out);

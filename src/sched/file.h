@@ -43,7 +43,8 @@
  *   FUSE         STMT [ INT ]                  absent: all shared loops
  *   PACK         TENSOR LOOP { INDEX }         written "pack A at k.o"
  *                                              or "pack A at k.o layout k i"
- *   ACCUMULATE   LOOP
+ *                                              or "... layout j/16 k j%16"
+ *   ACCUMULATE   LOOP { INDEX }                "accumulate i.o layout j i"
  *   GPU_BLOCKS   LOOP { LOOP }                 no loop twice
  *   GPU_THREADS  LOOP { LOOP }                 no loop twice
  *
@@ -87,9 +88,11 @@ enum ein_sched_arg_kind {
 /* An argument of a directive.
  * kind: what it is;
  * name: the text of a LOOP ("j.i"), TENSOR or KEYWORD, the canonical text
- *	of a STMT ("T#2.init"); NULL for an INT;
+ *	of a STMT ("T#2.init"), the index name of an INDEX; NULL for an INT;
  * stmt: the statement of a STMT argument (zero otherwise);
  * value: the value of an INT, that of a KEYWORD (see enum ein_sched_verb);
+ *	for an INDEX of a layout, 0 ("j"), N ("j/N": the block of N) or -N
+ *	("j%N": the place in the block);
  * loc: the position of its first character. */
 struct ein_sched_arg {
 	enum ein_sched_arg_kind kind;

@@ -27,10 +27,12 @@
  *	                                 ├─ S's inner loops
  *	                                 └─ (X_acc0_out: for e)
  *
- * A layout ("pack X at L layout k i") permutes the dimensions of the
- * buffer: of the box, and of the buffer's index functions
- * (copy_buffer_index, redirect); the copies still loop over e in X's
- * order, reading X contiguously.
+ * A layout ("pack X at L layout k i", "... layout j/16 k j%16") orders
+ * the dimensions of the buffer and may split them into blocks: the box
+ * is X's, and the buffer's index of element e is a function of its
+ * offset e - lb(v) (to_buffer: the offset, or floor(offset / N) and
+ * offset mod N); the copies still loop over e in X's order, reading X
+ * contiguously.
  *
  * The copies touch only elements S accesses (never the rest of the box,
  * which may lie out of X's bounds, or belong to another thread's
@@ -271,13 +273,37 @@ static __isl_give isl_multi_val *box_strides(__isl_keep isl_map *fp,
 	return mv;
 }
 
+/* The extent of the buffer's dimension "k" under "layout" (NULL: the
+ * tensor's order) from the extents "ext" of the tensor's dimensions:
+ * ext_d, ceil(ext_d / N) blocks, or min(ext_d, N) places in a block. */
+static __isl_give isl_pw_aff *layout_extent(const struct ein_local *layout,
+	isl_pw_aff **ext, int k)
+{
+	int d = layout ? layout->layout[k] : k;
+	int b = layout ? layout->block[k] : 0;
+	isl_pw_aff *pa = isl_pw_aff_copy(ext[d]);
+	isl_val *v;
+
+	if (b == 0)
+		return pa;
+	v = isl_val_int_from_si(isl_pw_aff_get_ctx(pa), b > 0 ? b : -b);
+	if (b < 0)
+		return isl_pw_aff_min(pa, isl_pw_aff_val_on_domain(
+			isl_pw_aff_domain(isl_pw_aff_copy(ext[d])), v));
+	pa = isl_pw_aff_add_constant_val(pa, isl_val_sub_ui(
+		isl_val_copy(v), 1));
+	return isl_pw_aff_floor(isl_pw_aff_scale_down_val(pa, v));
+}
+
 int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
-	__isl_keep isl_map *fp, __isl_give isl_multi_pw_aff **lb,
-	__isl_give isl_multi_val **stride)
+	__isl_keep isl_map *fp, const struct ein_local *layout,
+	__isl_give isl_multi_pw_aff **lb, __isl_give isl_multi_val **stride)
 {
 	const char *x = ein_scop_tensor_name(scop, tensor);
-	int d, k, b, n = isl_map_dim(fp, isl_dim_out);
+	int d, k, b = -1, n = isl_map_dim(fp, isl_dim_out);
+	int n_buf = layout && layout->n_layout ? layout->n_layout : n;
 	isl_pw_aff **ext = calloc(n + 1, sizeof(*ext));
+	isl_pw_aff **buf = calloc(n_buf + 1, sizeof(*buf));
 	isl_multi_val *mv = box_strides(fp, stride != NULL);
 	char name[64];
 
@@ -290,7 +316,16 @@ int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
 	for (d = 0; ext && d < n; ++d)
 		ext[d] = extent(fp, scop->context, d,
 			isl_multi_val_get_val(mv, d));
-	b = ein_scop_add_buffer(scop, name, tensor, n, ext);
+	for (k = 0; ext && buf && k < n_buf; ++k)
+		buf[k] = layout_extent(layout && layout->n_layout ? layout :
+			NULL, ext, k);
+	if (ext && buf)
+		b = ein_scop_add_buffer(scop, name, tensor, n_buf, buf);
+	else
+		free(buf);
+	for (d = 0; ext && d < n; ++d)
+		isl_pw_aff_free(ext[d]);
+	free(ext);
 	if (b >= 0)
 		*lb = lower_bound(fp, name);
 	if (stride && *lb)
@@ -336,37 +371,43 @@ static __isl_give isl_multi_pw_aff *select_dims(__isl_take isl_space *space,
 	return isl_multi_pw_aff_from_multi_aff(ma);
 }
 
-/* The dimensions of "mpa" (taken), indexed like X, in the buffer's
- * order: dimension d is mpa's layout[d] (the identity without a layout). */
-static __isl_give isl_multi_pw_aff *to_buffer_order(const struct lower *lw,
-	__isl_take isl_multi_pw_aff *mpa)
+/* The buffer's index from "off" (taken), the offsets of an element from
+ * the box's corner in X's dimensions (in strides): off_d, floor(off_d /
+ * N) or off_d mod N for each dimension of the buffer (the identity
+ * without a layout). */
+static __isl_give isl_multi_pw_aff *to_buffer(const struct lower *lw,
+	__isl_take isl_multi_pw_aff *off)
 {
 	const struct ein_local *l = lw->local;
 	isl_pw_aff_list *list;
-	isl_space *space;
-	int d;
+	isl_space *space, *range;
+	int k;
 
-	if (!l->n_layout || !mpa)
-		return mpa;
-	list = isl_pw_aff_list_alloc(isl_multi_pw_aff_get_ctx(mpa),
+	if (!l->n_layout || !off)
+		return off;
+	list = isl_pw_aff_list_alloc(isl_multi_pw_aff_get_ctx(off),
 		l->n_layout);
-	for (d = 0; d < l->n_layout; ++d)
-		list = isl_pw_aff_list_add(list,
-			isl_multi_pw_aff_get_pw_aff(mpa, l->layout[d]));
-	space = isl_multi_pw_aff_get_space(mpa);
-	isl_multi_pw_aff_free(mpa);
+	for (k = 0; k < l->n_layout; ++k) {
+		isl_pw_aff *pa = isl_multi_pw_aff_get_pw_aff(off,
+			l->layout[k]);
+		isl_val *v = isl_val_int_from_si(isl_pw_aff_get_ctx(pa),
+			l->block[k] > 0 ? l->block[k] : -l->block[k]);
+
+		if (l->block[k] > 0)
+			pa = isl_pw_aff_floor(isl_pw_aff_scale_down_val(pa, v));
+		else if (l->block[k] < 0)
+			pa = isl_pw_aff_mod_val(pa, v);
+		else
+			isl_val_free(v);
+		list = isl_pw_aff_list_add(list, pa);
+	}
+	space = isl_space_domain(isl_multi_pw_aff_get_space(off));
+	range = isl_space_add_dims(isl_space_params(isl_space_copy(space)),
+		isl_dim_set, l->n_layout);
+	range = isl_space_set_tuple_name(range, isl_dim_set, lw->name);
+	space = isl_space_map_from_domain_and_range(space, range);
+	isl_multi_pw_aff_free(off);
 	return isl_multi_pw_aff_from_pw_aff_list(space, list);
-}
-
-/* The footprint F with its elements in the buffer's order. */
-static __isl_give isl_map *footprint_in_buffer_order(const struct lower *lw)
-{
-	isl_space *space = isl_space_range(isl_map_get_space(lw->fp));
-	isl_multi_pw_aff *id = isl_multi_pw_aff_identity(
-		isl_space_map_from_set(space));
-
-	return isl_map_apply_range(isl_map_copy(lw->fp),
-		isl_map_from_multi_pw_aff(to_buffer_order(lw, id)));
 }
 
 /* On the domain space of a copy, [v, e]: the buffer's index e - lb(v). */
@@ -374,14 +415,14 @@ static __isl_give isl_multi_pw_aff *copy_buffer_index(struct lower *lw,
 	__isl_keep isl_space *space)
 {
 	int n = isl_map_dim(lw->fp, isl_dim_out);
-	isl_multi_pw_aff *e = to_buffer_order(lw, select_dims(
-		isl_space_copy(space), lw->level, n, lw->name));
+	isl_multi_pw_aff *e = select_dims(isl_space_copy(space), lw->level,
+		n, lw->name);
 	isl_multi_pw_aff *v = select_dims(isl_space_copy(space), 0, lw->level,
 		NULL);
 	isl_multi_pw_aff *lb = isl_multi_pw_aff_pullback_multi_pw_aff(
 		isl_multi_pw_aff_copy(lw->lb), v);
 
-	return compact(lw, isl_multi_pw_aff_sub(e, lb));
+	return to_buffer(lw, compact(lw, isl_multi_pw_aff_sub(e, lb)));
 }
 
 /* Add the copy of kind "kind" named after the buffer with "suffix", and
@@ -441,14 +482,14 @@ static int redirect_stmt(struct lower *lw, int i,
 
 		if (a->tensor != lw->local->tensor)
 			continue;
-		idx = to_buffer_order(lw, isl_multi_pw_aff_set_tuple_name(
+		idx = isl_multi_pw_aff_set_tuple_name(
 			isl_multi_pw_aff_copy(a->index), isl_dim_out,
-			lw->name));
+			lw->name);
 		lb = isl_multi_pw_aff_pullback_multi_pw_aff(
 			isl_multi_pw_aff_copy(lw->lb),
 			isl_multi_pw_aff_copy(prefix));
-		if (ein_scop_access_redirect(a, lw->buffer,
-				compact(lw, isl_multi_pw_aff_sub(idx, lb))) < 0)
+		if (ein_scop_access_redirect(a, lw->buffer, to_buffer(lw,
+				compact(lw, isl_multi_pw_aff_sub(idx, lb)))) < 0)
 			return -1;
 	}
 	return 0;
@@ -477,7 +518,6 @@ static int lower_one(struct ein_schedule *s, int stmt, int loop,
 {
 	struct lower lw = { .s = s, .stmt = stmt };
 	int ok = 0, init = -1;
-	isl_map *box;
 
 	lw.scop = ein_schedule_get_scop(s);
 	lw.level = ein_schedule_loop_level(s, stmt, loop);
@@ -486,11 +526,9 @@ static int lower_one(struct ein_schedule *s, int stmt, int loop,
 	lw.fp = lw.prefix ? footprint(&lw) : NULL;
 	if (!lw.fp)
 		return (lower_clear(&lw), -1);
-	box = footprint_in_buffer_order(&lw);
-	lw.buffer = box ? ein_sched_box_buffer(lw.scop, local->tensor,
-		local->kind == EIN_LOCAL_PACK ? "pack" : "acc", box, &lw.lb,
-		&lw.stride) : -1;
-	isl_map_free(box);
+	lw.buffer = ein_sched_box_buffer(lw.scop, local->tensor,
+		local->kind == EIN_LOCAL_PACK ? "pack" : "acc", lw.fp, local,
+		&lw.lb, &lw.stride);
 	if (lw.buffer < 0)
 		return (lower_clear(&lw), -1);
 	lw.name = ein_scop_tensor_name(lw.scop, lw.buffer);

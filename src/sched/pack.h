@@ -33,10 +33,12 @@ int ein_sched_pack_init_in_buffer(struct ein_schedule *s, int stmt,
  * buffer's element (e - lb(v)) / s.  With "stride" NULL, s is 1; else the
  * box is compacted: s_d is the constant stride isl finds for fp_d (the
  * values of fp_d(v) lie on lb_d(v) + s_d Z: a strided read, I(2 * w)),
- * and *stride is set to s.  Returns the buffer's tensor position, -1 on
- * error. */
+ * and *stride is set to s.  With "layout" (NULL or n_layout 0: X's
+ * order), the buffer's dimensions are those of the layout's terms
+ * (struct ein_local): extent e_d, ceil(e_d / N) or min(e_d, N).  Returns
+ * the buffer's tensor position, -1 on error. */
 int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
-	__isl_keep isl_map *fp, __isl_give isl_multi_pw_aff **lb,
-	__isl_give isl_multi_val **stride);
+	__isl_keep isl_map *fp, const struct ein_local *layout,
+	__isl_give isl_multi_pw_aff **lb, __isl_give isl_multi_val **stride);
 
 #endif

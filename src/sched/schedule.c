@@ -1288,6 +1288,12 @@ static __isl_give isl_printer *print_locals(__isl_take isl_printer *p,
 		for (d = 0; d < loc->n_layout; ++d) {
 			p = isl_printer_print_str(p, " d");
 			p = isl_printer_print_int(p, loc->layout[d]);
+			if (loc->block[d])
+				p = isl_printer_print_str(p,
+					loc->block[d] > 0 ? "/" : "%");
+			if (loc->block[d])
+				p = isl_printer_print_int(p,
+					abs(loc->block[d]));
 		}
 	}
 	return p;

@@ -71,9 +71,11 @@ struct ein_loop_attr {
  *	its output it updates, copied back after the loop's iteration
  *	(accumulate);
  * tensor: the tensor (position in the definition);
- * n_layout, layout: 0 (the tensor's order), or the tensor's
- *	number of dimensions and, for each dimension of the buffer from the
- *	outermost, the tensor's dimension stored there. */
+ * n_layout, layout, block: 0 (the tensor's order), or the number of
+ *	dimensions of the buffer and, for each from the outermost, the
+ *	tensor's dimension stored there (layout) and how (block): 0, its
+ *	offset in the tile; N > 0, that offset divided by N, rounded down
+ *	(the block); -N, the offset modulo N (the place in the block). */
 enum ein_local_kind {
 	EIN_LOCAL_PACK,
 	EIN_LOCAL_ACCUMULATE
@@ -86,6 +88,7 @@ struct ein_local {
 	int tensor;
 	int n_layout;
 	int layout[EIN_LOCAL_MAX_DIM];
+	int block[EIN_LOCAL_MAX_DIM];
 };
 
 /* The loop attributes of a mark node's id, NULL if it is not ours. */

@@ -338,6 +338,9 @@ static const struct {
 	  "C: accumulate j.o  layout j i\n",
 	  "ein-schedule 1\n\nC: pack A at k.o layout k i\n"
 	  "C: accumulate j.o layout j i\n" },
+	/* indices split into blocks */
+	{ "ein-schedule 1\nC: pack B at k.o layout j/16 k j%16\n",
+	  "ein-schedule 1\n\nC: pack B at k.o layout j/16 k j%16\n" },
 };
 
 START_TEST(small)

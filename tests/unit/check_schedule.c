@@ -365,6 +365,16 @@ static const struct good goods[] = {
 		"O: unroll f.i.i.o full\nO: vectorize f.i.i.i 8\n"
 		"O: parallel f.o\nO.init: compute_at O w.o\n",
 		{ { 1, 5, 9, 11, 19 }, { 2, 3, 4, 7, 48 } }, 5 },
+	/* Layouts that split an index into blocks (BLIS's packed panels:
+	 * [j/16][k][16]); sizes the blocks do not divide, and blocks
+	 * larger than the tile. */
+	{ matmul_src, "C: tile j 64 k 32 i 12\nC: split j.i 16\n"
+		"C: reorder j.o k.o i.o j.i.o k.i i.i j.i.i\n"
+		"C: pack B at k.o layout j/16 k j%16\n"
+		"C: pack A at i.o layout k/8 i k%8\n"
+		"C: accumulate i.i layout j/8 i j%8\n"
+		"C: vectorize j.i.i 16\nC: parallel i.o\n",
+		{ { 37, 29, 53 }, { 5, 70, 100 } }, 70 },
 	/* accumulate with the initialisation inside the loop: it writes
 	 * the buffer, with no copy in. */
 	{ matmul_src, "C: reorder i j k\nC.init: fuse C 2\n"
@@ -557,6 +567,23 @@ static const struct bad bads[] = {
 		":2:30: error: no dimension of 'O' is the index 'c'" },
 	{ conv_src, "O: accumulate c layout\n", 0,
 		":2:23: error: no index after 'layout' for 'accumulate'" },
+	/* Indices split into blocks: both terms, of one size, and not
+	 * the index whole as well. */
+	{ matmul_src, "C: pack B at k layout j/16 k\n", 0,
+		":2:23: error: the layout has 'j/16' but not 'j%16'" },
+	{ matmul_src, "C: pack B at k layout k j%8\n", 0,
+		":2:25: error: the layout has 'j%8' but not 'j/8'" },
+	{ matmul_src, "C: pack B at k layout j/16 k j%8\n", 0,
+		":2:30: error: the layout splits 'j' into blocks of 16 and of "
+		"8" },
+	{ matmul_src, "C: pack B at k layout j/16 j j%16\n", 0,
+		":2:28: error: index 'j' appears twice in the layout" },
+	{ matmul_src, "C: pack B at k layout j/0 k j%16\n", 0,
+		":2:23: error: expected INDEX, INDEX/N or INDEX%N in a layout, "
+		"got 'j/0'" },
+	{ matmul_src, "C: pack B at k layout j/x k\n", 0,
+		":2:23: error: expected INDEX, INDEX/N or INDEX%N in a layout, "
+		"got 'j/x'" },
 	/* Stored, every row of T must be read (it is not where H < 3). */
 	{ blur_src, "C: split i 8\nT: compute_at C i.o\n", 0,
 		":3:4: error: cannot compute_at T there: it writes elements "
