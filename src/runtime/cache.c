@@ -250,7 +250,9 @@ static int fixed_sizes(ein_ctx *ctx, struct ein_code *code,
 		if (code->fixed[i])
 			set = isl_set_fix_si(set, isl_dim_param, i,
 				code->fixed[i]);
-	empty = isl_set_is_empty(isl_set_intersect(isl_set_copy(set), valid));
+	valid = isl_set_intersect(valid, isl_set_copy(set));
+	empty = isl_set_is_empty(valid);
+	isl_set_free(valid);
 	if (empty == isl_bool_true)
 		ein_error(ctx, EIN_ERROR_SHAPE, "the fixed sizes give a tensor "
 			"of '%s' no shape (an extent below 1)",

@@ -799,7 +799,9 @@ END_TEST
 
 /* A kernel for the differential test: its statements (by the name the
  * schedule uses) with their default loops, the tensors they read other
- * than their outputs, sizes and reduction length. */
+ * than their outputs, sizes and reduction length; for layouts, the
+ * indices of each read and of each write ("i k"; NULL where a dimension
+ * is not a single index, or a constant). */
 struct rkernel {
 	const char *src;
 	int n_stmt;
@@ -808,22 +810,35 @@ struct rkernel {
 	const char *reads[4][3];
 	int64_t sizes[8];
 	int red;
+	const char *read_idx[4][3];
+	const char *write_idx[4];
 };
 
 static const struct rkernel rkernels[] = {
 	{ matmul_src, 1, { "C" }, { { "i", "k", "j" } }, { { "A", "B" } },
-		{ 19, 13, 23 }, 13 },
+		{ 19, 13, 23 }, 13, { { "i k", "k j" } }, { "i j" } },
 	{ conv_src, 1, { "O" }, { { "n", "f", "h", "c", "r", "s", "w" } },
-		{ { "I", "Wt" } }, { 1, 3, 7, 9, 2 }, 27 },
+		{ { "I", "Wt" } }, { 1, 3, 7, 9, 2 }, 27,
+		{ { NULL, "f c r s" } }, { "n f h w" } },
 	{ softmax_src, 4, { "mx", "e", "s", "Y" },
 		{ { "i", "j" }, { "i", "j" }, { "i", "j" }, { "i", "j" } },
 		{ { "X" }, { "X", "mx" }, { "e" }, { "e", "s" } },
-		{ 5, 11 }, 11 },
+		{ 5, 11 }, 11,
+		{ { "i j" }, { "i j", "i" }, { "i j" }, { "i j", "i" } },
+		{ "i", "i j", "i", "i j" } },
 	{ chain_src, 3, { "T", "U", "R" },
 		{ { "i", "k", "j" }, { "i", "j" }, { "i", "j" } },
 		{ { "A", "B" }, { "T", "bias" }, { "U" } },
-		{ 9, 7, 11 }, 7 },
+		{ 9, 7, 11 }, 7,
+		{ { "i k", "k j" }, { "i j", "j" }, { "i j" } },
+		{ "i j", "i j", "i j" } },
+	/* A strided read: packed tiles of I are compacted. */
+	{ conv2_src, 1, { "O" }, { { "n", "f", "h", "c", "w" } },
+		{ { "I", "Wt" } }, { 1, 3, 9, 11, 5 }, 3,
+		{ { NULL, "f c" } }, { "n f h w" } },
 };
+
+#define N_RKERNEL (sizeof(rkernels) / sizeof(rkernels[0]))
 
 static uint64_t rnd_state;
 
@@ -831,6 +846,44 @@ static unsigned rnd(unsigned n)
 {
 	rnd_state = rnd_state * 6364136223846793005ULL + 1442695040888963407ULL;
 	return (unsigned) (rnd_state >> 33) % n;
+}
+
+/* " layout ..." in "buf": the indices "idx" ("i k") in a random order,
+ * one of them maybe split into blocks of 2 to 5 ("k/3 ... k%3"); nothing
+ * if "idx" is NULL or by chance. */
+static size_t random_layout(const char *idx, char *buf, size_t len)
+{
+	char words[8][32], tmp[32];
+	int n = 0, i, j, b;
+	size_t at = 0;
+	const char *p = idx;
+
+	if (!idx || rnd(2))
+		return 0;
+	while (*p && n < 6) {
+		int w = strcspn(p, " ");
+
+		snprintf(words[n++], sizeof(words[0]), "%.*s", w, p);
+		p += w + (p[w] == ' ');
+	}
+	b = rnd(2) ? -1 : (int) rnd(n);
+	if (b >= 0) {
+		int size = 2 + rnd(4);
+
+		memcpy(tmp, words[b], sizeof(tmp));
+		snprintf(words[b], sizeof(words[0]), "%.20s/%d", tmp, size);
+		snprintf(words[n++], sizeof(words[0]), "%.20s%%%d", tmp, size);
+	}
+	for (i = n - 1; i > 0; --i) {
+		j = rnd(i + 1);
+		memcpy(tmp, words[i], sizeof(tmp));
+		memcpy(words[i], words[j], sizeof(tmp));
+		memcpy(words[j], tmp, sizeof(tmp));
+	}
+	at += snprintf(buf + at, len - at, " layout");
+	for (i = 0; i < n; ++i)
+		at += snprintf(buf + at, len - at, " %s", words[i]);
+	return at;
 }
 
 /* A random schedule for "rk" in "buf": per statement, splits and tiles
@@ -890,13 +943,23 @@ static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 				4 << rnd(2));
 		for (i = 0; rk->reads[s][i]; ++i)
 			;
-		if (rnd(3) == 0)
+		if (rnd(3) == 0) {
+			int r = rnd(i);
+
 			at += snprintf(buf + at, len - at,
-				"%s: pack %s at %s\n", name,
-				rk->reads[s][rnd(i)], loops[rnd(n)]);
-		if (rnd(4) == 0)
+				"%s: pack %s at %s", name, rk->reads[s][r],
+				loops[rnd(n)]);
+			at += random_layout(rk->read_idx[s][r], buf + at,
+				len - at);
+			at += snprintf(buf + at, len - at, "\n");
+		}
+		if (rnd(4) == 0) {
 			at += snprintf(buf + at, len - at,
-				"%s: accumulate %s\n", name, loops[rnd(n)]);
+				"%s: accumulate %s", name, loops[rnd(n)]);
+			at += random_layout(rk->write_idx[s], buf + at,
+				len - at);
+			at += snprintf(buf + at, len - at, "\n");
+		}
 		strcpy(first[s], loops[0]);
 	}
 	if (rk->n_stmt > 1 && rnd(2)) {
@@ -917,7 +980,7 @@ START_TEST(random_schedules)
 
 	rnd_state = seed_env ? strtoull(seed_env, NULL, 0) : 20261123;
 	for (t = 0; t < trials; ++t) {
-		const struct rkernel *rk = &rkernels[rnd(4)];
+		const struct rkernel *rk = &rkernels[rnd(N_RKERNEL)];
 		char sched[2048], what[2200];
 		ein_ctx *ctx = ein_ctx_alloc();
 		ein_program *prog;
