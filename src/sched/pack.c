@@ -334,8 +334,8 @@ int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
 	return *lb ? b : -1;
 }
 
-/* The buffer's index of the element at "off" (taken) from the box's
- * corner, in the buffer's order: off / stride per dimension. */
+/* The offsets "off" (taken) of an element from the box's corner, in X's
+ * dimensions, counted in strides: off / stride per dimension. */
 static __isl_give isl_multi_pw_aff *compact(const struct lower *lw,
 	__isl_take isl_multi_pw_aff *off)
 {
@@ -410,7 +410,8 @@ static __isl_give isl_multi_pw_aff *to_buffer(const struct lower *lw,
 	return isl_multi_pw_aff_from_pw_aff_list(space, list);
 }
 
-/* On the domain space of a copy, [v, e]: the buffer's index e - lb(v). */
+/* On the domain space of a copy, [v, e]: the buffer's index of e, from
+ * its offset e - lb(v). */
 static __isl_give isl_multi_pw_aff *copy_buffer_index(struct lower *lw,
 	__isl_keep isl_space *space)
 {
