@@ -51,6 +51,30 @@ __isl_give isl_set *ein_wrap_valid_sizes(ein_ctx *ctx,
 	return valid;
 }
 
+__isl_give isl_set *ein_wrap_fix_sizes(ein_ctx *ctx,
+	const struct ein_func *func, __isl_keep isl_set *valid,
+	const int64_t *value)
+{
+	isl_set *set = isl_set_universe(isl_set_get_space(valid));
+	isl_set *left;
+	isl_bool empty;
+	int i;
+
+	for (i = 0; i < func->n_size; ++i)
+		if (value[i] > 0)
+			set = isl_set_fix_si(set, isl_dim_param, i, value[i]);
+	left = isl_set_intersect(isl_set_copy(valid), isl_set_copy(set));
+	empty = isl_set_is_empty(left);
+	isl_set_free(left);
+	if (empty == isl_bool_true)
+		ein_error(ctx, EIN_ERROR_SHAPE, "the fixed sizes give a tensor "
+			"of '%s' no shape (an extent below 1)",
+			func->def->name);
+	if (empty != isl_bool_false)
+		return isl_set_free(set);
+	return set;
+}
+
 /* The state of the wrapper's emission.
  * ctx: for errors; b: the builder; i64: the size type;
  * func: the definition; size: the value of each size (an argument of the

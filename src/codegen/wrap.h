@@ -53,6 +53,14 @@ struct ein_wrap_spec {
 __isl_give isl_set *ein_wrap_valid_sizes(ein_ctx *ctx,
 	const struct ein_func *func);
 
+/* The size values of "func" in "valid" (kept) with size i equal to
+ * value[i] wherever value[i] > 0 (a fixed size): a parameter set of
+ * valid's space with those sizes fixed, or NULL after an EIN_ERROR_SHAPE
+ * error on ctx if they give a tensor no shape (or on error). */
+__isl_give isl_set *ein_wrap_fix_sizes(ein_ctx *ctx,
+	const struct ein_func *func, __isl_keep isl_set *valid,
+	const int64_t *value);
+
 /* Turn the kernel of "spec->func" in module "m" (as ein_emit_llvm made it)
  * into an internal function called by the checked wrapper, which takes its
  * name, and drop its JIT entry point.  Constant tensors are read from the

@@ -57,9 +57,10 @@ struct aot_data {
 };
 
 /* A definition added: its wrapper's description (arrays owned, konst[i]
- * owned too). */
+ * owned too), and its fixed sizes as a parameter set for the pipeline. */
 struct aot_def {
 	struct ein_wrap_spec spec;
+	isl_set *sizes;
 };
 
 /* ctx: the context (not owned); prog: a reference to the program;
@@ -110,6 +111,7 @@ static void def_clear(struct aot_def *d)
 	free(d->spec.fixed);
 	free(d->spec.value);
 	isl_set_free(d->spec.valid);
+	isl_set_free(d->sizes);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -252,42 +254,12 @@ static struct aot_const *find_const(ein_aot *aot, const char *name)
 	return NULL;
 }
 
-/* The sizes of "spec" that are fixed, as a parameter set. */
-static __isl_give isl_set *fixed_set(const struct ein_wrap_spec *spec)
-{
-	isl_set *set = isl_set_universe(isl_set_get_space(spec->valid));
-	int i;
-
-	for (i = 0; i < spec->func->n_size; ++i)
-		if (spec->fixed[i])
-			set = isl_set_fix_si(set, isl_dim_param, i,
-				spec->value[i]);
-	return set;
-}
-
-/* Report that the fixed sizes of "spec" are not valid, unless they are. */
-static int check_fixed(ein_aot *aot, const struct ein_wrap_spec *spec)
-{
-	isl_set *set = isl_set_intersect(fixed_set(spec),
-		isl_set_copy(spec->valid));
-	isl_bool empty = isl_set_is_empty(set);
-
-	isl_set_free(set);
-	if (empty < 0)
-		return -1;
-	if (empty) {
-		ein_error(aot->ctx, EIN_ERROR_SHAPE, "the fixed sizes give a "
-			"tensor of '%s' no shape (an extent below 1)",
-			spec->func->def->name);
-		return -1;
-	}
-	return 0;
-}
-
-/* Fill in spec's sizes and valid set for "func". */
+/* Fill in the sizes and valid set of d's spec for "func", and d's fixed
+ * sizes, after checking that they leave every tensor a shape. */
 static int init_sizes(ein_aot *aot, const struct ein_func *func,
-	struct ein_wrap_spec *spec)
+	struct aot_def *d)
 {
+	struct ein_wrap_spec *spec = &d->spec;
 	int i, pos;
 
 	spec->func = func;
@@ -307,7 +279,9 @@ static int init_sizes(ein_aot *aot, const struct ein_func *func,
 	spec->valid = ein_wrap_valid_sizes(aot->ctx, func);
 	if (!spec->valid)
 		return -1;
-	return check_fixed(aot, spec);
+	d->sizes = ein_wrap_fix_sizes(aot->ctx, func, spec->valid,
+		spec->value);
+	return d->sizes ? 0 : -1;
 }
 
 /* Check that the shape of tensor "pos" depends on fixed sizes only and
@@ -447,7 +421,7 @@ static int compile_def(ein_aot *aot, struct aot_def *d,
 	job.until = EIN_PASS_LLVM;
 	job.sched_file = sched.file;
 	job.strict_fp = ein_options_get_strict_fp(opts);
-	job.sizes = fixed_set(&d->spec);
+	job.sizes = d->sizes;
 	job.llctx = aot->llctx;
 	ok = ein_compile(aot->ctx, &job);
 	if (ok == 0)
@@ -458,7 +432,6 @@ static int compile_def(ein_aot *aot, struct aot_def *d,
 		ok = link_module(aot, job.module);
 		job.module = NULL;
 	}
-	isl_set_free(job.sizes);
 	ein_job_clear(&job);
 	ein_sched_choice_clear(&sched);
 	return ok;
@@ -527,7 +500,7 @@ ein_status ein_aot_add_def(ein_aot *aot, const char *name,
 	d = &def[aot->n_def];
 	memset(d, 0, sizeof(*d));
 	n_data = aot->n_data;
-	if (init_sizes(aot, func, &d->spec) < 0 || load_consts(aot, d) < 0 ||
+	if (init_sizes(aot, func, d) < 0 || load_consts(aot, d) < 0 ||
 	    compile_def(aot, d, opts) < 0) {
 		def_clear(d);
 		drop_data(aot, n_data);

@@ -227,12 +227,12 @@ int ein_cache_add(struct ein_cache *cache, const char *key,
 
 /* The sizes "opts" fix for "func" into code->fixed, and as the parameter
  * set code->job.sizes, after checking that every tensor still has a
- * shape there.  Nothing when none is fixed. */
+ * shape there (codegen/wrap.c, as for ein_aot_fix_size).  Nothing when
+ * none is fixed. */
 static int fixed_sizes(ein_ctx *ctx, struct ein_code *code,
 	const struct ein_func *func, const ein_options *opts)
 {
-	isl_set *valid, *set;
-	isl_bool empty;
+	isl_set *valid;
 	int i, n = 0;
 
 	code->fixed = calloc(func->n_size + 1, sizeof(*code->fixed));
@@ -245,22 +245,10 @@ static int fixed_sizes(ein_ctx *ctx, struct ein_code *code,
 	if (n == 0)
 		return 0;
 	valid = ein_wrap_valid_sizes(ctx, func);
-	set = valid ? isl_set_universe(isl_set_get_space(valid)) : NULL;
-	for (i = 0; i < func->n_size; ++i)
-		if (code->fixed[i])
-			set = isl_set_fix_si(set, isl_dim_param, i,
-				code->fixed[i]);
-	valid = isl_set_intersect(valid, isl_set_copy(set));
-	empty = isl_set_is_empty(valid);
+	code->job.sizes = valid ? ein_wrap_fix_sizes(ctx, func, valid,
+		code->fixed) : NULL;
 	isl_set_free(valid);
-	if (empty == isl_bool_true)
-		ein_error(ctx, EIN_ERROR_SHAPE, "the fixed sizes give a tensor "
-			"of '%s' no shape (an extent below 1)",
-			func->def->name);
-	if (empty != isl_bool_false)
-		return (isl_set_free(set), -1);
-	code->job.sizes = set;
-	return 0;
+	return code->job.sizes ? 0 : -1;
 }
 
 struct ein_code *ein_code_compile(ein_ctx *ctx, ein_program *prog,

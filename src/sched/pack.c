@@ -300,12 +300,15 @@ int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
 	__isl_give isl_multi_pw_aff **lb, __isl_give isl_multi_val **stride)
 {
 	const char *x = ein_scop_tensor_name(scop, tensor);
-	int d, k, b = -1, n = isl_map_dim(fp, isl_dim_out);
-	int n_buf = layout && layout->n_layout ? layout->n_layout : n;
-	isl_pw_aff **ext = calloc(n + 1, sizeof(*ext));
-	isl_pw_aff **buf = calloc(n_buf + 1, sizeof(*buf));
+	int d, k, b = -1, n = isl_map_dim(fp, isl_dim_out), n_buf;
+	isl_pw_aff **ext = calloc(n + 1, sizeof(*ext)), **buf;
 	isl_multi_val *mv = box_strides(fp, stride != NULL);
 	char name[64];
+
+	if (layout && !layout->n_layout)
+		layout = NULL;
+	n_buf = layout ? layout->n_layout : n;
+	buf = calloc(n_buf + 1, sizeof(*buf));
 
 	*lb = NULL;
 	for (k = 0; ; ++k) {
@@ -317,8 +320,7 @@ int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
 		ext[d] = extent(fp, scop->context, d,
 			isl_multi_val_get_val(mv, d));
 	for (k = 0; ext && buf && k < n_buf; ++k)
-		buf[k] = layout_extent(layout && layout->n_layout ? layout :
-			NULL, ext, k);
+		buf[k] = layout_extent(layout, ext, k);
 	if (ext && buf)
 		b = ein_scop_add_buffer(scop, name, tensor, n_buf, buf);
 	else
