@@ -190,9 +190,11 @@ ein_status ein_options_set_size(ein_options *opts, const char *name,
 ein_status ein_options_fix_size(ein_options *opts, const char *name,
 	int64_t value);
 /* Keep floating-point results bit-identical to the source order: no
- * schedule may reorder or vectorise a floating-point reduction, and
- * a * b + c is rounded twice (0, the default: reductions may be
- * reordered, and a * b + c may be one fused multiply-add). */
+ * schedule may reorder or vectorise a floating-point reduction, a * b + c
+ * is rounded twice, and exp and erf are the C library's (0, the default:
+ * reductions may be reordered, a * b + c may be one fused multiply-add,
+ * and float32 exp and erf are inline approximations within 1 and 6 units
+ * in the last place, docs/language.md). */
 ein_status ein_options_set_strict_fp(ein_options *opts, int strict);
 
 /* ein_kernel_compile with options (NULL: the defaults). */

@@ -31,6 +31,7 @@
 #include "codegen/walk.h"
 #include "codegen/loop_md.h"
 #include "codegen/emit_llvm.h"
+#include "codegen/mathfn.h"
 #include "frontend/type.h"
 
 /* The largest buffer kept on the stack, in bytes. */
@@ -86,7 +87,7 @@ struct llvm_emit {
 	struct block_frame frame[64];
 	const char *name;
 	int *n_par;
-	int contract;
+	int relaxed;
 };
 
 static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
@@ -1021,6 +1022,15 @@ static LLVMValueRef lower_int_call(struct llvm_emit *e, const char *name,
 		a[0], a[1]);
 }
 
+/* exp(v): inline (mathfn.h) unless strict floating point, else LLVM's
+ * intrinsic, which becomes a call to the C library or to libmvec. */
+static LLVMValueRef lower_exp(struct llvm_emit *e, LLVMValueRef v)
+{
+	if (e->relaxed && ein_mathfn_has("exp", LLVMTypeOf(v)))
+		return ein_mathfn_build(e->b, e->m, "exp", v);
+	return call_float(e, "llvm.exp", 1, &v);
+}
+
 static LLVMValueRef lower_call(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
@@ -1038,11 +1048,12 @@ static LLVMValueRef lower_call(struct stmt_emit *s,
 		return LLVMBuildFDiv(e->b, one,
 			call_float(e, "llvm.sqrt", 1, a), "");
 	if (!strcmp(x->name, "sigmoid")) {
-		t = call_float(e, "llvm.exp", 1,
-			(LLVMValueRef[]) { LLVMBuildFNeg(e->b, a[0], "") });
+		t = lower_exp(e, LLVMBuildFNeg(e->b, a[0], ""));
 		return LLVMBuildFDiv(e->b, one,
 			LLVMBuildFAdd(e->b, one, t, ""), "");
 	}
+	if (e->relaxed && ein_mathfn_has(x->name, LLVMTypeOf(a[0])))
+		return ein_mathfn_build(e->b, e->m, x->name, a[0]);
 	if (!strcmp(x->name, "tanh") || !strcmp(x->name, "erf"))
 		return call_libm(e, x->name, a[0]);
 	if (!strcmp(x->name, "abs"))
@@ -1117,7 +1128,7 @@ static LLVMValueRef lower_int_div(struct llvm_emit *e, enum ein_op op,
 static int contractible(struct stmt_emit *s, const struct ein_ast_expr *x,
 	enum ein_type type)
 {
-	return s->e->contract && ein_type_is_float(type) &&
+	return s->e->relaxed && ein_type_is_float(type) &&
 		x->kind == EIN_EXPR_BINARY && x->op == EIN_OP_MUL &&
 		x->vtype == type;
 }
@@ -1372,7 +1383,7 @@ static LLVMValueRef combine_minmax(struct llvm_emit *e, const char *op,
 	LLVMTypeRef ty = LLVMTypeOf(old), fty;
 	char name[32];
 
-	fn = e->contract ? nnan_minmax(e->m, op, ty) : NULL;
+	fn = e->relaxed ? nnan_minmax(e->m, op, ty) : NULL;
 	if (!fn) {
 		snprintf(name, sizeof(name), "llvm.%s", op);
 		return call_float(e, name, 2, args);
@@ -1718,10 +1729,10 @@ static int verify(ein_ctx *ctx, LLVMModuleRef m)
 
 LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name,
-	int contract)
+	int relaxed)
 {
 	struct llvm_emit e = { .ctx = ctx, .scop = scop, .c = llctx,
-		.contract = contract };
+		.relaxed = relaxed };
 	struct ein_emitter em = { &e, &expr_int, &expr_id, &expr_op,
 		&for_open, &parallel_for, &for_test, &for_close, &if_open,
 		&if_else, &if_close, &user_stmt };

@@ -22,11 +22,13 @@
  * (one pointer per input and output, in signature order, then one value
  * per size) running "tree", and its entry point NAME__entry.  The module
  * is verified; returns NULL (with an internal error) when it is not.
- * "contract": a * b + c may be computed with one rounding (a fused
- * multiply-add where the target has one), as C's FP_CONTRACT on; off
- * for --strict-fp. */
+ * "relaxed": floating point as docs/language.md allows without
+ * --strict-fp: a * b + c may be computed with one rounding (a fused
+ * multiply-add where the target has one, C's FP_CONTRACT on), max= and
+ * min= reductions assume no NaN, and float32 exp and erf are computed
+ * inline (mathfn.h); 0 for --strict-fp. */
 LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name,
-	int contract);
+	int relaxed);
 
 #endif

@@ -1,0 +1,149 @@
+/*
+ * mathfn.c: inline float32 exp and erf (mathfn.h).
+ *
+ * Both are branch-free: clamps, a polynomial or rational function in
+ * Horner form with fused multiply-adds (llvm.fmuladd: one rounding where
+ * the target has FMA), and selects, so that a vectorised loop computes
+ * them in its vector registers.  A NaN argument gives NaN; the clamps use
+ * llvm.minnum/maxnum, which return the number of a NaN and a number, so
+ * the conversion to an integer in exp never sees a NaN (fptosi of NaN is
+ * poison), and the NaN is put back by the final select.
+ */
+#include <string.h>
+#include "mathfn.h"
+
+/* Call intrinsic "name" overloaded on the type of its first argument. */
+static LLVMValueRef call(LLVMBuilderRef b, LLVMModuleRef m, const char *name,
+	int n, LLVMValueRef *args)
+{
+	LLVMTypeRef ty = LLVMTypeOf(args[0]);
+	LLVMContextRef c = LLVMGetModuleContext(m);
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(m, id, &ty, 1);
+
+	return LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, &ty, 1), fn,
+		args, n, "");
+}
+
+static LLVMValueRef fmuladd(LLVMBuilderRef b, LLVMModuleRef m,
+	LLVMValueRef x, LLVMValueRef y, LLVMValueRef z)
+{
+	return call(b, m, "llvm.fmuladd", 3, (LLVMValueRef[]) { x, y, z });
+}
+
+/* x clamped to [lo, hi]; a NaN x gives lo. */
+static LLVMValueRef clamp(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x,
+	double lo, double hi)
+{
+	LLVMTypeRef ty = LLVMTypeOf(x);
+
+	x = call(b, m, "llvm.maxnum", 2,
+		(LLVMValueRef[]) { x, LLVMConstReal(ty, lo) });
+	return call(b, m, "llvm.minnum", 2,
+		(LLVMValueRef[]) { x, LLVMConstReal(ty, hi) });
+}
+
+/* The polynomial c[0] + c[1] x + ... + c[n - 1] x^(n-1), by Horner's rule. */
+static LLVMValueRef horner(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x,
+	const double *c, int n)
+{
+	LLVMTypeRef ty = LLVMTypeOf(x);
+	LLVMValueRef p = LLVMConstReal(ty, c[n - 1]);
+
+	while (--n > 0)
+		p = fmuladd(b, m, p, x, LLVMConstReal(ty, c[n - 1]));
+	return p;
+}
+
+/* "y", or x where x is NaN. */
+static LLVMValueRef keep_nan(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y)
+{
+	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""), x,
+		y, "");
+}
+
+/* 2^k for an int32 k in [-126, 127], as float32: k + 127 in the exponent
+ * field. */
+static LLVMValueRef pow2(LLVMBuilderRef b, LLVMValueRef k)
+{
+	LLVMTypeRef i32 = LLVMTypeOf(k);
+	LLVMValueRef e = LLVMBuildAdd(b, k, LLVMConstInt(i32, 127, 0), "");
+
+	e = LLVMBuildShl(b, e, LLVMConstInt(i32, 23, 0), "");
+	return LLVMBuildBitCast(b, e,
+		LLVMFloatTypeInContext(LLVMGetTypeContext(i32)), "");
+}
+
+/* exp(x) = 2^n e^r with n = rint(x / ln 2) and r = x - n ln 2, |r| <=
+ * ln 2 / 2.  r is computed in two steps (Cody and Waite): ln 2's high part
+ * has 15 significant bits, so n ln2_hi is exact for |n| < 2^9.  e^r is
+ * its Taylor polynomial of degree 7, whose truncation error, |r|^8 / 8!
+ * < 6e-9, is a tenth of float32's half unit.  2^n is applied in two
+ * factors 2^(n/2) and 2^(n - n/2), each a normal float32, so that results
+ * that are subnormal (x < -87.3) or infinite (x > 88.7) come out of the
+ * multiplication rounded as they should; x is first clamped to [-104,
+ * 88.8], beyond which the result is 0 or infinity anyway. */
+static LLVMValueRef build_exp(LLVMBuilderRef b, LLVMModuleRef m,
+	LLVMValueRef x)
+{
+	static const double taylor[] = { 1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24,
+		1.0 / 120, 1.0 / 720, 1.0 / 5040 };
+	LLVMTypeRef ty = LLVMTypeOf(x);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(ty));
+	LLVMValueRef xc, n, r, p, k, k1;
+
+	xc = clamp(b, m, x, -104.0, 88.8);
+	n = LLVMBuildFMul(b, xc, LLVMConstReal(ty, 1.4426950408889634), "");
+	n = call(b, m, "llvm.rint", 1, &n);
+	r = fmuladd(b, m, n, LLVMConstReal(ty, -0.693145751953125), xc);
+	r = fmuladd(b, m, n, LLVMConstReal(ty, -1.4286068203094172e-06), r);
+	p = horner(b, m, r, taylor, 8);
+	k = LLVMBuildFPToSI(b, n, i32, "");
+	k1 = LLVMBuildAShr(b, k, LLVMConstInt(i32, 1, 0), "");
+	p = LLVMBuildFMul(b, p, pow2(b, k1), "");
+	p = LLVMBuildFMul(b, p, pow2(b, LLVMBuildSub(b, k, k1, "")), "");
+	return keep_nan(b, x, p);
+}
+
+/* erf(x) = x P(x^2) / Q(x^2) on [-3.925, 3.925], x clamped to it (erf
+ * rounds to +-1 in float32 beyond it).  P (degree 6) and Q (degree 5)
+ * were fitted to erf in double precision (linearised least squares on the
+ * relative error, reweighted towards its maximum; P's constant term fixed
+ * to 2 / sqrt(pi) rounded to float32, so that small arguments keep a small
+ * relative error), then rounded to float32; Q has positive coefficients,
+ * so no pole.  The roundings of the evaluation in float32 are most of the
+ * error: check_mathfn measures at most 6 units in the last place against
+ * glibc's erf in double (3.6e-7 near |x| = 3.6), 3 near 0. */
+static LLVMValueRef build_erf(LLVMBuilderRef b, LLVMModuleRef m,
+	LLVMValueRef x)
+{
+	static const double p[] = { 1.128379225730896, 0.17529597878456116,
+		0.061016745865345, 0.0044985502026975155,
+		0.0007224053260870278, 1.4006357559992466e-05,
+		-6.052788847910051e-08 };
+	static const double q[] = { 1.0, 0.488687127828598,
+		0.1169603243470192, 0.017936622723937035,
+		0.0019027736270800233, 0.00015167977835517377 };
+	LLVMValueRef xc, t, num, den;
+
+	xc = clamp(b, m, x, -3.925, 3.925);
+	t = LLVMBuildFMul(b, xc, xc, "");
+	num = LLVMBuildFMul(b, xc, horner(b, m, t, p, 7), "");
+	den = horner(b, m, t, q, 6);
+	return keep_nan(b, x, LLVMBuildFDiv(b, num, den, ""));
+}
+
+int ein_mathfn_has(const char *name, LLVMTypeRef ty)
+{
+	if (LLVMGetTypeKind(ty) != LLVMFloatTypeKind)
+		return 0;
+	return !strcmp(name, "exp") || !strcmp(name, "erf");
+}
+
+LLVMValueRef ein_mathfn_build(LLVMBuilderRef b, LLVMModuleRef m,
+	const char *name, LLVMValueRef x)
+{
+	if (!strcmp(name, "exp"))
+		return build_exp(b, m, x);
+	return build_erf(b, m, x);
+}

@@ -1,0 +1,25 @@
+/*
+ * mathfn.h: exp and erf of float32 values as inline LLVM IR, straight-line
+ * arithmetic that LLVM's loop vectoriser turns into vector code of any
+ * width, where a call to the C library (or its vector library, libmvec)
+ * costs a call per element or per vector.  Used unless --strict-fp
+ * (docs/language.md, "Functions"): results are within a few units in the
+ * last place of the correctly rounded ones, as measured by
+ * tests/unit/check_mathfn.c.
+ */
+#ifndef EIN_CODEGEN_MATHFN_H
+#define EIN_CODEGEN_MATHFN_H
+
+#include <llvm-c/Core.h>
+
+/* 1 if "name" ("exp", "erf") of a value of type "ty" has an inline
+ * expansion: float32 only (float64 keeps the C library's). */
+int ein_mathfn_has(const char *name, LLVMTypeRef ty);
+
+/* exp(x) or erf(x) of the float32 "x", built by "b" in module "m" (which
+ * receives the declarations of the intrinsics used); "name" must be one
+ * that ein_mathfn_has accepts. */
+LLVMValueRef ein_mathfn_build(LLVMBuilderRef b, LLVMModuleRef m,
+	const char *name, LLVMValueRef x);
+
+#endif
