@@ -76,6 +76,50 @@ static const char *loadavg(char *buf, size_t len)
 	return buf;
 }
 
+/* OpenBLAS 0.3.21 (Debian 12) does not know CPUs newer than its release
+ * (Emerald Rapids, family 6 model 207, seen on this project's machines):
+ * its DYNAMIC_ARCH build then falls back to its Prescott kernels (SSE3,
+ * a fifth of such a machine's speed), and every ratio against it would
+ * flatter ein.  The library reads OPENBLAS_CORETYPE as it loads, so the
+ * benchmark names the kernels for the vector ISA the CPU reports
+ * (SkylakeX for AVX-512, Haswell for AVX2) and runs itself again; the
+ * machine line says so.  A value the user set is kept. */
+static void fix_openblas_core(char **argv)
+{
+	const char *isa = NULL;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx512f"))
+		isa = "SkylakeX";
+	else if (__builtin_cpu_supports("avx2") &&
+		 __builtin_cpu_supports("fma"))
+		isa = "Haswell";
+#endif
+	if (!isa || getenv("OPENBLAS_CORETYPE") ||
+	    strcmp(openblas_get_corename(), "Prescott") != 0)
+		return;
+	setenv("OPENBLAS_CORETYPE", isa, 1);
+	setenv("EIN_BENCH_OPENBLAS_DETECTED", openblas_get_corename(), 1);
+	execv("/proc/self/exe", argv);
+	unsetenv("OPENBLAS_CORETYPE");	/* exec failed: keep what was found */
+	unsetenv("EIN_BENCH_OPENBLAS_DETECTED");
+}
+
+/* How OpenBLAS's kernels were chosen, when not by its own detection. */
+static void print_openblas_core(void)
+{
+	const char *detected = getenv("EIN_BENCH_OPENBLAS_DETECTED");
+
+	if (detected)
+		printf("  OpenBLAS's kernels: %s, named by OPENBLAS_CORETYPE "
+			"(set by the benchmark: OpenBLAS's detection gave %s, "
+			"its fallback for a CPU it does not know).",
+			openblas_get_corename(), detected);
+	else if (getenv("OPENBLAS_CORETYPE"))
+		printf("  OpenBLAS's kernels: %s (OPENBLAS_CORETYPE=%s).",
+			openblas_get_corename(), getenv("OPENBLAS_CORETYPE"));
+}
+
 /* The machine line, the date and the versions. */
 static void print_machine(int argc, char **argv)
 {
@@ -88,7 +132,7 @@ static void print_machine(int argc, char **argv)
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime(&now));
 	printf("## Benchmark (issue 5)\n\n");
 	printf("Machine: %s, %ld CPUs online, %s; %s, Linux %s.  "
-		"ein %s, LLVM %s, %s, %s.\n\n",
+		"ein %s, LLVM %s, %s, %s.",
 		file_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu)),
 		sysconf(_SC_NPROCESSORS_ONLN),
 		bench_cpu_isa(),
@@ -97,7 +141,8 @@ static void print_machine(int argc, char **argv)
 		openblas_get_config(),
 		bench_onednn_version() ? bench_onednn_version() :
 			"no oneDNN");
-	printf("Command: `bench/bench");
+	print_openblas_core();
+	printf("\n\nCommand: `bench/bench");
 	for (i = 1; i < argc; ++i)
 		printf(" %s", argv[i]);
 	printf("`, %s, load average %s at the start.\n", date,
@@ -165,6 +210,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o, &only) != 0)
 		return usage(argv[0]);
+	fix_openblas_core(argv);
 	if (bench_program_read(&p, &o) != 0)
 		return 1;
 	print_machine(argc, argv);
