@@ -31,7 +31,7 @@ static LLVMMetadataRef property(LLVMContextRef c, const char *name,
 void ein_loop_md_attach(LLVMContextRef c, LLVMValueRef latch,
 	const struct ein_loop_attr *attr)
 {
-	LLVMMetadataRef ops[5], tmp, id;
+	LLVMMetadataRef ops[6], tmp, id;
 	int n = 1;
 
 	if (!attr || (!attr->vector && attr->unroll <= 0))
@@ -45,6 +45,11 @@ void ein_loop_md_attach(LLVMContextRef c, LLVMValueRef latch,
 		if (attr->one_step && attr->unroll <= 0)
 			ops[n++] = property(c, "llvm.loop.unroll.disable",
 				0, 0);
+		/* A partial tile, shorter than the width: masked lanes
+		 * rather than a scalar remainder that would be all of it. */
+		if (attr->partial)
+			ops[n++] = property(c,
+				"llvm.loop.vectorize.predicate.enable", 1, 1);
 	}
 	if (attr->unroll > 0)
 		ops[n++] = property(c, "llvm.loop.unroll.count", 1,

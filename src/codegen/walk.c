@@ -60,6 +60,46 @@ static ein_value walk_taken(const struct ein_emitter *e,
 	return v;
 }
 
+/* The integer value of "expr" (taken) in *v; 0 if it is not an integer. */
+static int int_value(__isl_take isl_ast_expr *expr, long *v)
+{
+	isl_val *val = NULL;
+	int ok;
+
+	if (expr && isl_ast_expr_get_type(expr) == isl_ast_expr_int)
+		val = isl_ast_expr_int_get_val(expr);
+	ok = val && isl_val_is_int(val);
+	if (ok)
+		*v = isl_val_get_num_si(val);
+	isl_val_free(val);
+	isl_ast_expr_free(expr);
+	return ok;
+}
+
+/* Does the loop "node", stepping by 1, run a constant number of
+ * iterations that is a multiple of "width"?  Its condition is then
+ * "iter <= N" or "iter < N" with integers for N and its start. */
+static int whole_vectors(__isl_keep isl_ast_node *node, int width)
+{
+	isl_ast_expr *cond = isl_ast_node_for_get_cond(node);
+	long lo, hi, step;
+	int ok = 0;
+
+	if (cond && isl_ast_expr_get_type(cond) == isl_ast_expr_op &&
+	    int_value(isl_ast_node_for_get_init(node), &lo) &&
+	    int_value(isl_ast_node_for_get_inc(node), &step) && step == 1 &&
+	    int_value(isl_ast_expr_get_op_arg(cond, 1), &hi)) {
+		enum isl_ast_expr_op_type op = isl_ast_expr_get_op_type(cond);
+
+		if (op == isl_ast_expr_op_le)
+			ok = (hi - lo + 1) % width == 0;
+		else if (op == isl_ast_expr_op_lt)
+			ok = (hi - lo) % width == 0;
+	}
+	isl_ast_expr_free(cond);
+	return ok;
+}
+
 static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 	const struct ein_loop_attr *attr)
 {
@@ -67,9 +107,16 @@ static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 	isl_id *iter = isl_ast_expr_get_id(it);
 	isl_ast_node *body;
 	ein_value init, cond, inc = NULL;
+	struct ein_loop_attr partial;
 	int ok = -1;
 
 	isl_ast_expr_free(it);
+	if (attr && attr->vector > 1 && attr->one_step &&
+	    !whole_vectors(node, attr->vector)) {
+		partial = *attr;
+		partial.partial = 1;
+		attr = &partial;
+	}
 	if (attr && attr->parallel && e->parallel_for) {
 		isl_id_free(iter);
 		return e->parallel_for(e->user, node, attr);

@@ -52,6 +52,12 @@
  * one_step: with vector, whether the loop runs at most "vector"
  *	iterations whatever the outer loops (the inner loop of a split by
  *	the width): a single vector step;
+ * partial: never in a mark; set by the code generator's walk
+ *	(codegen/walk.c) on its copy of a one_step loop's attributes when
+ *	the loop's trip count is not a known multiple of "vector" (a
+ *	partial tile that the AST generator isolated): vectorised with
+ *	masks (LLVM's tail folding), where a loop shorter than the width
+ *	would otherwise run as scalar code;
  * unroll: an unroll factor (0: none, -1: full);
  * level: in a mark, the level of the loop in the 2d+1 vectors (0: the
  *	outermost loop), which the storage of contracted temporaries is
@@ -60,6 +66,7 @@ struct ein_loop_attr {
 	int parallel;
 	int vector;
 	int one_step;
+	int partial;
 	int unroll;
 	int level;
 };

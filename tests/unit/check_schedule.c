@@ -365,6 +365,14 @@ static const struct good goods[] = {
 		"O: unroll f.i.i.o full\nO: vectorize f.i.i.i 8\n"
 		"O: parallel f.o\nO.init: compute_at O w.o\n",
 		{ { 1, 5, 9, 11, 19 }, { 2, 3, 4, 7, 48 } }, 5 },
+	/* A register tile of 14 x 32 with partial tiles in both
+	 * directions: the partial columns are a masked vector loop
+	 * (codegen/walk.c), rows and columns of 1. */
+	{ matmul_src, "C: tile j 32 k 16 i 14\n"
+		"C: reorder j.o k.o i.o k.i i.i j.i\n"
+		"C: pack B at k.o\nC: accumulate i.o\nC: unroll i.i full\n"
+		"C: vectorize j.i 32\nC: parallel j.o\n",
+		{ { 31, 17, 45 }, { 1, 1, 1 } }, 17 },
 	/* Layouts that split an index into blocks (BLIS's packed panels:
 	 * [j/16][k][16]); sizes the blocks do not divide, and blocks
 	 * larger than the tile. */
