@@ -99,15 +99,22 @@ static ein_kernel *compile(struct bench_program *p, const char *def,
 	return k;
 }
 
-/* Compile "def" with the default schedule, and with schedules/<def>.sched
- * if that file exists. */
+/* Compile "def" with the default schedule, and with the host target's
+ * schedules/<target>/<def>.sched, or else schedules/<def>.sched, if one
+ * of them exists (register tiles differ between vector widths). */
 int bench_kernel_compile(struct bench_kernel *k, struct bench_program *p,
 	const char *def, const struct bench_opts *o)
 {
+	char *target = ein_target_host_name(p->ctx);
+
 	memset(k, 0, sizeof(*k));
 	k->def = def;
-	snprintf(k->sched_path, sizeof(k->sched_path), "%s/schedules/%s.sched",
-		o->dir, def);
+	snprintf(k->sched_path, sizeof(k->sched_path),
+		"%s/schedules/%s/%s.sched", o->dir, target ? target : "?", def);
+	free(target);
+	if (access(k->sched_path, R_OK) != 0)
+		snprintf(k->sched_path, sizeof(k->sched_path),
+			"%s/schedules/%s.sched", o->dir, def);
 	k->dflt = compile(p, def, NULL);
 	if (!k->dflt)
 		return -1;
@@ -333,9 +340,10 @@ void bench_print_schedules(const struct bench_kernel *k, int n)
 	printf("Schedules:");
 	for (i = 0; i < n; ++i)
 		if (k[i].sched) {
-			const char *base = strrchr(k[i].sched_path, '/');
+			const char *base = strstr(k[i].sched_path,
+				"/schedules/");
 
-			printf("%s bench/schedules%s", any++ ? "," : "",
+			printf("%s bench%s", any++ ? "," : "",
 				base ? base : k[i].sched_path);
 		}
 	printf("%s.", any ? "" : " none");
