@@ -34,8 +34,10 @@ void ein_loop_md_attach(LLVMContextRef c, LLVMValueRef latch,
 	LLVMMetadataRef ops[6], tmp, id;
 	int n = 1;
 
-	if (!attr || (!attr->vector && attr->unroll <= 0))
+	if (!attr || (!attr->vector && !attr->scalar && attr->unroll <= 0))
 		return;
+	if (attr->scalar && !attr->vector)
+		ops[n++] = property(c, "llvm.loop.vectorize.enable", 1, 0);
 	if (attr->vector) {
 		ops[n++] = property(c, "llvm.loop.vectorize.enable", 1, 1);
 		ops[n++] = property(c, "llvm.loop.vectorize.width", 1,

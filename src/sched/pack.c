@@ -31,8 +31,11 @@
  * the dimensions of the buffer and may split them into blocks: the box
  * is X's, and the buffer's index of element e is a function of its
  * offset e - lb(v) (to_buffer: the offset, or floor(offset / N) and
- * offset mod N); the copies still loop over e in X's order, reading X
- * contiguously.
+ * offset mod N).  The copies loop over e in X's order, reading X
+ * contiguously, except that a copy in whose layout only reorders X's
+ * dimensions (moving the last) loops in the buffer's order, so that its
+ * stores are contiguous, and that a copy still moving X's last
+ * dimension is kept scalar (add_copy).
  *
  * The copies touch only elements S accesses (never the rest of the box,
  * which may lie out of X's bounds, or belong to another thread's
@@ -428,6 +431,53 @@ static __isl_give isl_multi_pw_aff *copy_buffer_index(struct lower *lw,
 	return to_buffer(lw, compact(lw, isl_multi_pw_aff_sub(e, lb)));
 }
 
+/* Does "local"'s layout put another dimension than the last of its
+ * n-dimensional tensor innermost in the buffer ("layout c r s f" of
+ * Wt(f, c, r, s))?  A copy into it or out of it, walking the tensor in
+ * order, then accesses the buffer with a stride. */
+static int moves_innermost(const struct ein_local *local, int n)
+{
+	return local->n_layout > 0 && n <= EIN_LOCAL_MAX_DIM &&
+		local->layout[local->n_layout - 1] != n - 1;
+}
+
+/* The order in which a copy walks the buffer of "local", whose layout
+ * orders the n dimensions of its tensor without splitting any into
+ * blocks, into order[0 .. n-1]: the dimensions the layout leaves out
+ * (each one element of the buffer) first, then the layout's.  0 if the
+ * layout has blocks. */
+static int buffer_order(const struct ein_local *local, int n, int *order)
+{
+	int k, d, m = 0, listed[EIN_LOCAL_MAX_DIM] = { 0 };
+
+	if (n > EIN_LOCAL_MAX_DIM)
+		return 0;
+	for (k = 0; k < local->n_layout; ++k) {
+		if (local->block[k] != 0)
+			return 0;
+		listed[local->layout[k]] = 1;
+	}
+	for (d = 0; d < n; ++d)
+		if (!listed[d])
+			order[m++] = d;
+	for (k = 0; k < local->n_layout; ++k)
+		order[m++] = local->layout[k];
+	return m == n;
+}
+
+/* Keep the n loops of copy statement "stmt" scalar: LLVM's vectoriser
+ * would vectorise a transposing copy along whichever loop is innermost
+ * once it has unrolled the short ones, gathering and scattering where
+ * the target has them (AVX-512: the weights of a 3x3 convolution and
+ * its [w][f] output tile took half the time of the kernel). */
+static void scalar_loops(struct ein_schedule *s, int stmt, int n)
+{
+	int k;
+
+	for (k = 0; k < n; ++k)
+		ein_schedule_loop_attr(s, stmt, k)->scalar = 1;
+}
+
 /* Add the copy of kind "kind" named after the buffer with "suffix", and
  * place it in S's loop. */
 static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
@@ -440,6 +490,7 @@ static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
 	int t = lw->local->tensor, n = isl_map_dim(lw->fp, isl_dim_out);
 	const char *xname = ein_scop_tensor_name(lw->scop, t);
 	struct ein_scop_stmt *copy;
+	int order[EIN_LOCAL_MAX_DIM];
 
 	snprintf(name, sizeof(name), "%s%s", lw->name, suffix);
 	dom = isl_set_set_tuple_name(dom, name);
@@ -454,9 +505,16 @@ static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
 		copy = ein_scop_add_copy(lw->scop, kind,
 			lw->scop->stmt[lw->stmt].src, dom, t, x, lw->buffer,
 			buf);
-	if (!copy)
+	if (!copy || ein_schedule_add_copy(lw->s, lw->stmt, lw->level,
+			xname) < 0)
 		return -1;
-	return ein_schedule_add_copy(lw->s, lw->stmt, lw->level, xname);
+	if (!moves_innermost(lw->local, n))
+		return 0;
+	if (kind == EIN_STMT_COPY_IN && buffer_order(lw->local, n, order))
+		return ein_schedule_order_copy(lw->s, lw->scop->n_stmt - 1,
+			order);
+	scalar_loops(lw->s, lw->scop->n_stmt - 1, n);
+	return 0;
 }
 
 /* Does S read X (other than by writing it)? */

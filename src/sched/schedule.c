@@ -988,8 +988,11 @@ static struct ein_loop_attr *merge_attr(const struct vec *vecs, int n,
 		if (b->unroll && (a->unroll == 0 || b->unroll < 0 ||
 				b->unroll > a->unroll))
 			a->unroll = b->unroll < 0 ? -1 : b->unroll;
-		any |= b->parallel || b->vector || b->unroll;
+		a->scalar |= b->scalar;
+		any |= b->parallel || b->vector || b->unroll || b->scalar;
 	}
+	if (a->vector)
+		a->scalar = 0;
 	if (!any) {
 		free(a);
 		return NULL;
@@ -1452,6 +1455,22 @@ static int init_copy_loops(struct ein_schedule *s, int i, int level,
 		if (!ss->loop[k].name || !ss->loop[k].value)
 			return -1;
 	}
+	return 0;
+}
+
+int ein_schedule_order_copy(struct ein_schedule *s, int stmt,
+	const int *order)
+{
+	struct stmt_sched *ss = &s->s[stmt];
+	struct loop *loop = malloc(ss->n_loop * sizeof(*loop));
+	int k;
+
+	if (!loop)
+		return -1;
+	for (k = 0; k < ss->n_loop; ++k)
+		loop[k] = ss->loop[order[k]];
+	memcpy(ss->loop, loop, ss->n_loop * sizeof(*loop));
+	free(loop);
 	return 0;
 }
 

@@ -58,6 +58,10 @@
  *	partial tile that the AST generator isolated): vectorised with
  *	masks (LLVM's tail folding), where a loop shorter than the width
  *	would otherwise run as scalar code;
+ * scalar: never vectorise the loop (llvm.loop.vectorize.enable false):
+ *	the loops of a copy into a buffer whose layout moves the tensor's
+ *	innermost dimension, where LLVM's vectoriser would scatter the
+ *	stores (and gather the loads) of a transposition (sched/pack.c);
  * unroll: an unroll factor (0: none, -1: full);
  * level: in a mark, the level of the loop in the 2d+1 vectors (0: the
  *	outermost loop), which the storage of contracted temporaries is
@@ -67,6 +71,7 @@ struct ein_loop_attr {
 	int vector;
 	int one_step;
 	int partial;
+	int scalar;
 	int unroll;
 	int level;
 };
@@ -194,6 +199,11 @@ __isl_give isl_multi_pw_aff *ein_schedule_get_prefix(
  * its domain, named "NAME.0", "NAME.1"... */
 int ein_schedule_add_copy(struct ein_schedule *s, int parent, int level,
 	const char *name);
+/* Reorder the loops of copy "stmt" (as ein_schedule_add_copy made them,
+ * one per dimension of the tensor): its k-th loop becomes the one over
+ * dimension order[k]. */
+int ein_schedule_order_copy(struct ein_schedule *s, int stmt,
+	const int *order);
 
 /* The flat schedule: every statement instance to its 2d+1 vector, padded
  * with zeros to a common length. */
