@@ -15,7 +15,12 @@
  * iterations best, so the set is projected on levels 0..d.  Each loop is
  * isolated on its own (the sets of loops with the same d intersected):
  * in a tile at the edge of j, the loop over i is still full and unrolled
- * without conditions.
+ * without conditions.  Isolating at a parallel loop would split it in two
+ * loops, the partial tiles' one outside the loop the threads share (run
+ * by one thread, after the others: the last column panel of an SGEMM of
+ * odd size); the set is then isolated one level deeper, for every value
+ * of that level, so that the parallel loop stays whole and its iterations
+ * choose between the full and the general code.
  *
  * Only speed depends on the set: isl generates every instance whatever
  * is isolated, so an approximation can never make a kernel wrong.
@@ -200,6 +205,11 @@ int ein_isolate_find(const struct ein_isolate_stmt *stmt, isl_set **full)
 		if (!stmt->sensitive[l])
 			continue;
 		good = full_at(pts, k, l, &d);
+		while (good && stmt->parallel && stmt->parallel[d] && d < l) {
+			good = isl_set_add_dims(good, isl_dim_set, 1);
+			good = isl_set_intersect(good,
+				prefix(isl_set_copy(pts), ++d + 1));
+		}
 		if (good)
 			full[d] = full[d] ? isl_set_intersect(full[d], good) :
 				good;

@@ -16,12 +16,14 @@
 
 /* The loops of one statement as the levels of its schedule vector:
  * val[k] is the value of level k over "domain"; sensitive[k] says whether
- * the loop at level k wants full tiles (vectorised, unrolled entirely). */
+ * the loop at level k wants full tiles (vectorised, unrolled entirely);
+ * parallel[k] whether it runs across threads (NULL: none does). */
 struct ein_isolate_stmt {
 	isl_set *domain;
 	int n_level;
 	isl_pw_aff **val;
 	const int *sensitive;
+	const int *parallel;
 };
 
 /* For each level d of "stmt", in full[d] (n_level entries) the values of

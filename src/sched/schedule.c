@@ -1150,15 +1150,18 @@ static __isl_give isl_schedule *build_level(const struct ein_schedule *s,
 static int find_full_tiles(struct ein_scop_stmt *stmt, struct vec *v)
 {
 	struct ein_isolate_stmt is;
-	int sensitive[v->n_level + 1], k;
+	int sensitive[v->n_level + 1], parallel[v->n_level + 1], k;
 
-	for (k = 0; k < v->n_level; ++k)
+	for (k = 0; k < v->n_level; ++k) {
 		sensitive[k] = v->attr[k] &&
 			(v->attr[k]->vector > 0 || v->attr[k]->unroll < 0);
+		parallel[k] = v->attr[k] && v->attr[k]->parallel;
+	}
 	is.domain = stmt->domain;
 	is.n_level = v->n_level;
 	is.val = v->val;
 	is.sensitive = sensitive;
+	is.parallel = parallel;
 	v->iso = calloc(v->n_level + 1, sizeof(*v->iso));
 	return v->iso ? ein_isolate_find(&is, v->iso) : -1;
 }
