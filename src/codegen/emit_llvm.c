@@ -1022,12 +1022,16 @@ static LLVMValueRef lower_int_call(struct llvm_emit *e, const char *name,
 		a[0], a[1]);
 }
 
-/* exp(v): inline (mathfn.h) unless strict floating point, else LLVM's
- * intrinsic, which becomes a call to the C library or to libmvec. */
-static LLVMValueRef lower_exp(struct llvm_emit *e, LLVMValueRef v)
+/* exp(v) or erf(v): inline (mathfn.h) unless strict floating point,
+ * else LLVM's intrinsic or the C library's function, which become calls
+ * to the C library or to libmvec. */
+static LLVMValueRef lower_exp_erf(struct llvm_emit *e, const char *name,
+	LLVMValueRef v)
 {
-	if (e->relaxed && ein_mathfn_has("exp", LLVMTypeOf(v)))
-		return ein_mathfn_build(e->b, e->m, "exp", v);
+	if (e->relaxed && ein_mathfn_has(name, LLVMTypeOf(v)))
+		return ein_mathfn_build(e->b, e->m, name, v);
+	if (!strcmp(name, "erf"))
+		return call_libm(e, name, v);
 	return call_float(e, "llvm.exp", 1, &v);
 }
 
@@ -1048,13 +1052,13 @@ static LLVMValueRef lower_call(struct stmt_emit *s,
 		return LLVMBuildFDiv(e->b, one,
 			call_float(e, "llvm.sqrt", 1, a), "");
 	if (!strcmp(x->name, "sigmoid")) {
-		t = lower_exp(e, LLVMBuildFNeg(e->b, a[0], ""));
+		t = lower_exp_erf(e, "exp", LLVMBuildFNeg(e->b, a[0], ""));
 		return LLVMBuildFDiv(e->b, one,
 			LLVMBuildFAdd(e->b, one, t, ""), "");
 	}
-	if (e->relaxed && ein_mathfn_has(x->name, LLVMTypeOf(a[0])))
-		return ein_mathfn_build(e->b, e->m, x->name, a[0]);
-	if (!strcmp(x->name, "tanh") || !strcmp(x->name, "erf"))
+	if (!strcmp(x->name, "exp") || !strcmp(x->name, "erf"))
+		return lower_exp_erf(e, x->name, a[0]);
+	if (!strcmp(x->name, "tanh"))
 		return call_libm(e, x->name, a[0]);
 	if (!strcmp(x->name, "abs"))
 		return call_float(e, "llvm.fabs", 1, a);
