@@ -12,14 +12,19 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <isl/aff.h>
 #include <isl/ast_build.h>
+#include <isl/constraint.h>
 #include <isl/id.h>
 #include <isl/map.h>
+#include <isl/set.h>
+#include <isl/space.h>
 #include <isl/union_map.h>
 #include "ctx.h"
 #include "diag.h"
 #include "codegen/ast_build.h"
 #include "frontend/ast.h"
+#include "frontend/type.h"
 
 #define EIN_STMT_ID "ein_stmt"
 
@@ -46,6 +51,7 @@ static void user_stmt_free(void *user)
 		exprs_free(us->index[i]);
 	free(us->index);
 	exprs_free(us->iter);
+	isl_pw_multi_aff_free(us->at);
 	free(us);
 }
 
@@ -68,6 +74,23 @@ static isl_ast_expr **build_exprs(__isl_keep isl_ast_build *build,
 			isl_multi_pw_aff_get_pw_aff(pulled, d));
 	isl_multi_pw_aff_free(pulled);
 	return exprs;
+}
+
+/* "iter" (taken) with its input dimensions named after the AST's loop
+ * iterators. */
+static __isl_give isl_pw_multi_aff *name_iterators(
+	__isl_keep isl_ast_build *build, __isl_take isl_pw_multi_aff *iter)
+{
+	isl_space *space = isl_ast_build_get_schedule_space(build);
+	int pos, n = isl_pw_multi_aff_dim(iter, isl_dim_in);
+
+	for (pos = 0; pos < n; ++pos)
+		if (isl_space_has_dim_id(space, isl_dim_set, pos) > 0)
+			iter = isl_pw_multi_aff_set_dim_id(iter, isl_dim_in,
+				pos, isl_space_get_dim_id(space, isl_dim_set,
+				pos));
+	isl_space_free(space);
+	return iter;
 }
 
 static struct ein_user_stmt *user_stmt_alloc(const struct ein_scop_stmt *stmt,
@@ -94,7 +117,7 @@ static struct ein_user_stmt *user_stmt_alloc(const struct ein_scop_stmt *stmt,
 			isl_set_get_space(stmt->domain)));
 	us->iter = build_exprs(build, ident, iter);
 	isl_multi_pw_aff_free(ident);
-	isl_pw_multi_aff_free(iter);
+	us->at = name_iterators(build, iter);
 	return us;
 }
 
@@ -250,4 +273,370 @@ __isl_give isl_printer *ein_ast_print(__isl_take isl_printer *p,
 	options = isl_ast_print_options_set_print_user(options, &print_user,
 		(void *) scop);
 	return isl_ast_node_print(tree, p, options);
+}
+
+/* Does "expr" divide integers?  At an iteration a padded vector loop adds,
+ * the divisor may be 0. */
+static int divides_integers(const struct ein_ast_expr *expr)
+{
+	int i;
+
+	if (!expr)
+		return 0;
+	if (expr->kind == EIN_EXPR_BINARY && !ein_type_is_float(expr->type) &&
+	    (expr->op == EIN_OP_DIV || expr->op == EIN_OP_MOD))
+		return 1;
+	for (i = 0; i < expr->n_arg; ++i)
+		if (divides_integers(expr->args[i]))
+			return 1;
+	return 0;
+}
+
+/* Does an integer division of "aff" (kept) involve input dimension
+ * "pos" (isl_aff_involves_dims follows divisions within divisions)? */
+static int div_involves(__isl_keep isl_aff *aff, int pos)
+{
+	int i, n = isl_aff_dim(aff, isl_dim_div), inv = n < 0;
+
+	for (i = 0; !inv && i < n; ++i) {
+		isl_val *c = isl_aff_get_coefficient_val(aff, isl_dim_div, i);
+		isl_aff *div = isl_aff_get_div(aff, i);
+
+		inv = !c || !div || (!isl_val_is_zero(c) &&
+			isl_aff_involves_dims(div, isl_dim_in, pos, 1) !=
+			isl_bool_false);
+		isl_val_free(c);
+		isl_aff_free(div);
+	}
+	return inv;
+}
+
+static isl_stat grab_aff(__isl_take isl_set *set, __isl_take isl_aff *aff,
+	void *user)
+{
+	isl_aff **res = user;
+
+	isl_set_free(set);
+	isl_aff_free(*res);
+	*res = aff;
+	return isl_stat_ok;
+}
+
+/* The functions of "mpa" (kept), which must each have a single piece,
+ * pulled back through "ma" (kept) and extended to the whole of its
+ * domain's space: NULL if a function has more pieces or divides something
+ * that involves dimension "pos" of that space. */
+static __isl_give isl_multi_aff *extended(__isl_keep isl_multi_pw_aff *mpa,
+	__isl_keep isl_multi_aff *ma, int pos)
+{
+	int d, n = isl_multi_pw_aff_dim(mpa, isl_dim_out);
+	isl_multi_aff *res;
+
+	res = n < 0 ? NULL : isl_multi_aff_zero(isl_space_map_from_domain_and_range(
+		isl_space_domain(isl_multi_aff_get_space(ma)),
+		isl_space_range(isl_multi_pw_aff_get_space(mpa))));
+	for (d = 0; res && d < n; ++d) {
+		isl_pw_aff *pa = isl_multi_pw_aff_get_pw_aff(mpa, d);
+		isl_aff *aff = NULL;
+
+		if (isl_pw_aff_n_piece(pa) == 1 &&
+		    isl_pw_aff_foreach_piece(pa, &grab_aff, &aff) >= 0)
+			aff = isl_aff_pullback_multi_aff(aff,
+				isl_multi_aff_copy(ma));
+		isl_pw_aff_free(pa);
+		if (!aff || div_involves(aff, pos)) {
+			isl_aff_free(aff);
+			return isl_multi_aff_free(res);
+		}
+		res = isl_multi_aff_set_aff(res, d, aff);
+	}
+	return res;
+}
+
+/* "expr", an affine expression in the iterators and the sizes, as a
+ * function on "space" (kept), whose dimensions are named after the
+ * iterators; NULL if it is not one (a division, a minimum, ...). */
+static __isl_give isl_aff *aff_from_expr(__isl_keep isl_ast_expr *expr,
+	__isl_keep isl_space *space)
+{
+	isl_local_space *ls = isl_local_space_from_space(isl_space_copy(space));
+	isl_ast_expr *arg;
+	isl_aff *x = NULL, *y = NULL;
+	isl_id *id;
+	int pos, n;
+
+	switch (isl_ast_expr_get_type(expr)) {
+	case isl_ast_expr_int:
+		return isl_aff_val_on_domain(ls, isl_ast_expr_get_val(expr));
+	case isl_ast_expr_id:
+		id = isl_ast_expr_get_id(expr);
+		n = isl_space_dim(space, isl_dim_set);
+		for (pos = 0; pos < n; ++pos)
+			if (isl_space_has_dim_id(space, isl_dim_set, pos) > 0 &&
+			    isl_space_get_dim_id(space, isl_dim_set, pos) == id)
+				break;
+		isl_id_free(id);
+		if (pos < n) {
+			isl_id_free(isl_space_get_dim_id(space, isl_dim_set,
+				pos));
+			return isl_aff_var_on_domain(ls, isl_dim_set, pos);
+		}
+		pos = isl_space_find_dim_by_id(space, isl_dim_param, id);
+		if (pos >= 0)
+			return isl_aff_var_on_domain(ls, isl_dim_param, pos);
+		break;
+	case isl_ast_expr_op:
+		n = isl_ast_expr_op_get_n_arg(expr);
+		arg = n >= 1 ? isl_ast_expr_op_get_arg(expr, 0) : NULL;
+		x = arg ? aff_from_expr(arg, space) : NULL;
+		isl_ast_expr_free(arg);
+		arg = n >= 2 ? isl_ast_expr_op_get_arg(expr, 1) : NULL;
+		y = arg ? aff_from_expr(arg, space) : NULL;
+		isl_ast_expr_free(arg);
+		break;
+	default:
+		break;
+	}
+	isl_local_space_free(ls);
+	if (!x || (!y && n == 2) || n > 2)
+		goto bad;
+	switch (isl_ast_expr_op_get_type(expr)) {
+	case isl_ast_expr_op_minus:
+		if (n == 1)
+			return isl_aff_neg(x);
+		break;
+	case isl_ast_expr_op_add:
+		return isl_aff_add(x, y);
+	case isl_ast_expr_op_sub:
+		return isl_aff_sub(x, y);
+	case isl_ast_expr_op_mul:
+		if (isl_aff_is_cst(x) > 0 || isl_aff_is_cst(y) > 0)
+			return isl_aff_mul(x, y);
+		break;
+	default:
+		break;
+	}
+bad:
+	isl_aff_free(x);
+	isl_aff_free(y);
+	return NULL;
+}
+
+/* The index expressions "index" (n of them) as a function on "space"
+ * (kept), NULL if one is not affine. */
+static __isl_give isl_multi_aff *emitted(isl_ast_expr **index, int n,
+	__isl_keep isl_space *space)
+{
+	isl_space *range = isl_space_drop_dims(isl_space_copy(space),
+		isl_dim_set, 0, isl_space_dim(space, isl_dim_set));
+	isl_multi_aff *ma;
+	int d;
+
+	range = isl_space_add_dims(range, isl_dim_set, n);
+	ma = isl_multi_aff_zero(isl_space_map_from_domain_and_range(
+		isl_space_copy(space), range));
+	for (d = 0; ma && d < n; ++d) {
+		isl_aff *aff = index[d] ? aff_from_expr(index[d], space) : NULL;
+
+		if (!aff)
+			return isl_multi_aff_free(ma);
+		ma = isl_multi_aff_set_aff(ma, d, aff);
+	}
+	return ma;
+}
+
+/* The elements of "tensor" in its bounds, in "space" (taken); NULL if an
+ * extent is unknown. */
+static __isl_give isl_set *tensor_box(const struct ein_scop *scop,
+	int tensor, __isl_take isl_space *space)
+{
+	isl_set *box = isl_set_universe(isl_space_copy(space));
+	int d, n = ein_scop_tensor_n_dim(scop, tensor);
+
+	for (d = 0; box && d < n; ++d) {
+		isl_pw_aff *ext = ein_scop_tensor_extent(scop, tensor, d);
+		isl_pw_aff *x;
+
+		if (!ext) {
+			box = isl_set_free(box);
+			break;
+		}
+		x = isl_pw_aff_var_on_domain(isl_local_space_from_space(
+			isl_space_copy(space)), isl_dim_set, d);
+		box = isl_set_intersect(box,
+			isl_pw_aff_nonneg_set(isl_pw_aff_copy(x)));
+		box = isl_set_intersect(box, isl_pw_aff_lt_set(x,
+			isl_pw_aff_insert_domain(isl_pw_aff_copy(ext),
+				isl_space_copy(space))));
+	}
+	isl_space_free(space);
+	return box;
+}
+
+/* Does "ma" (kept) take the iterations "set" (kept) into the bounds of
+ * "tensor" (in = 1), or all out of them (in = 0)? */
+static int maps_inside(const struct ein_scop *scop, int tensor,
+	__isl_keep isl_multi_aff *ma, __isl_keep isl_set *set, int in)
+{
+	isl_set *img = isl_set_apply(isl_set_copy(set),
+		isl_map_from_multi_aff(isl_multi_aff_copy(ma)));
+	isl_set *box;
+	isl_bool ok;
+
+	img = isl_set_intersect_params(img, isl_set_copy(scop->context));
+	box = tensor_box(scop, tensor, isl_set_get_space(img));
+	ok = !box ? isl_bool_false : in ? isl_set_is_subset(img, box) :
+		isl_set_is_disjoint(img, box);
+	isl_set_free(img);
+	isl_set_free(box);
+	return ok == isl_bool_true;
+}
+
+/* Does the buffer index "x" (kept) differ from the tensor index "e"
+ * (kept) by an offset that does not change along dimension "pos": is "x"
+ * e - lb(v) at the padded iterations too? */
+static int same_offset(__isl_keep isl_multi_aff *x, __isl_keep isl_multi_aff *e,
+	int pos)
+{
+	int d, n = isl_multi_aff_dim(x, isl_dim_out), ok;
+
+	ok = n >= 0 && n == isl_multi_aff_dim(e, isl_dim_out);
+	for (d = 0; ok && d < n; ++d) {
+		isl_aff *diff = isl_aff_sub(isl_multi_aff_get_aff(x, d),
+			isl_multi_aff_get_aff(e, d));
+
+		ok = diff && isl_aff_involves_dims(diff, isl_dim_in, pos, 1) ==
+			isl_bool_false;
+		isl_aff_free(diff);
+	}
+	return ok;
+}
+
+/* Does access "a", with index expressions "index" in the emitted code,
+ * stay within the bounds of what it reaches at the iterations "ext"
+ * (those of the statement and the padded ones, on "space"); and, if it
+ * writes a buffer (never a tensor), do the padded iterations "pad" write
+ * places of elements out of the tensor, which its copy back never reads
+ * and which no other iteration of the statement accesses?  "ma" takes
+ * the iterations to the statement's index variables. */
+static int access_can_pad(const struct ein_scop *scop,
+	const struct ein_scop_access *a, isl_ast_expr **index,
+	__isl_keep isl_multi_aff *ma, int pos, __isl_keep isl_set *ext,
+	__isl_keep isl_set *pad)
+{
+	int target = ein_scop_access_get_target(a);
+	isl_space *space = isl_set_get_space(ext);
+	isl_multi_aff *x = emitted(index, ein_scop_tensor_n_dim(scop, target),
+		space);
+	isl_multi_aff *e = NULL;
+	int ok;
+
+	isl_space_free(space);
+	ok = x && !a->guard && (!a->is_write || target != a->tensor) &&
+		ein_type_is_float(ein_scop_tensor_type(scop, target)) &&
+		maps_inside(scop, target, x, ext, 1);
+	if (ok && a->is_write) {
+		e = extended(a->index, ma, pos);
+		ok = e && same_offset(x, e, pos) &&
+			maps_inside(scop, a->tensor, e, pad, 0);
+	}
+	isl_multi_aff_free(x);
+	isl_multi_aff_free(e);
+	return ok;
+}
+
+/* The iterations that a vector loop over dimension "pos" of "own" (kept)
+ * runs when it is padded to whole vectors of "width" (walk.c): on each
+ * line along dimension pos, all else equal, from its first iteration lo
+ * to lo + width * ceil(n / width) - 1, with n = hi - lo + 1 and hi its
+ * last. */
+static __isl_give isl_set *padded(__isl_keep isl_set *own, int pos,
+	int width)
+{
+	isl_map *line = isl_map_move_dims(isl_map_from_domain(
+		isl_set_copy(own)), isl_dim_out, 0, isl_dim_in, pos, 1);
+	isl_space *one = isl_space_range(isl_map_get_space(line));
+	isl_pw_multi_aff *lo_pma = isl_map_lexmin_pw_multi_aff(
+		isl_map_copy(line));
+	isl_pw_multi_aff *hi_pma = isl_map_lexmax_pw_multi_aff(line);
+	isl_pw_aff *lo = isl_pw_multi_aff_get_pw_aff(lo_pma, 0);
+	isl_pw_aff *hi = isl_pw_multi_aff_get_pw_aff(hi_pma, 0);
+	isl_val *w = isl_val_int_from_si(isl_set_get_ctx(own), width);
+	isl_pw_aff *end;
+	isl_map *from, *to;
+
+	isl_pw_multi_aff_free(lo_pma);
+	isl_pw_multi_aff_free(hi_pma);
+	end = isl_pw_aff_sub(hi, isl_pw_aff_copy(lo));
+	end = isl_pw_aff_add_constant_val(end, isl_val_copy(w));
+	end = isl_pw_aff_floor(isl_pw_aff_scale_down_val(end,
+		isl_val_copy(w)));
+	end = isl_pw_aff_add(isl_pw_aff_copy(lo), isl_pw_aff_scale_val(end, w));
+	from = isl_map_apply_range(isl_map_from_pw_aff(lo),
+		isl_map_lex_le(isl_space_copy(one)));
+	to = isl_map_apply_range(isl_map_from_pw_aff(end), isl_map_lex_gt(one));
+	from = isl_map_intersect(from, to);
+	from = isl_map_move_dims(from, isl_dim_in, pos, isl_dim_out, 0, 1);
+	return isl_set_reset_space(isl_map_domain(from),
+		isl_set_get_space(own));
+}
+
+static isl_stat grab_multi_aff(__isl_take isl_set *set,
+	__isl_take isl_multi_aff *ma, void *user)
+{
+	isl_multi_aff **res = user;
+
+	isl_set_free(set);
+	isl_multi_aff_free(*res);
+	*res = ma;
+	return isl_stat_ok;
+}
+
+/* The input dimension of "pma" named "id", -1 if none. */
+static int find_dim(__isl_keep isl_pw_multi_aff *pma, __isl_keep isl_id *id)
+{
+	isl_space *space = isl_pw_multi_aff_get_domain_space(pma);
+	int pos, n = isl_space_dim(space, isl_dim_set), found = -1;
+
+	for (pos = 0; found < 0 && pos < n; ++pos) {
+		isl_id *d = isl_space_has_dim_id(space, isl_dim_set, pos) > 0 ?
+			isl_space_get_dim_id(space, isl_dim_set, pos) : NULL;
+
+		if (d && d == id)
+			found = pos;
+		isl_id_free(d);
+	}
+	isl_space_free(space);
+	return found;
+}
+
+int ein_user_stmt_can_pad(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width)
+{
+	int pos = find_dim(us->at, iter);
+	isl_multi_aff *ma = NULL;
+	isl_set *own, *ext, *pad;
+	int i, ok;
+
+	if (pos < 0 || width < 2 || divides_integers(us->stmt->rhs) ||
+	    isl_pw_multi_aff_n_piece(us->at) != 1 ||
+	    isl_pw_multi_aff_foreach_piece(us->at, &grab_multi_aff, &ma) < 0)
+		return 0;
+	own = isl_pw_multi_aff_domain(isl_pw_multi_aff_copy(us->at));
+	ext = padded(own, pos, width);
+	pad = isl_set_subtract(isl_set_copy(ext), own);
+	ok = ma != NULL;
+	for (i = 0; ok && i < isl_multi_aff_dim(ma, isl_dim_out); ++i) {
+		isl_aff *aff = isl_multi_aff_get_aff(ma, i);
+
+		ok = aff && !div_involves(aff, pos);
+		isl_aff_free(aff);
+	}
+	for (i = 0; ok && i < us->stmt->n_access; ++i)
+		ok = access_can_pad(scop, &us->stmt->access[i],
+			us->index[i], ma, pos, ext, pad);
+	isl_multi_aff_free(ma);
+	isl_set_free(ext);
+	isl_set_free(pad);
+	return ok;
 }

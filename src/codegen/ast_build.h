@@ -16,12 +16,15 @@
  *	tensor it accesses (its buffer, if the schedule redirected it: see
  *	ein_scop_access_get_target), in terms of the AST's loop iterators and
  *	the sizes;
- * iter: for each index variable of stmt, its value as an isl_ast_expr.
+ * iter: for each index variable of stmt, its value as an isl_ast_expr;
+ * at: the AST's loop iterators (named) -> stmt's index variables, on the
+ *	iterations where the statement runs (see ein_user_stmt_can_pad).
  * The arrays have one more element, NULL. */
 struct ein_user_stmt {
 	const struct ein_scop_stmt *stmt;
 	isl_ast_expr ***index;
 	isl_ast_expr **iter;
+	isl_pw_multi_aff *at;
 };
 
 /* Generate the AST of schedule "sched" of "scop".  Returns NULL on
@@ -33,6 +36,17 @@ __isl_give isl_ast_node *ein_ast_build(ein_ctx *ctx, struct ein_scop *scop,
  * node. */
 const struct ein_user_stmt *ein_ast_node_get_user_stmt(
 	__isl_keep isl_ast_node *node);
+
+/* May the statement of "us" also run at the iterations up to width - 1
+ * past its last one along loop iterator "iter", all else equal, so that a
+ * vector loop over "iter" can run whole vectors instead of masked ones?
+ * Only if every access stays within its tensor or buffer, only buffers
+ * are written, and the elements written at those extra iterations are
+ * out of the tensor the buffer holds: the copies back to the tensor never
+ * see them and nothing the statement computes at its own iterations reads
+ * them.  Returns 1 if so, 0 if not (or if that cannot be shown). */
+int ein_user_stmt_can_pad(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width);
 
 /* An expression for extent "pa" (a function of the sizes) valid under
  * scop's context. */

@@ -1739,7 +1739,7 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 		.relaxed = relaxed };
 	struct ein_emitter em = { &e, &expr_int, &expr_id, &expr_op,
 		&for_open, &parallel_for, &for_test, &for_close, &if_open,
-		&if_else, &if_close, &user_stmt };
+		&if_else, &if_close, &user_stmt, scop };
 	int n_par = 0;
 	const struct ein_func *func = scop->func;
 	int ok;

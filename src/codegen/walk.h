@@ -32,7 +32,9 @@ typedef void *ein_value;
  *	parallel, walking its body itself (NULL: the walker emits it as a
  *	sequential loop);
  * if_open, if_else, if_close: a condition with an optional else branch;
- * user: a statement instance. */
+ * user: a statement instance;
+ * scop: the statements' scop, with which the walker may run a vector loop
+ *	in whole vectors (walk.c), NULL if it must not. */
 struct ein_emitter {
 	void *user;
 	ein_value (*expr_int)(void *user, long v);
@@ -49,6 +51,7 @@ struct ein_emitter {
 	int (*if_else)(void *user);
 	int (*if_close)(void *user);
 	int (*user_stmt)(void *user, const struct ein_user_stmt *us);
+	const struct ein_scop *scop;
 };
 
 /* Emit "node" and everything under it.  Returns -1 on error. */

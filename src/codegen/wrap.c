@@ -17,6 +17,7 @@
 #include "codegen/emit_llvm.h"
 #include "codegen/walk.h"
 #include "codegen/wrap.h"
+#include "driver/options.h"
 
 /* The suffix of the kernel's name once the wrapper has taken it. */
 #define KERNEL_SUFFIX "__kernel"
@@ -360,4 +361,23 @@ int ein_wrap_kernel(ein_ctx *ctx, LLVMModuleRef m,
 	if (!ok)
 		return -1;
 	return verify(ctx, m);
+}
+
+int ein_wrap_options_sizes(ein_ctx *ctx, const struct ein_func *func,
+	const ein_options *opts, int64_t *fixed, __isl_give isl_set **sizes)
+{
+	isl_set *valid;
+	int i, n = 0;
+
+	*sizes = NULL;
+	for (i = 0; i < func->n_size; ++i)
+		if ((fixed[i] = ein_options_fixed_value(opts,
+				func->size[i])) > 0)
+			n++;
+	if (n == 0)
+		return 0;
+	valid = ein_wrap_valid_sizes(ctx, func);
+	*sizes = valid ? ein_wrap_fix_sizes(ctx, func, valid, fixed) : NULL;
+	isl_set_free(valid);
+	return *sizes ? 0 : -1;
 }

@@ -10,6 +10,7 @@
 #include "ctx.h"
 #include "diag.h"
 #include "codegen/ast_build.h"
+#include "codegen/wrap.h"
 #include "driver/pipeline.h"
 #include "driver/program.h"
 #include "driver/options.h"
@@ -178,6 +179,7 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 		[EIN_STAGE_ASM] = EIN_PASS_OPT,
 	};
 	struct ein_job job = { 0 };
+	int64_t *fixed;
 	struct ein_sched_choice choice;
 	char *str = NULL;
 
@@ -202,8 +204,12 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 	job.until = until[stage];
 	job.sched_file = choice.file;
 	job.strict_fp = ein_options_get_strict_fp(opts);
-	if (ein_compile(prog->ctx, &job) == 0)
+	fixed = calloc(job.func->n_size + 1, sizeof(*fixed));
+	if (fixed && (!opts || ein_wrap_options_sizes(prog->ctx, job.func, opts, fixed,
+			&job.sizes) == 0) && ein_compile(prog->ctx, &job) == 0)
 		str = show_job(prog->ctx, &job, stage);
+	free(fixed);
+	job.sizes = isl_set_free(job.sizes);
 	ein_job_clear(&job);
 	ein_sched_choice_clear(&choice);
 	return str;

@@ -232,23 +232,11 @@ int ein_cache_add(struct ein_cache *cache, const char *key,
 static int fixed_sizes(ein_ctx *ctx, struct ein_code *code,
 	const struct ein_func *func, const ein_options *opts)
 {
-	isl_set *valid;
-	int i, n = 0;
-
 	code->fixed = calloc(func->n_size + 1, sizeof(*code->fixed));
 	if (!code->fixed)
 		return ein_error(ctx, EIN_ERROR_NOMEM, "out of memory"), -1;
-	for (i = 0; i < func->n_size; ++i)
-		if ((code->fixed[i] = ein_options_fixed_value(opts,
-				func->size[i])) > 0)
-			n++;
-	if (n == 0)
-		return 0;
-	valid = ein_wrap_valid_sizes(ctx, func);
-	code->job.sizes = valid ? ein_wrap_fix_sizes(ctx, func, valid,
-		code->fixed) : NULL;
-	isl_set_free(valid);
-	return code->job.sizes ? 0 : -1;
+	return ein_wrap_options_sizes(ctx, func, opts, code->fixed,
+		&code->job.sizes);
 }
 
 struct ein_code *ein_code_compile(ein_ctx *ctx, ein_program *prog,
