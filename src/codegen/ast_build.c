@@ -353,6 +353,22 @@ static __isl_give isl_multi_aff *extended(__isl_keep isl_multi_pw_aff *mpa,
 	return res;
 }
 
+/* The set dimension of "space" (kept) named "id", -1 if none. */
+static int find_space_dim(__isl_keep isl_space *space, __isl_keep isl_id *id)
+{
+	int pos, n = isl_space_dim(space, isl_dim_set), found = -1;
+
+	for (pos = 0; found < 0 && pos < n; ++pos) {
+		isl_id *d = isl_space_has_dim_id(space, isl_dim_set, pos) > 0 ?
+			isl_space_get_dim_id(space, isl_dim_set, pos) : NULL;
+
+		if (d && d == id)
+			found = pos;
+		isl_id_free(d);
+	}
+	return found;
+}
+
 /* "expr", an affine expression in the iterators and the sizes, as a
  * function on "space" (kept), whose dimensions are named after the
  * iterators; NULL if it is not one (a division, a minimum, ...). */
@@ -363,25 +379,20 @@ static __isl_give isl_aff *aff_from_expr(__isl_keep isl_ast_expr *expr,
 	isl_ast_expr *arg;
 	isl_aff *x = NULL, *y = NULL;
 	isl_id *id;
-	int pos, n;
+	int pos, n = 0;
 
 	switch (isl_ast_expr_get_type(expr)) {
 	case isl_ast_expr_int:
 		return isl_aff_val_on_domain(ls, isl_ast_expr_get_val(expr));
 	case isl_ast_expr_id:
 		id = isl_ast_expr_get_id(expr);
-		n = isl_space_dim(space, isl_dim_set);
-		for (pos = 0; pos < n; ++pos)
-			if (isl_space_has_dim_id(space, isl_dim_set, pos) > 0 &&
-			    isl_space_get_dim_id(space, isl_dim_set, pos) == id)
-				break;
-		isl_id_free(id);
-		if (pos < n) {
-			isl_id_free(isl_space_get_dim_id(space, isl_dim_set,
-				pos));
+		pos = find_space_dim(space, id);
+		if (pos >= 0) {
+			isl_id_free(id);
 			return isl_aff_var_on_domain(ls, isl_dim_set, pos);
 		}
 		pos = isl_space_find_dim_by_id(space, isl_dim_param, id);
+		isl_id_free(id);
 		if (pos >= 0)
 			return isl_aff_var_on_domain(ls, isl_dim_param, pos);
 		break;
@@ -592,36 +603,20 @@ static isl_stat grab_multi_aff(__isl_take isl_set *set,
 	return isl_stat_ok;
 }
 
-/* The input dimension of "pma" named "id", -1 if none. */
-static int find_dim(__isl_keep isl_pw_multi_aff *pma, __isl_keep isl_id *id)
-{
-	isl_space *space = isl_pw_multi_aff_get_domain_space(pma);
-	int pos, n = isl_space_dim(space, isl_dim_set), found = -1;
-
-	for (pos = 0; found < 0 && pos < n; ++pos) {
-		isl_id *d = isl_space_has_dim_id(space, isl_dim_set, pos) > 0 ?
-			isl_space_get_dim_id(space, isl_dim_set, pos) : NULL;
-
-		if (d && d == id)
-			found = pos;
-		isl_id_free(d);
-	}
-	isl_space_free(space);
-	return found;
-}
-
 int ein_user_stmt_can_pad(const struct ein_scop *scop,
 	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width)
 {
-	int pos = find_dim(us->at, iter);
+	isl_space *space = isl_pw_multi_aff_get_domain_space(us->at);
+	int pos = find_space_dim(space, iter);
 	isl_multi_aff *ma = NULL;
 	isl_set *own, *ext, *pad;
 	int i, ok;
 
+	isl_space_free(space);
 	if (pos < 0 || width < 2 || divides_integers(us->stmt->rhs) ||
 	    isl_pw_multi_aff_n_piece(us->at) != 1 ||
 	    isl_pw_multi_aff_foreach_piece(us->at, &grab_multi_aff, &ma) < 0)
-		return 0;
+		return (isl_multi_aff_free(ma), 0);
 	own = isl_pw_multi_aff_domain(isl_pw_multi_aff_copy(us->at));
 	ext = padded(own, pos, width);
 	pad = isl_set_subtract(isl_set_copy(ext), own);
