@@ -640,7 +640,8 @@ static int own_storage(struct llvm_emit *e, int t,
  * belongs to an iteration of the parallel loop or of a loop inside: each
  * call of the body allocates its own (a null pointer is passed), as it
  * does for the storage of a contracted temporary held per iteration of
- * this loop or of one outside it (scop.h). */
+ * this loop or of one outside it (scop.h); unless the loop is the copy's
+ * own, whose threads share the buffer of the enclosing iteration. */
 static int body_tensors(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 	const struct ein_loop_attr *attr, LLVMValueRef *pass)
 {
@@ -658,7 +659,8 @@ static int body_tensors(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 
 		pass[t] = e->tensor[t];
 		if (t >= n && (!used[t] || (storage ?
-				own_storage(e, t, attr) : copied[t])))
+				own_storage(e, t, attr) :
+				copied[t] && !attr->copy)))
 			pass[t] = NULL;
 		else if (t >= n && !(pass[t] = tensor_base(e, t)))
 			return -1;

@@ -508,6 +508,7 @@ static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
 	if (!copy || ein_schedule_add_copy(lw->s, lw->stmt, lw->level,
 			xname) < 0)
 		return -1;
+	ein_schedule_parallel_copy(lw->s, lw->scop->n_stmt - 1);
 	if (!moves_innermost(lw->local, n))
 		return 0;
 	if (kind == EIN_STMT_COPY_IN && buffer_order(lw->local, n, order))

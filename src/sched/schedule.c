@@ -973,13 +973,14 @@ static struct ein_loop_attr *merge_attr(const struct vec *vecs, int n,
 	const int *group, int k)
 {
 	struct ein_loop_attr *a = calloc(1, sizeof(*a));
-	int i, any = 0;
+	int i, any = 0, copy = n > 0;
 
 	if (!a)
 		return NULL;
 	for (i = 0; i < n; ++i) {
 		const struct ein_loop_attr *b = vecs[group[i]].attr[k];
 
+		copy &= b && b->copy;
 		if (!b)
 			continue;
 		a->parallel |= b->parallel;
@@ -993,6 +994,7 @@ static struct ein_loop_attr *merge_attr(const struct vec *vecs, int n,
 	}
 	if (a->vector)
 		a->scalar = 0;
+	a->copy = copy;
 	if (!any) {
 		free(a);
 		return NULL;
@@ -1475,6 +1477,27 @@ int ein_schedule_order_copy(struct ein_schedule *s, int stmt,
 	memcpy(ss->loop, loop, ss->n_loop * sizeof(*loop));
 	free(loop);
 	return 0;
+}
+
+void ein_schedule_parallel_copy(struct ein_schedule *s, int stmt)
+{
+	struct stmt_sched *ss = &s->s[stmt], *ps;
+	int k, inner = 0;
+
+	if (ss->parent < 0 || ss->n_loop < 1)
+		return;
+	ps = &s->s[ss->parent];
+	if (ps->parent >= 0 || ps->copy != EIN_STMT_COMPUTE)
+		return;
+	for (k = 0; k < ps->n_loop; ++k) {
+		if (!ps->loop[k].attr.parallel)
+			continue;
+		if (k < ss->level)
+			return;
+		inner = 1;
+	}
+	ss->loop[0].attr.parallel = inner;
+	ss->loop[0].attr.copy = inner;
 }
 
 int ein_schedule_add_copy(struct ein_schedule *s, int parent, int level,

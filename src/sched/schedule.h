@@ -62,6 +62,9 @@
  *	the loops of a copy into a buffer whose layout moves the tensor's
  *	innermost dimension, where LLVM's vectoriser would scatter the
  *	stores (and gather the loads) of a transposition (sched/pack.c);
+ * copy: the loop is a copy's outermost, run in parallel
+ *	(ein_schedule_parallel_copy): its threads fill or empty the buffer
+ *	of the enclosing loop's iteration, each its own part;
  * unroll: an unroll factor (0: none, -1: full);
  * level: in a mark, the level of the loop in the 2d+1 vectors (0: the
  *	outermost loop), which the storage of contracted temporaries is
@@ -72,6 +75,7 @@ struct ein_loop_attr {
 	int one_step;
 	int partial;
 	int scalar;
+	int copy;
 	int unroll;
 	int level;
 };
@@ -204,6 +208,12 @@ int ein_schedule_add_copy(struct ein_schedule *s, int parent, int level,
  * dimension order[k]. */
 int ein_schedule_order_copy(struct ein_schedule *s, int stmt,
 	const int *order);
+/* Run the outermost loop of copy "stmt" in parallel if the statement it
+ * serves has a parallel loop only inside the copy's level (and is placed
+ * in no other statement): the copy then runs between two parallel runs
+ * of that loop, where it would keep all threads but one waiting.  Its
+ * iterations copy distinct elements, so they may run in any order. */
+void ein_schedule_parallel_copy(struct ein_schedule *s, int stmt);
 
 /* The flat schedule: every statement instance to its 2d+1 vector, padded
  * with zeros to a common length. */
