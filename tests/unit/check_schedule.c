@@ -103,13 +103,15 @@ static char *write_temp(const char *text)
 
 /* Compile "def" of "src" with schedule text "sched" (prefixed with the
  * version line); NULL on error, with the message in ctx. */
-static ein_kernel *compile_with(ein_ctx *ctx, ein_program **prog,
-	const char *src, const char *sched, int strict)
+static ein_kernel *compile_fixed(ein_ctx *ctx, ein_program **prog,
+	const char *src, const char *sched, int strict, const ein_kernel *any,
+	const int64_t *sizes)
 {
 	char text[4096];
 	char *path;
 	ein_options *opts = ein_options_alloc();
 	ein_kernel *k;
+	int i;
 
 	*prog = ein_program_parse(ctx, src, "test.ein");
 	ck_assert_msg(*prog != NULL, "%s", ein_ctx_last_error(ctx));
@@ -117,11 +119,20 @@ static ein_kernel *compile_with(ein_ctx *ctx, ein_program **prog,
 	path = write_temp(text);
 	ein_options_set_schedule(opts, path);
 	ein_options_set_strict_fp(opts, strict);
+	for (i = 0; any && i < ein_kernel_n_size(any); ++i)
+		ck_assert_int_eq(ein_options_fix_size(opts,
+			ein_kernel_get_size_name(any, i), sizes[i]), EIN_OK);
 	k = ein_kernel_compile_with(*prog, NULL, opts);
 	ein_options_free(opts);
 	unlink(path);
 	free(path);
 	return k;
+}
+
+static ein_kernel *compile_with(ein_ctx *ctx, ein_program **prog,
+	const char *src, const char *sched, int strict)
+{
+	return compile_fixed(ctx, prog, src, sched, strict, NULL, NULL);
 }
 
 /* Run "k" and the reference interpreter at "sizes" on the same random
@@ -980,6 +991,102 @@ static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 	}
 }
 
+/* The kernel of schedule "sched" compiled for rk's sizes (the code then
+ * differs: constant trip counts, partial vector tiles run as whole
+ * vectors where they may, codegen/walk.c), against the reference; "any"
+ * is the kernel for any sizes. */
+static void compare_fixed(const struct rkernel *rk, const char *sched,
+	const ein_kernel *any, const char *what)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = compile_fixed(ctx, &prog, rk->src, sched, 0, any,
+		rk->sizes);
+	char fixed[2300];
+
+	ck_assert_msg(k != NULL, "%s\nfor fixed sizes: %s", what,
+		ein_ctx_last_error(ctx));
+	snprintf(fixed, sizeof(fixed), "%s\n(sizes fixed)", what);
+	compare(k, rk->sizes, rk->red, fixed);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+
+/* Random sizes "v" (for the sizes named "names") in kernel "k"'s order. */
+static void sizes_by_name(const ein_kernel *k, const char *const *names,
+	const int64_t *v, int64_t *sizes)
+{
+	int i, j;
+
+	for (i = 0; i < ein_kernel_n_size(k); ++i)
+		for (j = 0; names[j]; ++j)
+			if (!strcmp(ein_kernel_get_size_name(k, i), names[j]))
+				sizes[i] = v[j];
+}
+
+/* Register tiles whose edges do not divide random sizes, with the tile of
+ * the output accumulated and the input packed, so that the edge tiles run
+ * as whole vectors when compiled for the sizes (docs/schedules.md,
+ * "Partial tiles as whole vectors"): against the reference, compiled for
+ * any sizes and for these. */
+START_TEST(padded_tiles)
+{
+	static const char *const mm_names[] = { "M", "K", "N", NULL };
+	static const char *const cv_names[] = { "N", "C", "H", "W", "F",
+		NULL };
+	int t;
+
+	rnd_state = 20261124;
+	for (t = 0; t < 24; ++t) {
+		char sched[512], what[700];
+		struct rkernel rk = { 0 };
+		int64_t v[5] = { 0 };
+		int w = 4 << rnd(3);
+		ein_ctx *ctx = ein_ctx_alloc();
+		ein_program *prog;
+		ein_kernel *k;
+
+		if (t % 2 == 0) {
+			rk.src = matmul_src;
+			v[0] = 1 + rnd(20), v[1] = 1 + rnd(20);
+			v[2] = 1 + rnd(50);
+			rk.red = v[1];
+			snprintf(sched, sizeof(sched), "C: split i %d\n"
+				"C: split j %d\nC: reorder i.o j.o k i.i j.i\n"
+				"C: pack B at j.o\nC: accumulate j.o\n%s%s"
+				"C: vectorize j.i %d\n", 1 + rnd(5), w,
+				rnd(2) ? "C: unroll i.i full\n" : "",
+				rnd(3) ? "" : "C: parallel i.o\n", w);
+		} else {
+			rk.src = conv_src;
+			v[0] = 1, v[1] = 1 + rnd(4), v[2] = 3 + rnd(10);
+			v[3] = 3 + rnd(40), v[4] = 1 + rnd(5);
+			rk.red = 9 * v[1];
+			snprintf(sched, sizeof(sched), "O: split h %d\n"
+				"O: split w %d\n"
+				"O: reorder n h.o w.o f c r s h.i w.i\n"
+				"O: pack I at w.o\nO: accumulate f\n"
+				"O: vectorize w.i %d\n", 1 + rnd(3), w, w);
+		}
+		k = compile_with(ctx, &prog, rk.src, sched, 0);
+		ck_assert_msg(k != NULL, "%s: %s", sched,
+			ein_ctx_last_error(ctx));
+		sizes_by_name(k, t % 2 == 0 ? mm_names : cv_names, v,
+			rk.sizes);
+		snprintf(what, sizeof(what), "trial %d at %lld %lld %lld "
+			"%lld %lld:\n%s", t, (long long) v[0],
+			(long long) v[1], (long long) v[2], (long long) v[3],
+			(long long) v[4], sched);
+		compare(k, rk.sizes, rk.red, what);
+		compare_fixed(&rk, sched, k, what);
+		ein_kernel_free(k);
+		ein_program_free(prog);
+		ein_ctx_free(ctx);
+	}
+}
+END_TEST
+
 START_TEST(random_schedules)
 {
 	const char *seed_env = getenv("EIN_SCHED_SEED");
@@ -1000,6 +1107,7 @@ START_TEST(random_schedules)
 		if (k) {
 			accepted++;
 			compare(k, rk->sizes, rk->red, what);
+			compare_fixed(rk, sched, k, what);
 		} else {
 			/* Only a legality verdict may reject a schedule
 			 * that the generator made well-formed. */
@@ -1038,6 +1146,7 @@ int main(void)
 	tcase_add_test(tc, show_storage);
 	tcase_add_test(tc, strict_max_nan);
 	tcase_add_test(tc, random_schedules);
+	tcase_add_test(tc, padded_tiles);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
