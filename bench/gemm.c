@@ -1,7 +1,8 @@
 /*
  * gemm.c: SGEMM, row-major C = A B, ein (default schedule, and the
  * schedule ein's lookup finds for each shape among
- * bench/schedules/<target>/matmul.*.sched) against OpenBLAS's cblas_sgemm
+ * bench/schedules/<target>/matmul[.*].sched, or else among the installed
+ * schedules/<target>/matmul[.*].sched) against OpenBLAS's cblas_sgemm
  * on 1 and 2 threads.
  *
  * Check: every ein result is compared with OpenBLAS's at the same size.
@@ -189,8 +190,9 @@ int bench_gemm(struct bench_program *p, const struct bench_opts *o)
 	printf("\n### SGEMM, row-major C = A B (M x K x N)\n\n");
 	printf("ein: `matmul` of bench/kernels.ein.  Schedules: for each "
 		"shape, the one ein's lookup chooses (nearest sizes) among "
-		"bench/schedules/<target>/matmul.*.sched, compiled for the "
-		"shape (ein_options_fix_size); the default schedule for any "
+		"bench/schedules/<target>/matmul[.*].sched, or else the "
+		"installed schedules/<target>/matmul[.*].sched, compiled for "
+		"the shape (ein_options_fix_size); the default schedule for any "
 		"shape.  GFLOP/s = 2 M N K "
 		"/ median time.\n\n");
 	printf("| M x K x N | threads | schedule | ein default GFLOP/s | "

@@ -154,8 +154,9 @@ int bench_kernel_fix(struct bench_kernel *k, struct bench_program *p,
 }
 
 /* Compile "def" with the schedule ein's own lookup finds for these sizes
- * in DIR/schedules/<target>/ (the nearest sizes among <def>.*.sched, as
- * for a user's kernel; docs/schedules.md), specialised to them if "fix";
+ * in DIR/schedules/<target>/, or else in the installed schedules of the
+ * source tree, DIR/../schedules/<target>/ (the nearest sizes among
+ * <def>.*.sched, as for a user's kernel; docs/schedules.md), specialised to them if "fix";
  * NULL, with *path NULL, when it finds none, NULL with *path set when the
  * compile fails.  *path: the file's name, owned by the caller. */
 ein_kernel *bench_compile_lookup(struct bench_program *p, const char *def,
@@ -164,11 +165,12 @@ ein_kernel *bench_compile_lookup(struct bench_program *p, const char *def,
 {
 	ein_options *opts = ein_options_alloc();
 	ein_kernel *k = NULL;
-	char dir[1024];
+	char dir[4096];
 	int i, ok = opts != NULL;
 
 	*path = NULL;
-	snprintf(dir, sizeof(dir), "%s/schedules", o->dir);
+	snprintf(dir, sizeof(dir), "%s/schedules:%s/../schedules", o->dir,
+		o->dir);
 	if (setenv("EIN_SCHEDULE_PATH", dir, 1) != 0)
 		ok = 0;
 	for (i = 0; ok && i < n; ++i)
