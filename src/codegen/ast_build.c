@@ -525,7 +525,7 @@ static int same_offset(__isl_keep isl_multi_aff *x, __isl_keep isl_multi_aff *e,
 
 /* Does access "a", with index expressions "index" in the emitted code,
  * stay within the bounds of what it reaches at the iterations "ext"
- * (those of the statement and the padded ones, on "space"); and, if it
+ * (those of the statement and the padded ones); and, if it
  * writes a buffer (never a tensor), do the padded iterations "pad" write
  * places of elements out of the tensor, which its copy back never reads
  * and which no other iteration of the statement accesses?  "ma" takes

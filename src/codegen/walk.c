@@ -187,7 +187,7 @@ static __isl_give isl_ast_expr *padded_cond(__isl_keep isl_ast_node *node,
 static const struct ein_loop_attr *vector_form(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter,
 	const struct ein_loop_attr *attr, struct ein_loop_attr *copy,
-	isl_ast_expr **cond)
+	__isl_give isl_ast_expr **cond)
 {
 	isl_ast_node *body;
 	int pad;
