@@ -567,17 +567,12 @@ static __isl_give isl_set *padded(__isl_keep isl_set *own, int pos,
 	isl_map *line = isl_map_move_dims(isl_map_from_domain(
 		isl_set_copy(own)), isl_dim_out, 0, isl_dim_in, pos, 1);
 	isl_space *one = isl_space_range(isl_map_get_space(line));
-	isl_pw_multi_aff *lo_pma = isl_map_lexmin_pw_multi_aff(
-		isl_map_copy(line));
-	isl_pw_multi_aff *hi_pma = isl_map_lexmax_pw_multi_aff(line);
-	isl_pw_aff *lo = isl_pw_multi_aff_get_pw_aff(lo_pma, 0);
-	isl_pw_aff *hi = isl_pw_multi_aff_get_pw_aff(hi_pma, 0);
+	isl_pw_aff *lo = isl_map_dim_min(isl_map_copy(line), 0);
+	isl_pw_aff *hi = isl_map_dim_max(line, 0);
 	isl_val *w = isl_val_int_from_si(isl_set_get_ctx(own), width);
 	isl_pw_aff *end;
 	isl_map *from, *to;
 
-	isl_pw_multi_aff_free(lo_pma);
-	isl_pw_multi_aff_free(hi_pma);
 	end = isl_pw_aff_sub(hi, isl_pw_aff_copy(lo));
 	end = isl_pw_aff_add_constant_val(end, isl_val_copy(w));
 	end = isl_pw_aff_floor(isl_pw_aff_scale_down_val(end,

@@ -105,15 +105,15 @@ static int whole_vectors(__isl_keep isl_ast_node *node, int width)
 static int body_can_pad(const struct ein_scop *scop,
 	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter, int width)
 {
+	const struct ein_user_stmt *us;
 	isl_ast_node_list *list;
 	isl_ast_node *child;
 	int i, n, ok;
 
 	switch (isl_ast_node_get_type(node)) {
 	case isl_ast_node_user:
-		return ein_ast_node_get_user_stmt(node) &&
-			ein_user_stmt_can_pad(scop,
-				ein_ast_node_get_user_stmt(node), iter, width);
+		us = ein_ast_node_get_user_stmt(node);
+		return us && ein_user_stmt_can_pad(scop, us, iter, width);
 	case isl_ast_node_mark:
 		child = isl_ast_node_mark_get_node(node);
 		ok = body_can_pad(scop, child, iter, width);

@@ -61,10 +61,10 @@ __isl_give isl_set *ein_wrap_fix_sizes(ein_ctx *ctx,
 	const struct ein_func *func, __isl_keep isl_set *valid,
 	const int64_t *value);
 
-/* The sizes of "func" that "opts" fix (ein_options_fix_size) into
- * fixed[0 .. n_size - 1] (0 where not fixed) and, if any, as a parameter
- * set in *sizes (ein_wrap_fix_sizes; NULL if none is fixed).  Returns -1
- * on error. */
+/* The sizes of "func" that "opts" (NULL: none) fix (ein_options_fix_size)
+ * into fixed[0 .. n_size - 1] (0 where not fixed) and, if any, as a
+ * parameter set in *sizes (ein_wrap_fix_sizes; NULL if none is fixed).
+ * Returns -1 on error. */
 int ein_wrap_options_sizes(ein_ctx *ctx, const struct ein_func *func,
 	const ein_options *opts, int64_t *fixed, __isl_give isl_set **sizes);
 

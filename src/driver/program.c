@@ -205,8 +205,8 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 	job.sched_file = choice.file;
 	job.strict_fp = ein_options_get_strict_fp(opts);
 	fixed = calloc(job.func->n_size + 1, sizeof(*fixed));
-	if (fixed && (!opts || ein_wrap_options_sizes(prog->ctx, job.func, opts, fixed,
-			&job.sizes) == 0) && ein_compile(prog->ctx, &job) == 0)
+	if (fixed && ein_wrap_options_sizes(prog->ctx, job.func, opts, fixed,
+			&job.sizes) == 0 && ein_compile(prog->ctx, &job) == 0)
 		str = show_job(prog->ctx, &job, stage);
 	free(fixed);
 	job.sizes = isl_set_free(job.sizes);

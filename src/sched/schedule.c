@@ -1496,8 +1496,10 @@ void ein_schedule_parallel_copy(struct ein_schedule *s, int stmt)
 			return;
 		inner = 1;
 	}
-	ss->loop[0].attr.parallel = inner;
-	ss->loop[0].attr.copy = inner;
+	if (!inner)
+		return;
+	ss->loop[0].attr.parallel = 1;
+	ss->loop[0].attr.copy = 1;
 }
 
 int ein_schedule_add_copy(struct ein_schedule *s, int parent, int level,
