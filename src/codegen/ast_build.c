@@ -200,8 +200,9 @@ static __isl_give isl_printer *print_access(__isl_take isl_printer *p,
 	return p;
 }
 
-/* A statement of the AST: a copy as an assignment "B[..] = A[..];", any
- * other as isl prints it, "S0(c0, c1);". */
+/* A statement of the AST: a copy as an assignment "B[..] = A[..];", a
+ * prefetch as "__builtin_prefetch(&A[..]);", any other as isl prints it,
+ * "S0(c0, c1);". */
 static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 	__isl_take isl_ast_print_options *options,
 	__isl_keep isl_ast_node *node, void *user)
@@ -211,7 +212,11 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 
 	isl_ast_print_options_free(options);
 	p = isl_printer_start_line(p);
-	if (us && us->stmt->kind != EIN_STMT_COMPUTE) {
+	if (us && us->stmt->kind == EIN_STMT_PREFETCH) {
+		p = isl_printer_print_str(p, "__builtin_prefetch(&");
+		p = print_access(p, user, us, 0);
+		p = isl_printer_print_str(p, ")");
+	} else if (us && us->stmt->kind != EIN_STMT_COMPUTE) {
 		p = print_access(p, user, us, 0);
 		p = isl_printer_print_str(p, " = ");
 		p = print_access(p, user, us, 1);
@@ -456,34 +461,6 @@ static __isl_give isl_multi_aff *emitted(isl_ast_expr **index, int n,
 	return ma;
 }
 
-/* The elements of "tensor" in its bounds, in "space" (taken); NULL if an
- * extent is unknown. */
-static __isl_give isl_set *tensor_box(const struct ein_scop *scop,
-	int tensor, __isl_take isl_space *space)
-{
-	isl_set *box = isl_set_universe(isl_space_copy(space));
-	int d, n = ein_scop_tensor_n_dim(scop, tensor);
-
-	for (d = 0; box && d < n; ++d) {
-		isl_pw_aff *ext = ein_scop_tensor_extent(scop, tensor, d);
-		isl_pw_aff *x;
-
-		if (!ext) {
-			box = isl_set_free(box);
-			break;
-		}
-		x = isl_pw_aff_var_on_domain(isl_local_space_from_space(
-			isl_space_copy(space)), isl_dim_set, d);
-		box = isl_set_intersect(box,
-			isl_pw_aff_nonneg_set(isl_pw_aff_copy(x)));
-		box = isl_set_intersect(box, isl_pw_aff_lt_set(x,
-			isl_pw_aff_insert_domain(isl_pw_aff_copy(ext),
-				isl_space_copy(space))));
-	}
-	isl_space_free(space);
-	return box;
-}
-
 /* Does "ma" (kept) take the iterations "set" (kept) into the bounds of
  * "tensor" (in = 1), or all out of them (in = 0)? */
 static int maps_inside(const struct ein_scop *scop, int tensor,
@@ -495,7 +472,7 @@ static int maps_inside(const struct ein_scop *scop, int tensor,
 	isl_bool ok;
 
 	img = isl_set_intersect_params(img, isl_set_copy(scop->context));
-	box = tensor_box(scop, tensor, isl_set_get_space(img));
+	box = ein_scop_tensor_box(scop, tensor, isl_set_get_space(img));
 	ok = !box ? isl_bool_false : in ? isl_set_is_subset(img, box) :
 		isl_set_is_disjoint(img, box);
 	isl_set_free(img);

@@ -1467,6 +1467,26 @@ static int copy_stmt(struct stmt_emit *s)
 	return 0;
 }
 
+/* A prefetch of its element: for reading (0), to be kept in every cache
+ * level (locality 3), of data (1).  The address lies in the tensor
+ * (sched/prefetch.c). */
+static int prefetch_stmt(struct stmt_emit *s)
+{
+	struct llvm_emit *e = s->e;
+	LLVMValueRef addr = access_addr(s, 0), args[4];
+	LLVMTypeRef ty;
+
+	if (!addr)
+		return -1;
+	ty = LLVMTypeOf(addr);
+	args[0] = addr;
+	args[1] = LLVMConstInt(LLVMInt32TypeInContext(e->c), 0, 0);
+	args[2] = LLVMConstInt(LLVMInt32TypeInContext(e->c), 3, 0);
+	args[3] = LLVMConstInt(LLVMInt32TypeInContext(e->c), 1, 0);
+	call_intrinsic(e, "llvm.prefetch", 1, &ty, 4, args);
+	return 0;
+}
+
 static int user_stmt(void *user, const struct ein_user_stmt *us)
 {
 	struct llvm_emit *e = user;
@@ -1476,6 +1496,8 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 	struct stmt_emit s = { e, e->em, us };
 	LLVMValueRef v, addr;
 
+	if (stmt->kind == EIN_STMT_PREFETCH)
+		return prefetch_stmt(&s);
 	if (stmt->kind != EIN_STMT_COMPUTE)
 		return copy_stmt(&s);
 	addr = access_addr(&s, 0);

@@ -27,6 +27,7 @@
 #include "codegen/cheader.h"
 #include "codegen/target.h"
 #include "codegen/wrap.h"
+#include "frontend/type.h"
 #include "driver/archive.h"
 #include "driver/elf.h"
 #include "driver/options.h"
@@ -344,7 +345,7 @@ static int load_const(ein_aot *aot, struct aot_def *d, int pos,
 	struct aot_const *c)
 {
 	const struct ein_tensor *t = &d->spec.func->tensor[pos];
-	int64_t shape[t->n_dim + 1], bytes = ein_weights_elem_size(t->type);
+	int64_t shape[t->n_dim + 1], bytes = ein_type_size(t->type);
 	struct ein_weights w;
 	int i;
 

@@ -19,19 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "diag.h"
+#include "frontend/type.h"
 #include "driver/weights.h"
 
 #define NPY_MAGIC "\x93NUMPY"
-
-int ein_weights_elem_size(enum ein_type type)
-{
-	switch (type) {
-	case EIN_TYPE_F64: return 8;
-	case EIN_TYPE_F32:
-	case EIN_TYPE_I32: return 4;
-	default: return 1;
-	}
-}
 
 /* NumPy's descr of little-endian elements of "type". */
 static const char *npy_descr(enum ein_type type)

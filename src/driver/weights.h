@@ -9,9 +9,6 @@
 #include "ein.h"
 #include "frontend/sema.h"
 
-/* The bytes of one element of "type" in memory (bool: 1). */
-int ein_weights_elem_size(enum ein_type type);
-
 /* The data of a tensor, mapped from its file (read-only).
  * data: its first byte; map, map_size: the mapping;
  * fd, offset: the file, kept open (-1 if none), and where the data start

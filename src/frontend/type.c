@@ -29,6 +29,16 @@ struct checker {
 	enum ein_type deflt;
 };
 
+int ein_type_size(enum ein_type type)
+{
+	switch (type) {
+	case EIN_TYPE_F64: return 8;
+	case EIN_TYPE_F32:
+	case EIN_TYPE_I32: return 4;
+	default: return 1;
+	}
+}
+
 int ein_type_is_float(enum ein_type type)
 {
 	return type == EIN_TYPE_F32 || type == EIN_TYPE_F64;

@@ -17,6 +17,8 @@
 #include "frontend/sema.h"
 
 int ein_type_is_float(enum ein_type type);
+/* The bytes of an element of "type" in memory (bool: 1). */
+int ein_type_size(enum ein_type type);
 /* int32, int8, uint8 and bool: the types whose values are integers. */
 int ein_type_is_integer(enum ein_type type);
 

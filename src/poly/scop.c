@@ -13,6 +13,8 @@
 #include <string.h>
 #include <isl/id.h>
 #include <isl/space.h>
+#include <isl/local_space.h>
+#include <isl/set.h>
 #include <isl/aff.h>
 #include <isl/map.h>
 #include <isl/val.h>
@@ -482,37 +484,85 @@ static int add_copy_access(struct ein_scop_stmt *stmt, int tensor,
 	return index ? 0 : -1;
 }
 
-struct ein_scop_stmt *ein_scop_add_copy(struct ein_scop *scop,
-	enum ein_stmt_kind kind, int src, __isl_take isl_set *domain,
-	int wt, __isl_take isl_multi_pw_aff *write, int rt,
-	__isl_take isl_multi_pw_aff *read)
+__isl_give isl_set *ein_scop_tensor_box(const struct ein_scop *scop,
+	int tensor, __isl_take isl_space *space)
+{
+	isl_set *box = isl_set_universe(isl_space_copy(space));
+	int d, n = ein_scop_tensor_n_dim(scop, tensor);
+
+	for (d = 0; box && d < n; ++d) {
+		isl_pw_aff *ext = ein_scop_tensor_extent(scop, tensor, d);
+		isl_pw_aff *x;
+
+		if (!ext) {
+			box = isl_set_free(box);
+			break;
+		}
+		x = isl_pw_aff_var_on_domain(isl_local_space_from_space(
+			isl_space_copy(space)), isl_dim_set, d);
+		box = isl_set_intersect(box,
+			isl_pw_aff_nonneg_set(isl_pw_aff_copy(x)));
+		box = isl_set_intersect(box, isl_pw_aff_lt_set(x,
+			isl_pw_aff_insert_domain(isl_pw_aff_copy(ext),
+				isl_space_copy(space))));
+	}
+	isl_space_free(space);
+	return box;
+}
+
+/* A new statement of kind "kind" for source statement "src" with domain
+ * "domain" (taken), named after it, without accesses. */
+static struct ein_scop_stmt *add_schedule_stmt(struct ein_scop *scop,
+	enum ein_stmt_kind kind, int src, __isl_take isl_set *domain)
 {
 	struct ein_scop_stmt *stmt = realloc(scop->stmt,
 		(scop->n_stmt + 1) * sizeof(*stmt));
 	const char *name = domain ? isl_set_get_tuple_name(domain) : NULL;
 
+	if (stmt)
+		scop->stmt = stmt;
 	if (!stmt || !name) {
-		if (stmt)
-			scop->stmt = stmt;
 		isl_set_free(domain);
-		isl_multi_pw_aff_free(write);
-		isl_multi_pw_aff_free(read);
 		return NULL;
 	}
-	scop->stmt = stmt;
 	stmt = &scop->stmt[scop->n_stmt++];
 	memset(stmt, 0, sizeof(*stmt));
 	stmt->name = strdup(name);
 	stmt->src = src;
 	stmt->kind = kind;
 	stmt->domain = domain;
-	if (add_copy_access(stmt, wt, 1, write) < 0) {
+	return stmt->name ? stmt : NULL;
+}
+
+struct ein_scop_stmt *ein_scop_add_copy(struct ein_scop *scop,
+	enum ein_stmt_kind kind, int src, __isl_take isl_set *domain,
+	int wt, __isl_take isl_multi_pw_aff *write, int rt,
+	__isl_take isl_multi_pw_aff *read)
+{
+	struct ein_scop_stmt *stmt = add_schedule_stmt(scop, kind, src, domain);
+
+	if (!stmt || add_copy_access(stmt, wt, 1, write) < 0) {
+		if (!stmt)
+			isl_multi_pw_aff_free(write);
 		isl_multi_pw_aff_free(read);
 		return NULL;
 	}
-	if (add_copy_access(stmt, rt, 0, read) < 0 || !stmt->name)
+	if (add_copy_access(stmt, rt, 0, read) < 0)
 		return NULL;
 	return stmt;
+}
+
+struct ein_scop_stmt *ein_scop_add_prefetch(struct ein_scop *scop, int src,
+	__isl_take isl_set *domain, int t, __isl_take isl_multi_pw_aff *index)
+{
+	struct ein_scop_stmt *stmt = add_schedule_stmt(scop, EIN_STMT_PREFETCH, src,
+		domain);
+
+	if (!stmt) {
+		isl_multi_pw_aff_free(index);
+		return NULL;
+	}
+	return add_copy_access(stmt, t, 0, index) < 0 ? NULL : stmt;
 }
 
 int ein_scop_access_redirect(struct ein_scop_access *a, int local,

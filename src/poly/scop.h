@@ -51,11 +51,14 @@ struct ein_scop_access {
 /* What a statement does: a statement of the source, or a copy a schedule
  * added (sched/pack.c) that stores the element its read (access 1) loads
  * at its write (access 0): into a buffer before the statement it serves
- * (COPY_IN), or back from it after (COPY_OUT). */
+ * (COPY_IN), or back from it after (COPY_OUT); or a prefetch of the
+ * element its only access (a read) names, a hint that changes no value
+ * (sched/prefetch.c), placed as a copy in is. */
 enum ein_stmt_kind {
 	EIN_STMT_COMPUTE,
 	EIN_STMT_COPY_IN,
-	EIN_STMT_COPY_OUT
+	EIN_STMT_COPY_OUT,
+	EIN_STMT_PREFETCH
 };
 
 /* A polyhedral statement.
@@ -140,6 +143,10 @@ int ein_scop_n_tensor(const struct ein_scop *scop);
 const char *ein_scop_tensor_name(const struct ein_scop *scop, int tensor);
 enum ein_type ein_scop_tensor_type(const struct ein_scop *scop, int tensor);
 int ein_scop_tensor_n_dim(const struct ein_scop *scop, int tensor);
+/* The elements of "tensor" in its bounds, in set space "space" (taken)
+ * of its dimensions; NULL if an extent is unknown. */
+__isl_give isl_set *ein_scop_tensor_box(const struct ein_scop *scop,
+	int tensor, __isl_take isl_space *space);
 /* Extent "dim" of "tensor" as a function of the sizes. */
 __isl_keep isl_pw_aff *ein_scop_tensor_extent(const struct ein_scop *scop,
 	int tensor, int dim);
@@ -162,6 +169,12 @@ struct ein_scop_stmt *ein_scop_add_copy(struct ein_scop *scop,
 	enum ein_stmt_kind kind, int src, __isl_take isl_set *domain,
 	int wt, __isl_take isl_multi_pw_aff *write, int rt,
 	__isl_take isl_multi_pw_aff *read);
+/* Add a prefetch statement for source statement "src", with domain
+ * "domain" (whose tuple name is its name) and the index function of the
+ * element of tensor "t" it prefetches.  Returns the statement (valid
+ * until the next statement is added), NULL on error. */
+struct ein_scop_stmt *ein_scop_add_prefetch(struct ein_scop *scop, int src,
+	__isl_take isl_set *domain, int t, __isl_take isl_multi_pw_aff *index);
 /* Redirect access "a" to buffer "local" at index "index" (taken). */
 int ein_scop_access_redirect(struct ein_scop_access *a, int local,
 	__isl_take isl_multi_pw_aff *index);

@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "sched/apply.h"
 #include "sched/pack.h"
+#include "sched/prefetch.h"
 #include "sched/contract.h"
 #include "sched/recompute.h"
 
@@ -155,10 +156,10 @@ static int find_loop_to_split(struct apply *a, int stmt,
 	if (loop < 0 || ein_schedule_n_local(a->s, stmt, loop) == 0)
 		return loop;
 	ein_error_at(a->ctx, arg->loc, "cannot split loop '%s' of %s: a "
-		"pack or accumulate directive keeps a buffer in it",
+		"pack, accumulate or prefetch directive works in it",
 		arg->name, a->dir->stmt.tensor);
-	ein_hint(a->ctx, "split or tile the loop before packing or "
-		"accumulating in it");
+	ein_hint(a->ctx, "split or tile the loop before packing, "
+		"accumulating or prefetching in it");
 	return -1;
 }
 
@@ -285,6 +286,31 @@ static int check_full_unroll(struct apply *a, int stmt, int loop)
 	return -1;
 }
 
+/* Does loop "loop" of "stmt" prefetch? */
+static int prefetches(struct ein_schedule *s, int stmt, int loop)
+{
+	int j;
+
+	for (j = 0; j < ein_schedule_n_local(s, stmt, loop); ++j)
+		if (ein_schedule_get_local(s, stmt, loop, j)->kind ==
+				EIN_LOCAL_PREFETCH)
+			return 1;
+	return 0;
+}
+
+/* A prefetch in the body of a vectorised loop would be a call there, on
+ * which LLVM's loop vectoriser gives up. */
+static int vector_prefetch_error(struct apply *a, int stmt, int loop)
+{
+	ein_error_at(a->ctx, a->dir->verb_loc, "loop '%s' of %s cannot both "
+		"be vectorised and prefetch",
+		ein_schedule_loop_name(a->s, stmt, loop), a->dir->stmt.tensor);
+	ein_hint(a->ctx, "split it and prefetch in the outer loop, once per "
+		"vector: 'split j 16', 'vectorize j.i 16', 'prefetch X at j.o "
+		"from i'");
+	return -1;
+}
+
 static int do_mark(struct apply *a, int stmt)
 {
 	int loop = find_loop(a, stmt, &a->dir->arg[0]);
@@ -292,6 +318,9 @@ static int do_mark(struct apply *a, int stmt)
 
 	if (loop < 0)
 		return -1;
+	if (a->dir->verb == EIN_SCHED_VECTORIZE &&
+	    prefetches(a->s, stmt, loop))
+		return vector_prefetch_error(a, stmt, loop);
 	attr = ein_schedule_loop_attr(a->s, stmt, loop);
 	switch (a->dir->verb) {
 	case EIN_SCHED_PARALLEL:
@@ -765,6 +794,79 @@ static int do_accumulate(struct apply *a, int stmt)
 	return ein_schedule_add_local(a->s, stmt, loop, &local);
 }
 
+/* Does statement "stmt" access tensor "t"? */
+static int stmt_accesses(struct ein_schedule *s, int stmt, int t)
+{
+	const struct ein_scop_stmt *st = ein_schedule_get_stmt(s, stmt);
+	int k;
+
+	for (k = 0; k < st->n_access; ++k)
+		if (st->access[k].tensor == t)
+			return 1;
+	return 0;
+}
+
+/* The tensor of "prefetch TENSOR at LOOP": an input or output of the
+ * definition that the statement accesses (a temporary is the kernel's
+ * own, and may live in a smaller buffer, sched/contract.c).  -1 after an
+ * error. */
+static int prefetch_tensor(struct apply *a, int stmt)
+{
+	const struct ein_sched_arg *arg = &a->dir->arg[0];
+	const struct ein_func *func = a->deps->scop->func;
+	int t = find_tensor(func, arg->name);
+
+	if (t < 0 || !stmt_accesses(a->s, stmt, t)) {
+		ein_error_at(a->ctx, arg->loc, t < 0 ? "no tensor '%s'" :
+			"statement %s does not access '%s'", t < 0 ?
+			arg->name : a->dir->stmt.tensor, arg->name);
+		hint_read(a, stmt);
+		return -1;
+	}
+	if (func->tensor[t].role == EIN_ROLE_TEMP) {
+		ein_error_at(a->ctx, arg->loc, "cannot prefetch '%s': it is a "
+			"temporary of the definition", arg->name);
+		ein_hint(a->ctx, "prefetch an input or an output");
+		return -1;
+	}
+	return t;
+}
+
+/* prefetch TENSOR at LOOP [from LOOP [N]]: in each iteration of LOOP,
+ * prefetch the cache lines of TENSOR that the statement accesses N
+ * iterations of the "from" loop later (sched/prefetch.c).  The "from"
+ * loop is kept by name: sched/prefetch.c checks that later directives
+ * left it around LOOP. */
+static int do_prefetch(struct apply *a, int stmt)
+{
+	const struct ein_sched_directive *d = a->dir;
+	const struct ein_sched_arg *from = &d->arg[d->n_arg > 2 ? 2 : 1];
+	struct ein_local local = { .kind = EIN_LOCAL_PREFETCH,
+		.tensor = prefetch_tensor(a, stmt),
+		.ahead = d->n_arg > 3 ? d->arg[3].value : 1,
+		.loc = d->verb_loc };
+	int loop, outer;
+
+	if (local.tensor < 0)
+		return -1;
+	loop = find_loop(a, stmt, &d->arg[1]);
+	outer = loop < 0 ? -1 : find_loop(a, stmt, from);
+	if (outer < 0)
+		return -1;
+	if (outer > loop || strlen(from->name) >= sizeof(local.from)) {
+		ein_error_at(a->ctx, from->loc, outer > loop ? "loop '%s' is "
+			"inside loop '%s'" : "loop name '%s' is too long",
+			from->name, d->arg[1].name);
+		ein_hint(a->ctx, "prefetch for a later iteration of the loop "
+			"itself or of a loop around it");
+		return -1;
+	}
+	if (ein_schedule_loop_attr(a->s, stmt, loop)->vector)
+		return vector_prefetch_error(a, stmt, loop);
+	strcpy(local.from, from->name);
+	return ein_schedule_add_local(a->s, stmt, loop, &local);
+}
+
 static int unsupported(struct apply *a, const char *why)
 {
 	ein_error_at(a->ctx, a->dir->verb_loc, "'%s' %s",
@@ -793,6 +895,8 @@ static int transform(struct apply *a, int stmt)
 		return do_pack(a, stmt);
 	case EIN_SCHED_ACCUMULATE:
 		return do_accumulate(a, stmt);
+	case EIN_SCHED_PREFETCH:
+		return do_prefetch(a, stmt);
 	default:
 		return unsupported(a, "is reserved for the GPU backend; CPU "
 			"targets do not support it");
@@ -946,6 +1050,8 @@ static int check_locals(struct apply *a)
 				const struct ein_local *l =
 					ein_schedule_get_local(a->s, i, k, j);
 
+				if (l->kind == EIN_LOCAL_PREFETCH)
+					continue;
 				c = local_conflict(a, i, k, l, &writes);
 				if (c == -2)
 					return -1;
@@ -1109,6 +1215,8 @@ int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 		r = ein_sched_recompute_lower(ctx, s);
 	if (r == 0)
 		r = ein_sched_pack_lower(ctx, s);
+	if (r == 0)
+		r = ein_sched_prefetch_lower(ctx, s);
 	if (r == 0)
 		r = ein_sched_contract(ctx, s);
 	if (r == 0)

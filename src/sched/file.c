@@ -63,8 +63,8 @@ static const char *const header_names[N_HEADER] = {
 
 /* How a verb's arguments are written.
  * args: one letter per argument: L loop, N integer, S statement, T tensor,
- *	U integer or "full", M "recompute" or "store", a the word "at"
- *	(checked, not kept);
+ *	U integer or "full", M "recompute" or "store", a the word "at", f
+ *	the word "from" (both checked, not kept);
  * min: the fewest arguments;
  * repeat: args is a group repeated any number of times;
  * distinct: no loop twice;
@@ -106,6 +106,9 @@ static const struct verb_info verbs[] = {
 		"gpu_blocks LOOP { LOOP }", "C: gpu_blocks i j" },
 	[EIN_SCHED_GPU_THREADS] = { "gpu_threads", "L", 1, 1, 1,
 		"gpu_threads LOOP { LOOP }", "C: gpu_threads i.i j.i" },
+	[EIN_SCHED_PREFETCH] = { "prefetch", "TaLfLN", 3, 0, 0,
+		"prefetch TENSOR at LOOP [from LOOP [N]]",
+		"e: prefetch X at j.o from i" },
 };
 
 /* The keywords of compute_at and their values (file.h). */
@@ -600,6 +603,8 @@ static int check_count(struct parser *p, const struct verb_info *v,
 			"odd number of arguments");
 	if (n < v->min)
 		return count_error(p, v, end_col(p), "too few arguments");
+	if (v == &verbs[EIN_SCHED_PREFETCH] && n == 4)
+		return count_error(p, v, end_col(p), "no loop after 'from'");
 	if (!v->repeat && n > len)
 		return count_error(p, v, w[len].col, "too many arguments");
 	return 0;
@@ -626,6 +631,16 @@ static int check_distinct(struct parser *p, const struct verb_info *v,
 	return 0;
 }
 
+/* The word "w" must be "word", which follows "after". */
+static int check_word(struct parser *p, const struct word *w,
+	const char *word, const char *after)
+{
+	if (word_is(w, word))
+		return 0;
+	return error_at(p, w->col, "expected '%s' after %s, got '%.*s'",
+		word, after, w->len, w->s);
+}
+
 /* The arguments of "v", the words after the verb. */
 static int parse_args(struct parser *p, const struct verb_info *v,
 	struct ein_sched_directive *d)
@@ -648,11 +663,11 @@ static int parse_args(struct parser *p, const struct verb_info *v,
 			continue;
 		}
 		kind = v->args[i % len];
-		if (kind == 'a') {
-			if (!word_is(&w[i], "at"))
-				return error_at(p, w[i].col, "expected 'at' "
-					"after the tensor, got '%.*s'",
-					w[i].len, w[i].s);
+		if (kind == 'a' || kind == 'f') {
+			if (check_word(p, &w[i], kind == 'a' ? "at" : "from",
+					kind == 'a' ? "the tensor" :
+					"the loop") < 0)
+				return -1;
 			continue;
 		}
 		if (parse_arg(p, kind, &w[i], &d->arg[d->n_arg++]) < 0)
@@ -709,7 +724,7 @@ static int parse_verb(struct parser *p, struct ein_sched_directive *d)
 	else
 		ein_hint(p->ctx, "the directives are split, tile, reorder, "
 			"vectorize, unroll, parallel, compute_at, fuse, pack, "
-			"accumulate, gpu_blocks, gpu_threads");
+			"accumulate, prefetch, gpu_blocks, gpu_threads");
 	return -1;
 }
 
@@ -1173,8 +1188,11 @@ static void print_directive(FILE *out, const struct ein_sched_directive *d)
 	fprintf(out, ": %s", ein_sched_verb_name(d->verb));
 	for (i = 0; i < d->n_arg; ++i) {
 		fputc(' ', out);
-		if (d->verb == EIN_SCHED_PACK && i == 1)
+		if ((d->verb == EIN_SCHED_PACK ||
+		     d->verb == EIN_SCHED_PREFETCH) && i == 1)
 			fputs("at ", out);
+		if (d->verb == EIN_SCHED_PREFETCH && i == 2)
+			fputs("from ", out);
 		if (d->arg[i].kind == EIN_SCHED_ARG_INDEX &&
 		    (i == 0 || d->arg[i - 1].kind != EIN_SCHED_ARG_INDEX))
 			fputs("layout ", out);

@@ -47,6 +47,7 @@
  *   ACCUMULATE   LOOP { INDEX }                "accumulate i.o layout j i"
  *   GPU_BLOCKS   LOOP { LOOP }                 no loop twice
  *   GPU_THREADS  LOOP { LOOP }                 no loop twice
+ *   PREFETCH     TENSOR LOOP [LOOP [INT]]      "prefetch X at j.o from i 2"
  *
  * Every INT is in 1 .. 2^31 - 1.  The numbers are stable. */
 enum ein_sched_verb {
@@ -61,7 +62,8 @@ enum ein_sched_verb {
 	EIN_SCHED_PACK = 8,
 	EIN_SCHED_ACCUMULATE = 9,
 	EIN_SCHED_GPU_BLOCKS = 10,
-	EIN_SCHED_GPU_THREADS = 11
+	EIN_SCHED_GPU_THREADS = 11,
+	EIN_SCHED_PREFETCH = 12
 };
 
 /* A statement reference "T", "T#2", "C.init".

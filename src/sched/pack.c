@@ -88,9 +88,7 @@ static void lower_clear(struct lower *lw)
 	isl_multi_val_free(lw->stride);
 }
 
-/* The elements of "tensor" that "stmt" accesses per value v of its
- * "prefix": prefix^-1 ; accesses. */
-static __isl_give isl_map *stmt_footprint(const struct ein_scop *scop,
+__isl_give isl_map *ein_sched_footprint(const struct ein_scop *scop,
 	const struct ein_scop_stmt *stmt, __isl_keep isl_multi_pw_aff *prefix,
 	int tensor)
 {
@@ -108,7 +106,7 @@ static __isl_give isl_map *stmt_footprint(const struct ein_scop *scop,
 /* F, the footprint of S's accesses to X. */
 static __isl_give isl_map *footprint(struct lower *lw)
 {
-	return stmt_footprint(lw->scop, &lw->scop->stmt[lw->stmt],
+	return ein_sched_footprint(lw->scop, &lw->scop->stmt[lw->stmt],
 		lw->prefix, lw->local->tensor);
 }
 
@@ -142,8 +140,10 @@ int ein_sched_pack_init_in_buffer(struct ein_schedule *s, int stmt,
 	level = ein_schedule_loop_level(s, stmt, loop);
 	ps = ein_schedule_get_prefix(s, stmt, level);
 	pi = ein_schedule_get_prefix(s, init, level);
-	fs = ps ? stmt_footprint(scop, &scop->stmt[stmt], ps, tensor) : NULL;
-	fi = pi ? stmt_footprint(scop, &scop->stmt[init], pi, tensor) : NULL;
+	fs = ps ? ein_sched_footprint(scop, &scop->stmt[stmt], ps,
+		tensor) : NULL;
+	fi = pi ? ein_sched_footprint(scop, &scop->stmt[init], pi,
+		tensor) : NULL;
 	ok = fs && fi ? same_and_disjoint(fs, fi) : isl_bool_error;
 	isl_multi_pw_aff_free(ps);
 	isl_multi_pw_aff_free(pi);
@@ -353,9 +353,8 @@ static __isl_give isl_multi_pw_aff *compact(const struct lower *lw,
 	return off;
 }
 
-/* The function on set space "space" (taken) that selects its dimensions
- * first .. first + n - 1, into a tuple named "name". */
-static __isl_give isl_multi_pw_aff *select_dims(__isl_take isl_space *space,
+__isl_give isl_multi_pw_aff *ein_sched_select_dims(
+	__isl_take isl_space *space,
 	int first, int n, const char *name)
 {
 	isl_space *range = isl_space_add_dims(
@@ -421,10 +420,10 @@ static __isl_give isl_multi_pw_aff *copy_buffer_index(struct lower *lw,
 	__isl_keep isl_space *space)
 {
 	int n = isl_map_dim(lw->fp, isl_dim_out);
-	isl_multi_pw_aff *e = select_dims(isl_space_copy(space), lw->level,
-		n, lw->name);
-	isl_multi_pw_aff *v = select_dims(isl_space_copy(space), 0, lw->level,
-		NULL);
+	isl_multi_pw_aff *e = ein_sched_select_dims(isl_space_copy(space),
+		lw->level, n, lw->name);
+	isl_multi_pw_aff *v = ein_sched_select_dims(isl_space_copy(space), 0,
+		lw->level, NULL);
 	isl_multi_pw_aff *lb = isl_multi_pw_aff_pullback_multi_pw_aff(
 		isl_multi_pw_aff_copy(lw->lb), v);
 
@@ -496,7 +495,7 @@ static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
 	dom = isl_set_set_tuple_name(dom, name);
 	space = isl_set_get_space(dom);
 	buf = copy_buffer_index(lw, space);
-	x = select_dims(space, lw->level, n, xname);
+	x = ein_sched_select_dims(space, lw->level, n, xname);
 	if (kind == EIN_STMT_COPY_IN)
 		copy = ein_scop_add_copy(lw->scop, kind,
 			lw->scop->stmt[lw->stmt].src, dom, lw->buffer, buf, t,
@@ -620,6 +619,8 @@ static int lower_stmt(struct ein_schedule *s, int stmt)
 			struct ein_local local =
 				*ein_schedule_get_local(s, stmt, k, j);
 
+			if (local.kind == EIN_LOCAL_PREFETCH)
+				continue;
 			if (lower_one(s, stmt, k, &local) < 0)
 				return -1;
 		}

@@ -41,4 +41,15 @@ int ein_sched_box_buffer(struct ein_scop *scop, int tensor, const char *kind,
 	__isl_keep isl_map *fp, const struct ein_local *layout,
 	__isl_give isl_multi_pw_aff **lb, __isl_give isl_multi_val **stride);
 
+/* The elements of "tensor" that "stmt" accesses (within their guards)
+ * per value v of its "prefix": prefix^-1 ; accesses, in the sizes'
+ * context.  NULL on error. */
+__isl_give isl_map *ein_sched_footprint(const struct ein_scop *scop,
+	const struct ein_scop_stmt *stmt, __isl_keep isl_multi_pw_aff *prefix,
+	int tensor);
+/* The function on set space "space" (taken) that selects its dimensions
+ * first .. first + n - 1, into a tuple named "name" (NULL: unnamed). */
+__isl_give isl_multi_pw_aff *ein_sched_select_dims(
+	__isl_take isl_space *space, int first, int n, const char *name);
+
 #endif

@@ -118,8 +118,8 @@ const struct ein_loop_attr *ein_loop_attr_from_id(__isl_keep isl_id *id)
 	return isl_id_get_user(id);
 }
 
-/* The name of a mark: "ein: parallel vectorize 8 unroll 4", which is what
- * the AST printer shows above the loop. */
+/* The name of a mark: "ein: parallel vectorize 8 unroll 4" (or "ein:
+ * scalar"), which is what the AST printer shows above the loop. */
 static void mark_name(char *buf, size_t len, const struct ein_loop_attr *a)
 {
 	int n = snprintf(buf, len, "%s", EIN_LOOP_MARK);
@@ -128,6 +128,8 @@ static void mark_name(char *buf, size_t len, const struct ein_loop_attr *a)
 		n += snprintf(buf + n, len - n, " parallel");
 	if (a->vector)
 		n += snprintf(buf + n, len - n, " vectorize %d", a->vector);
+	if (a->scalar)
+		n += snprintf(buf + n, len - n, " scalar");
 	if (a->unroll < 0)
 		snprintf(buf + n, len - n, " unroll full");
 	else if (a->unroll)
@@ -703,13 +705,14 @@ static int own_pos(const struct ein_schedule *s, int i)
 }
 
 /* The position of copy "i" at level "m" of its parent, at which the
- * parent runs at position "p": just before p for a copy in, just after
- * for a copy out, in the order of the copies' slots. */
+ * parent runs at position "p": just before p for a copy in or a
+ * prefetch, just after for a copy out, in the order of the copies'
+ * slots. */
 static int copy_pos(const struct ein_schedule *s, int i, int p)
 {
 	const struct stmt_sched *ss = &s->s[i];
 
-	if (ss->copy == EIN_STMT_COPY_IN)
+	if (ss->copy != EIN_STMT_COPY_OUT)
 		return p - s->n_copy + ss->slot;
 	return p + 1 + ss->slot;
 }
@@ -1288,6 +1291,12 @@ static __isl_give isl_printer *print_locals(__isl_take isl_printer *p,
 			p = isl_printer_print_str(p, " accumulate");
 			continue;
 		}
+		if (loc->kind == EIN_LOCAL_PREFETCH) {
+			p = isl_printer_print_str(p, " prefetch ");
+			p = isl_printer_print_str(p,
+				ein_scop_tensor_name(s->scop, loc->tensor));
+			continue;
+		}
 		p = isl_printer_print_str(p, " pack ");
 		p = isl_printer_print_str(p,
 			ein_scop_tensor_name(s->scop, loc->tensor));
@@ -1326,19 +1335,24 @@ static __isl_give isl_printer *print_copy_head(__isl_take isl_printer *p,
 	const struct stmt_sched *ss = &s->s[i];
 	const struct ein_scop_stmt *stmt = stmt_at(s, i);
 	int in = ss->copy == EIN_STMT_COPY_IN;
+	int pf = ss->copy == EIN_STMT_PREFETCH;
 	const char *buf = ein_scop_tensor_name(s->scop,
-		stmt->access[in ? 0 : 1].tensor);
+		stmt->access[in || pf ? 0 : 1].tensor);
 	const char *t = ein_scop_tensor_name(s->scop,
 		stmt->access[in ? 1 : 0].tensor);
 
-	p = isl_printer_print_str(p, in ? " (copy into " : " (copy back from ");
-	p = isl_printer_print_str(p, buf);
+	if (pf)
+		p = isl_printer_print_str(p, " (prefetch of the cache lines");
+	else
+		p = isl_printer_print_str(p, in ? " (copy into " :
+			" (copy back from ");
+	p = isl_printer_print_str(p, pf ? "" : buf);
 	p = isl_printer_print_str(p, " of the tile of ");
 	p = isl_printer_print_str(p, t);
 	p = isl_printer_print_str(p, " that ");
 	p = isl_printer_print_str(p, stmt_at(s, ss->parent)->name);
-	p = isl_printer_print_str(p, in ? " uses, before it" :
-		" updates, after it");
+	p = isl_printer_print_str(p, pf ? " accesses in a later iteration" :
+		in ? " uses, before it" : " updates, after it");
 	p = isl_printer_print_str(p, ", in each iteration of its loop ");
 	p = isl_printer_print_str(p, loop_at_level(s, ss->parent, ss->level));
 	return isl_printer_print_str(p, ")");

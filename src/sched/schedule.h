@@ -42,6 +42,7 @@
 #include <isl/id.h>
 #include <isl/printer.h>
 #include "ein.h"
+#include "diag.h"
 #include "poly/scop.h"
 
 /* What a schedule asks of one loop, for the code generators; carried by
@@ -82,10 +83,15 @@ struct ein_loop_attr {
 
 #define EIN_LOOP_MARK "ein:"
 
-/* A local buffer a loop asks for (a directive of sched/apply.c).
+/* A local buffer a loop asks for (a directive of sched/apply.c), or a
+ * prefetch it runs.
  * kind: a copy of a tensor the statement reads (pack), or of the part of
  *	its output it updates, copied back after the loop's iteration
- *	(accumulate);
+ *	(accumulate), or no copy: the cache lines of the tensor that the
+ *	statement accesses "ahead" iterations of loop "from" later are
+ *	prefetched in each iteration of the loop (prefetch; "from" names
+ *	the loop, the loop itself or one around it; "loc" is the
+ *	directive's, for errors while the schedule file is alive);
  * tensor: the tensor (position in the definition);
  * n_layout, layout, block: 0 (the tensor's order), or the number of
  *	dimensions of the buffer and, for each from the outermost, the
@@ -94,10 +100,12 @@ struct ein_loop_attr {
  *	(the block); -N, the offset modulo N (the place in the block). */
 enum ein_local_kind {
 	EIN_LOCAL_PACK,
-	EIN_LOCAL_ACCUMULATE
+	EIN_LOCAL_ACCUMULATE,
+	EIN_LOCAL_PREFETCH
 };
 
 #define EIN_LOCAL_MAX_DIM 16
+#define EIN_LOCAL_MAX_NAME 64
 
 struct ein_local {
 	enum ein_local_kind kind;
@@ -105,6 +113,9 @@ struct ein_local {
 	int n_layout;
 	int layout[EIN_LOCAL_MAX_DIM];
 	int block[EIN_LOCAL_MAX_DIM];
+	char from[EIN_LOCAL_MAX_NAME];
+	int ahead;
+	struct ein_loc loc;
 };
 
 /* The loop attributes of a mark node's id, NULL if it is not ours. */

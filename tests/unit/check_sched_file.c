@@ -158,7 +158,8 @@ static const char every_verb_canonical[] =
 	"C: pack A at k.o\n"
 	"C: accumulate k.o\n"
 	"C: gpu_blocks i j\n"
-	"C: gpu_threads i.i j.i\n";
+	"C: gpu_threads i.i j.i\n"
+	"C: prefetch B at k.i from k.o 2\n";
 
 /* The headers of the fixture. */
 START_TEST(headers)
@@ -183,7 +184,7 @@ START_TEST(headers)
 	ck_assert_int_eq(f->size[2].loc.col, 21);
 	ck_assert_int_eq(ein_sched_file_get_size(f, "K"), 256);
 	ck_assert_int_eq(ein_sched_file_get_size(f, "Q"), -1);
-	ck_assert_int_eq(f->n_dir, 16);
+	ck_assert_int_eq(f->n_dir, 17);
 	ein_sched_file_free(f);
 	ein_ctx_free(ctx);
 }
@@ -219,6 +220,8 @@ static const struct {
 	{ EIN_SCHED_ACCUMULATE, 27, "C", 1, 0, 1, 4, "L:k.o@15" },
 	{ EIN_SCHED_GPU_BLOCKS, 28, "C", 1, 0, 1, 4, "L:i@15 L:j@17" },
 	{ EIN_SCHED_GPU_THREADS, 29, "C", 1, 0, 1, 4, "L:i.i@16 L:j.i@20" },
+	{ EIN_SCHED_PREFETCH, 30, "C", 1, 0, 1, 4,
+	  "T:B@13 L:k.i@18 L:k.o@27 I:2@31" },
 };
 
 /* The arguments of "d" in the notation of dir_cases (freed by caller). */
@@ -338,6 +341,11 @@ static const struct {
 	  "C: accumulate j.o  layout j i\n",
 	  "ein-schedule 1\n\nC: pack A at k.o layout k i\n"
 	  "C: accumulate j.o layout j i\n" },
+	/* prefetch, with and without its "from" loop and distance */
+	{ "ein-schedule 1\ne: prefetch X at j.o\n"
+	  "e: prefetch  X at j.o from i\n",
+	  "ein-schedule 1\n\ne: prefetch X at j.o\n"
+	  "e: prefetch X at j.o from i\n" },
 	/* indices split into blocks */
 	{ "ein-schedule 1\nC: pack B at k.o layout j/16 k j%16\n",
 	  "ein-schedule 1\n\nC: pack B at k.o layout j/16 k j%16\n" },
@@ -457,6 +465,15 @@ static const struct {
 	{ V1 "C: pack A in k.o\n",
 	  "t.sched:2:11: error: expected 'at' after the tensor, got 'in'",
 	  NULL },
+	{ V1 "e: prefetch X at j.o to i\n",
+	  "t.sched:2:22: error: expected 'from' after the loop, got 'to'",
+	  NULL },
+	{ V1 "e: prefetch X at j.o from\n",
+	  "t.sched:2:26: error: no loop after 'from' for 'prefetch'",
+	  "hint: write 'STMT: prefetch TENSOR at LOOP [from LOOP [N]]', e.g. "
+	  "'e: prefetch X at j.o from i'" },
+	{ V1 "e: prefetch X at j.o from i 0\n",
+	  "t.sched:2:29: error: expected an integer >= 1, got '0'", NULL },
 	{ V1 "C: pack A.i at k.o\n",
 	  "t.sched:2:9: error: expected a tensor name, got 'A.i'", NULL },
 	{ V1 "sizes M=4 M=8\n",

@@ -233,6 +233,17 @@ static const struct good goods[] = {
 	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
 		"mx: compute_at Y i\nY: parallel i\n",
 		{ { 7, 13 }, { 1, 33 } }, 33 },
+	/* The next row of X prefetched in e's loop over lines, and A's
+	 * next k slice (or the same tile two rows down) in a GEMM. */
+	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
+		"mx: compute_at Y i\ne: split j 16\ne: vectorize j.i 16\n"
+		"e: prefetch X at j.o from i\nY: parallel i\n",
+		{ { 7, 13 }, { 1, 33 } }, 33 },
+	{ matmul_src, "C: tile i 4 j 16 k 8\n"
+		"C: reorder i.o j.o k.o k.i i.i j.i\n"
+		"C: prefetch A at k.o\nC: prefetch B at j.o from i.o 2\n"
+		"C: parallel i.o\n",
+		{ { 37, 23, 29 }, { 1, 1, 1 } }, 64 },
 	{ softmax_src, "mx: fuse e 1\ne: fuse Y 1\ns: fuse Y 1\n",
 		{ { 7, 13 }, { 5, 1 } }, 33 },
 	{ softmax_src, "Y: vectorize j 4\ne: vectorize j 4\n"
@@ -552,8 +563,26 @@ static const struct bad bads[] = {
 	{ matmul_src, "C: accumulate q\n", 0,
 		":2:15: error: statement C has no loop 'q'" },
 	{ matmul_src, "C: pack A at k\nC: split k 4\n", 0,
-		":3:10: error: cannot split loop 'k' of C: a pack or "
-		"accumulate directive keeps a buffer in it" },
+		":3:10: error: cannot split loop 'k' of C: a pack, "
+		"accumulate or prefetch directive works in it" },
+	{ softmax_src, "e: prefetch mx at j\n", 0,
+		":2:13: error: cannot prefetch 'mx': it is a temporary of the "
+		"definition" },
+	{ softmax_src, "e: prefetch Y at j\n", 0,
+		":2:13: error: statement e does not access 'Y'" },
+	{ matmul_src, "C: prefetch A at i from k\n", 0,
+		":2:25: error: loop 'k' is inside loop 'i'" },
+	{ matmul_src, "C: vectorize j 8\nC: prefetch A at j\n", 0,
+		":3:4: error: loop 'j' of C cannot both be vectorised and "
+		"prefetch" },
+	{ matmul_src, "C: prefetch A at j\nC: vectorize j 8\n", 0,
+		":3:4: error: loop 'j' of C cannot both be vectorised and "
+		"prefetch" },
+	{ matmul_src, "C: prefetch A at j from i\nC: split i 4\n", 0,
+		":2:4: error: 'prefetch' counts the iterations of loop 'i', "
+		"which is no longer loop 'j' or around it" },
+	{ matmul_src, "C: prefetch A at k from i\nC: reorder k i\n", 0,
+		"which is no longer loop 'k' or around it" },
 	{ matmul_src, "C: accumulate i\nC: tile i 4 j 4\n", 0,
 		":3:9: error: cannot split loop 'i' of C" },
 	{ matmul_src, "C: pack A at k\nC: pack A at j\n", 0,
@@ -905,13 +934,49 @@ static size_t random_layout(const char *idx, char *buf, size_t len)
 	return at;
 }
 
+/* Is "name" an input of "rk" (a tensor no statement writes)? */
+static int is_input(const struct rkernel *rk, const char *name)
+{
+	int s;
+
+	for (s = 0; s < rk->n_stmt; ++s)
+		if (!strcmp(rk->stmt[s], name))
+			return 0;
+	return 1;
+}
+
+/* "S: prefetch X at L [from F [N]]\n" in "buf" for statement "s" of
+ * "rk" with loops[0 .. n-1], the last vectorised if "vec": an input it
+ * reads, in a loop other than the vectorised one, for a later iteration
+ * of that loop or of one around it.  Nothing if there is no such input
+ * or loop. */
+static size_t random_prefetch(const struct rkernel *rk, int s,
+	char (*loops)[40], int n, int vec, char *buf, size_t len)
+{
+	const char *in[3];
+	int i, m = 0, at, from;
+
+	for (i = 0; rk->reads[s][i]; ++i)
+		if (is_input(rk, rk->reads[s][i]))
+			in[m++] = rk->reads[s][i];
+	if (m == 0 || n - vec < 1)
+		return 0;
+	at = rnd(n - vec);
+	from = rnd(at + 1);
+	if (rnd(3) == 0)
+		return snprintf(buf, len, "%s: prefetch %s at %s\n",
+			rk->stmt[s], in[rnd(m)], loops[at]);
+	return snprintf(buf, len, "%s: prefetch %s at %s from %s %d\n",
+		rk->stmt[s], in[rnd(m)], loops[at], loops[from], 1 + rnd(3));
+}
+
 /* A random schedule for "rk" in "buf": per statement, splits and tiles
  * of its loops, a reordering, marks, then local buffers (a pack of a
- * tensor it reads, an accumulate); for multi-statement kernels a
- * placement of a producer in a later statement. */
+ * tensor it reads, an accumulate) and a prefetch; for multi-statement
+ * kernels a placement of a producer in a later statement. */
 static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 {
-	int s, i, n;
+	int s, i, n, vec;
 	size_t at = 0;
 	char first[4][32];
 
@@ -956,7 +1021,8 @@ static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 		if (rnd(3) == 0)
 			at += snprintf(buf + at, len - at, "%s: unroll %s %d\n",
 				name, loops[rnd(n)], 2 + rnd(3));
-		if (rnd(3) == 0)
+		vec = rnd(3) == 0;
+		if (vec)
 			at += snprintf(buf + at, len - at,
 				"%s: vectorize %s %d\n", name, loops[n - 1],
 				4 << rnd(2));
@@ -979,6 +1045,9 @@ static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 				len - at);
 			at += snprintf(buf + at, len - at, "\n");
 		}
+		if (rnd(3) == 0)
+			at += random_prefetch(rk, s, loops, n, vec, buf + at,
+				len - at);
 		strcpy(first[s], loops[0]);
 	}
 	if (rk->n_stmt > 1 && rnd(2)) {
