@@ -20,6 +20,7 @@
 #include "diag.h"
 #include "driver/program.h"
 #include "frontend/sema.h"
+#include "frontend/type.h"
 #include "poly/scop.h"
 #include "sched/schedule.h"
 #include "autotune/space.h"
@@ -186,19 +187,6 @@ static isl_stat piece_coef(__isl_take isl_set *set, __isl_take isl_aff *aff,
 	return isl_stat_error;	/* one piece */
 }
 
-static int elem_size(enum ein_type type)
-{
-	switch (type) {
-	case EIN_TYPE_F64:
-		return 8;
-	case EIN_TYPE_F32:
-	case EIN_TYPE_I32:
-		return 4;
-	default:
-		return 1;
-	}
-}
-
 /* Fill "sa" from access "acc" of a statement whose domain dimension
  * dim_of_loop[v] is its default loop v. */
 static void init_access(struct ein_space_access *sa,
@@ -212,7 +200,7 @@ static void init_access(struct ein_space_access *sa,
 	snprintf(sa->name, sizeof(sa->name), "%s",
 		func->tensor[acc->tensor].name);
 	sa->is_write = acc->is_write;
-	sa->elem_size = elem_size(func->tensor[acc->tensor].type);
+	sa->elem_size = ein_type_size(func->tensor[acc->tensor].type);
 	sa->n_dim = n < EIN_SPACE_MAX_DIM ? n : EIN_SPACE_MAX_DIM;
 	for (d = 0; d < sa->n_dim; ++d) {
 		int by_dim[EIN_SPACE_MAX_LOOP] = { 0 };

@@ -1295,6 +1295,10 @@ static __isl_give isl_printer *print_locals(__isl_take isl_printer *p,
 			p = isl_printer_print_str(p, " prefetch ");
 			p = isl_printer_print_str(p,
 				ein_scop_tensor_name(s->scop, loc->tensor));
+			p = isl_printer_print_str(p, " from ");
+			p = isl_printer_print_str(p, loc->from);
+			p = isl_printer_print_str(p, " ");
+			p = isl_printer_print_int(p, loc->ahead);
 			continue;
 		}
 		p = isl_printer_print_str(p, " pack ");
