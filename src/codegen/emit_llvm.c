@@ -64,7 +64,11 @@ struct block_frame {
  * n_frame, frame: the enclosing loops and conditions;
  * em: the walker's emitter, which statement bodies use for indices;
  * name: the kernel's name; n_par: the number of parallel loops outlined
- *	so far (shared by the functions of one kernel). */
+ *	so far (shared by the functions of one kernel);
+ * poison: fill each buffer and temporary with 0xff bytes (a NaN in
+ *	every float) as it is allocated, so that a read of an element
+ *	before it is written shows in the results (EIN_POISON_BUFFERS=1,
+ *	for tests; the code is otherwise the same). */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -88,6 +92,7 @@ struct llvm_emit {
 	const char *name;
 	int *n_par;
 	int relaxed;
+	int poison;
 };
 
 static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
@@ -756,13 +761,22 @@ static LLVMValueRef call_libc(struct llvm_emit *e, LLVMBuilderRef b,
 	return LLVMBuildCall2(b, fty, fn, args, n, "");
 }
 
+/* Fill the "bytes" bytes at "ptr" with 0xff, at "b", if e->poison. */
+static void poison(struct llvm_emit *e, LLVMBuilderRef b, LLVMValueRef ptr,
+	LLVMValueRef bytes)
+{
+	if (e->poison)
+		LLVMBuildMemSet(b, ptr, LLVMConstInt(
+			LLVMInt8TypeInContext(e->c), 0xff, 0), bytes, 1);
+}
+
 /* The heap allocation of buffer "t", at "ab": its bytes rounded up to
  * the alignment, from aligned_alloc. */
 static LLVMValueRef heap_buffer(struct llvm_emit *e, LLVMBuilderRef ab,
 	int t)
 {
 	const struct ein_scop_buffer *buf = ein_scop_get_buffer(e->scop, t);
-	LLVMValueRef args[2], mask = LLVMConstInt(e->i64,
+	LLVMValueRef args[2], v, mask = LLVMConstInt(e->i64,
 		EIN_BUFFER_ALIGN - 1, 0);
 	LLVMTypeRef ty[2] = { e->i64, e->i64 };
 	int d;
@@ -774,7 +788,9 @@ static LLVMValueRef heap_buffer(struct llvm_emit *e, LLVMBuilderRef ab,
 	args[1] = LLVMBuildAnd(ab, LLVMBuildAdd(ab, args[1], mask, ""),
 		LLVMBuildNot(ab, mask, ""), "");
 	e->own[t] = 1;
-	return call_libc(e, ab, "aligned_alloc", e->ptr, 2, ty, args);
+	v = call_libc(e, ab, "aligned_alloc", e->ptr, 2, ty, args);
+	poison(e, ab, v, args[1]);
+	return v;
 }
 
 /* Allocate buffer "t" in the entry block of the current function (see
@@ -795,6 +811,8 @@ static LLVMValueRef alloc_buffer(struct llvm_emit *e, int t)
 		v = LLVMBuildAlloca(ab, LLVMArrayType(memory_type(e, type),
 			buf->n_fixed), buf->name);
 		LLVMSetAlignment(v, EIN_BUFFER_ALIGN);
+		poison(e, ab, v, LLVMConstInt(e->i64,
+			buf->n_fixed * elem_bytes(type), 0));
 	} else {
 		v = heap_buffer(e, ab, t);
 		LLVMSetValueName2(v, buf->name, strlen(buf->name));
@@ -1619,6 +1637,7 @@ static void emit_temp_alloc(struct llvm_emit *e)
 			bytes = LLVMBuildMul(e->b, bytes, e->extent[i][d], "");
 		e->tensor[i] = LLVMBuildCall2(e->b, ty, fn, &bytes, 1,
 			func->tensor[i].name);
+		poison(e, e->b, e->tensor[i], bytes);
 	}
 }
 
@@ -1759,8 +1778,10 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name,
 	int relaxed)
 {
+	const char *env = getenv("EIN_POISON_BUFFERS");
 	struct llvm_emit e = { .ctx = ctx, .scop = scop, .c = llctx,
-		.relaxed = relaxed };
+		.relaxed = relaxed, .poison = env && strcmp(env, "") &&
+		strcmp(env, "0") };
 	struct ein_emitter em = { &e, &expr_int, &expr_id, &expr_op,
 		&for_open, &parallel_for, &for_test, &for_close, &if_open,
 		&if_else, &if_close, &user_stmt, scop };
