@@ -1491,16 +1491,12 @@ static int copy_stmt(struct stmt_emit *s)
 static int prefetch_stmt(struct stmt_emit *s)
 {
 	struct llvm_emit *e = s->e;
-	LLVMValueRef addr = access_addr(s, 0), args[4];
-	LLVMTypeRef ty;
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(e->c), ty = e->ptr;
+	LLVMValueRef args[4] = { access_addr(s, 0), LLVMConstInt(i32, 0, 0),
+		LLVMConstInt(i32, 3, 0), LLVMConstInt(i32, 1, 0) };
 
-	if (!addr)
+	if (!args[0])
 		return -1;
-	ty = LLVMTypeOf(addr);
-	args[0] = addr;
-	args[1] = LLVMConstInt(LLVMInt32TypeInContext(e->c), 0, 0);
-	args[2] = LLVMConstInt(LLVMInt32TypeInContext(e->c), 3, 0);
-	args[3] = LLVMConstInt(LLVMInt32TypeInContext(e->c), 1, 0);
 	call_intrinsic(e, "llvm.prefetch", 1, &ty, 4, args);
 	return 0;
 }

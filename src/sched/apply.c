@@ -484,16 +484,23 @@ static int find_tensor(const struct ein_func *func, const char *name)
 	return -1;
 }
 
-/* Does statement "stmt" read tensor "t"? */
-static int stmt_reads(struct ein_schedule *s, int stmt, int t)
+/* Does statement "stmt" access tensor "t" (only reads if "reads")? */
+static int stmt_accesses(struct ein_schedule *s, int stmt, int t, int reads)
 {
 	const struct ein_scop_stmt *st = ein_schedule_get_stmt(s, stmt);
 	int k;
 
 	for (k = 0; k < st->n_access; ++k)
-		if (!st->access[k].is_write && st->access[k].tensor == t)
+		if (!(reads && st->access[k].is_write) &&
+		    st->access[k].tensor == t)
 			return 1;
 	return 0;
+}
+
+/* Does statement "stmt" read tensor "t"? */
+static int stmt_reads(struct ein_schedule *s, int stmt, int t)
+{
+	return stmt_accesses(s, stmt, t, 1);
 }
 
 /* "the statement reads A, B" as a hint. */
@@ -794,18 +801,6 @@ static int do_accumulate(struct apply *a, int stmt)
 	return ein_schedule_add_local(a->s, stmt, loop, &local);
 }
 
-/* Does statement "stmt" access tensor "t"? */
-static int stmt_accesses(struct ein_schedule *s, int stmt, int t)
-{
-	const struct ein_scop_stmt *st = ein_schedule_get_stmt(s, stmt);
-	int k;
-
-	for (k = 0; k < st->n_access; ++k)
-		if (st->access[k].tensor == t)
-			return 1;
-	return 0;
-}
-
 /* The tensor of "prefetch TENSOR at LOOP": an input or output of the
  * definition that the statement accesses (a temporary is the kernel's
  * own, and may live in a smaller buffer, sched/contract.c).  -1 after an
@@ -816,7 +811,7 @@ static int prefetch_tensor(struct apply *a, int stmt)
 	const struct ein_func *func = a->deps->scop->func;
 	int t = find_tensor(func, arg->name);
 
-	if (t < 0 || !stmt_accesses(a->s, stmt, t)) {
+	if (t < 0 || !stmt_accesses(a->s, stmt, t, 0)) {
 		ein_error_at(a->ctx, arg->loc, t < 0 ? "no tensor '%s'" :
 			"statement %s does not access '%s'", t < 0 ?
 			arg->name : a->dir->stmt.tensor, arg->name);

@@ -1340,17 +1340,17 @@ static __isl_give isl_printer *print_copy_head(__isl_take isl_printer *p,
 	const struct ein_scop_stmt *stmt = stmt_at(s, i);
 	int in = ss->copy == EIN_STMT_COPY_IN;
 	int pf = ss->copy == EIN_STMT_PREFETCH;
-	const char *buf = ein_scop_tensor_name(s->scop,
-		stmt->access[in || pf ? 0 : 1].tensor);
 	const char *t = ein_scop_tensor_name(s->scop,
 		stmt->access[in ? 1 : 0].tensor);
 
-	if (pf)
+	if (pf) {
 		p = isl_printer_print_str(p, " (prefetch of the cache lines");
-	else
+	} else {
 		p = isl_printer_print_str(p, in ? " (copy into " :
 			" (copy back from ");
-	p = isl_printer_print_str(p, pf ? "" : buf);
+		p = isl_printer_print_str(p, ein_scop_tensor_name(s->scop,
+			stmt->access[in ? 0 : 1].tensor));
+	}
 	p = isl_printer_print_str(p, " of the tile of ");
 	p = isl_printer_print_str(p, t);
 	p = isl_printer_print_str(p, " that ");
