@@ -10,6 +10,7 @@
  * redirected to a local buffer (pack, accumulate) gets the expressions of
  * its index in the buffer.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <isl/aff.h>
@@ -459,6 +460,57 @@ static __isl_give isl_multi_aff *emitted(isl_ast_expr **index, int n,
 		ma = isl_multi_aff_set_aff(ma, d, aff);
 	}
 	return ma;
+}
+
+/* The coefficient of input dimension "pos" in "aff" (taken), LONG_MIN
+ * if "aff" is NULL or the coefficient not a small integer. */
+static long coefficient(__isl_take isl_aff *aff, int pos)
+{
+	isl_val *v = aff ? isl_aff_get_coefficient_val(aff, isl_dim_in, pos) :
+		NULL;
+	long c = v && isl_val_is_int(v) && !div_involves(aff, pos) ?
+		isl_val_get_num_si(v) : LONG_MIN;
+
+	isl_val_free(v);
+	isl_aff_free(aff);
+	return c;
+}
+
+/* The stride of the emitted access "x" (taken) along dimension "pos"
+ * (ein_user_stmt_strides). */
+static int access_stride(__isl_take isl_multi_aff *x, int pos)
+{
+	int d, n = x ? isl_multi_aff_dim(x, isl_dim_out) : -1, stride = 0;
+
+	for (d = 0; stride >= 0 && d < n; ++d) {
+		long c = coefficient(isl_multi_aff_get_aff(x, d), pos);
+
+		if (c != 0)
+			stride = c == 1 && d == n - 1 ? 1 : -1;
+	}
+	isl_multi_aff_free(x);
+	return n < 0 ? -1 : stride;
+}
+
+int ein_user_stmt_strides(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int *stride,
+	long *step)
+{
+	isl_space *space = isl_pw_multi_aff_get_domain_space(us->at);
+	const struct ein_scop_stmt *stmt = us->stmt;
+	int i, pos = space ? find_space_dim(space, iter) : -1;
+
+	for (i = 0; pos >= 0 && i < stmt->n_access; ++i) {
+		int n = ein_scop_tensor_n_dim(scop,
+			ein_scop_access_get_target(&stmt->access[i]));
+
+		stride[i] = access_stride(emitted(us->index[i], n, space),
+			pos);
+	}
+	for (i = 0; pos >= 0 && us->iter[i]; ++i)
+		step[i] = coefficient(aff_from_expr(us->iter[i], space), pos);
+	isl_space_free(space);
+	return pos >= 0 ? 0 : -1;
 }
 
 /* Does "ma" (kept) take the iterations "set" (kept) into the bounds of

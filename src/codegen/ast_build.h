@@ -48,6 +48,18 @@ const struct ein_user_stmt *ein_ast_node_get_user_stmt(
 int ein_user_stmt_can_pad(const struct ein_scop *scop,
 	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width);
 
+/* How the statement of "us" moves along loop iterator "iter" in the
+ * emitted code, for explicit vectors along it: for each access i,
+ * stride[i] is 0 if it reaches the same element at every iteration of
+ * the loop, 1 if the next element of the innermost dimension at the next
+ * iteration (the other dimensions fixed), -1 otherwise or where that
+ * cannot be shown (an index that is not affine); for each index variable
+ * k of the statement, step[k] is its change per iteration, LONG_MIN if
+ * not affine.  Returns 0, or -1 on error. */
+int ein_user_stmt_strides(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int *stride,
+	long *step);
+
 /* An expression for extent "pa" (a function of the sizes) valid under
  * scop's context. */
 __isl_give isl_ast_expr *ein_ast_build_extent(struct ein_scop *scop,

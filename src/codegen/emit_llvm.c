@@ -17,7 +17,15 @@
  * entry block, once per call: on the stack when its size is a small
  * constant, which lets SROA keep an accumulated tile in registers, else
  * on the heap, freed at the function's exit.
+ *
+ * In the body of a vectorised loop that walk.c runs as explicit vectors,
+ * statements are lowered on vectors of its width: an access that moves
+ * along the loop to the next element is one vector load or store at the
+ * address of lane 0, an access that stays on one element is a scalar
+ * load broadcast to every lane, and every operation applies lane-wise
+ * (see vector_body for what qualifies).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <isl/set.h>
@@ -41,13 +49,16 @@
 #define EIN_BUFFER_ALIGN 64
 
 /* A loop or condition being emitted: the blocks its end jumps to, and for
- * a loop its iterator and attributes. */
+ * a loop its iterator and attributes, and the number of explicit vector
+ * loops emitted before it: a loop around several (a register tile the
+ * schedule unrolled) is kept from LLVM's unroller (loop_md.h). */
 struct block_frame {
 	LLVMBasicBlockRef header;
 	LLVMBasicBlockRef exit;
 	LLVMBasicBlockRef other;
 	isl_id *iter;
 	const struct ein_loop_attr *attr;
+	int n_explicit;
 };
 
 /* The state of one emission.
@@ -68,7 +79,11 @@ struct block_frame {
  * poison: fill each buffer and temporary with 0xff bytes (a NaN in
  *	every float) as it is allocated, so that a read of an element
  *	before it is written shows in the results (EIN_POISON_BUFFERS=1,
- *	for tests; the code is otherwise the same). */
+ *	for tests; the code is otherwise the same);
+ * lanes, vec_iter: in the body of a loop emitted as explicit vectors, its
+ *	width (statement values are vectors of that many lanes) and its
+ *	iterator; else 0 and NULL;
+ * n_explicit: the number of loops emitted as explicit vectors so far. */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -93,6 +108,9 @@ struct llvm_emit {
 	int *n_par;
 	int relaxed;
 	int poison;
+	int lanes;
+	isl_id *vec_iter;
+	int n_explicit;
 };
 
 static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
@@ -249,6 +267,10 @@ static int for_open(void *user, isl_id *iter, ein_value init,
 		return -1;
 	f->iter = iter;
 	f->attr = attr;
+	f->n_explicit = e->n_explicit;
+	e->lanes = attr ? attr->lanes : 0;
+	e->n_explicit += e->lanes > 0;
+	e->vec_iter = e->lanes ? iter : NULL;
 	LLVMBuildStore(e->b, init, slot);
 	f->header = new_block(e, "loop");
 	LLVMBuildBr(e->b, f->header);
@@ -276,7 +298,10 @@ static int for_close(void *user, isl_id *iter, ein_value inc)
 	LLVMValueRef v = LLVMBuildLoad2(e->b, e->i64, slot, "");
 
 	LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, v, inc, "next"), slot);
-	ein_loop_md_attach(e->c, LLVMBuildBr(e->b, f->header), f->attr);
+	ein_loop_md_attach(e->c, LLVMBuildBr(e->b, f->header), f->attr,
+		e->n_explicit - f->n_explicit >= 2);
+	e->lanes = 0;
+	e->vec_iter = NULL;
 	LLVMPositionBuilderAtEnd(e->b, f->exit);
 	return 0;
 }
@@ -441,7 +466,7 @@ static int emit_chunk_loop(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 	k = LLVMBuildLoad2(c->b, c->i64, kslot, "");
 	LLVMBuildStore(c->b, LLVMBuildAdd(c->b, k, LLVMConstInt(c->i64, 1, 0),
 		""), kslot);
-	ein_loop_md_attach(c->c, LLVMBuildBr(c->b, header), attr);
+	ein_loop_md_attach(c->c, LLVMBuildBr(c->b, header), attr, 0);
 	LLVMPositionBuilderAtEnd(c->b, exit);
 	emit_buffer_free(c);
 	LLVMBuildRetVoid(c->b);
@@ -702,15 +727,19 @@ static int parallel_for(void *user, __isl_keep isl_ast_node *node,
 }
 
 /* The body of a statement instance: the walker's emitter, and the
- * statement's expressions. */
+ * statement's expressions; in an explicit vector loop, the stride of
+ * each access and the step of each index variable along it
+ * (ein_user_stmt_strides), else NULL. */
 struct stmt_emit {
 	struct llvm_emit *e;
 	const struct ein_emitter *em;
 	const struct ein_user_stmt *us;
+	const int *stride;
+	const long *step;
 };
 
-/* The LLVM type of values of "type" in registers: bool is an i1. */
-static LLVMTypeRef value_type(struct llvm_emit *e, enum ein_type type)
+/* The LLVM type of one element of "type" in registers: bool is an i1. */
+static LLVMTypeRef scalar_type(struct llvm_emit *e, enum ein_type type)
 {
 	switch (type) {
 	case EIN_TYPE_F64: return LLVMDoubleTypeInContext(e->c);
@@ -722,12 +751,41 @@ static LLVMTypeRef value_type(struct llvm_emit *e, enum ein_type type)
 	}
 }
 
+/* "ty", or a vector of it in the body of an explicit vector loop. */
+static LLVMTypeRef lanes_of(struct llvm_emit *e, LLVMTypeRef ty)
+{
+	return e->lanes ? LLVMVectorType(ty, e->lanes) : ty;
+}
+
+/* The LLVM type of values of "type" in registers: a scalar, or a vector
+ * in the body of an explicit vector loop. */
+static LLVMTypeRef value_type(struct llvm_emit *e, enum ein_type type)
+{
+	return lanes_of(e, scalar_type(e, type));
+}
+
 /* The LLVM type of elements of "type" in memory: bool is a byte. */
 static LLVMTypeRef memory_type(struct llvm_emit *e, enum ein_type type)
 {
 	if (type == EIN_TYPE_BOOL)
 		return LLVMInt8TypeInContext(e->c);
-	return value_type(e, type);
+	return scalar_type(e, type);
+}
+
+/* The scalar "v" in every lane, in the body of an explicit vector loop;
+ * else "v". */
+static LLVMValueRef splat(struct llvm_emit *e, LLVMValueRef v)
+{
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(e->c);
+	LLVMValueRef undef;
+
+	if (!e->lanes || !v)
+		return v;
+	undef = LLVMGetPoison(LLVMVectorType(LLVMTypeOf(v), e->lanes));
+	v = LLVMBuildInsertElement(e->b, undef, v, LLVMConstInt(i32, 0, 0),
+		"");
+	return LLVMBuildShuffleVector(e->b, v, undef,
+		LLVMConstNull(LLVMVectorType(i32, e->lanes)), "splat");
 }
 
 static enum ein_type tensor_type(struct llvm_emit *e, int tensor)
@@ -866,25 +924,53 @@ static LLVMValueRef access_addr(struct stmt_emit *s, int pos)
 		base, &off, 1, "addr");
 }
 
-/* Load an element of "type" from "addr" into a register. */
-static LLVMValueRef load_value(struct llvm_emit *e, LLVMValueRef addr,
-	enum ein_type type, const char *name)
+/* Load the element of "type" at "addr" as it is in memory: in the body
+ * of an explicit vector loop, the vector of the elements from "addr" on,
+ * or that one element in every lane if "uniform". */
+static LLVMValueRef load_memory(struct llvm_emit *e, LLVMValueRef addr,
+	enum ein_type type, int uniform, const char *name)
 {
-	LLVMValueRef v = LLVMBuildLoad2(e->b, memory_type(e, type), addr,
-		name);
+	LLVMTypeRef ty = memory_type(e, type);
+	LLVMValueRef v;
+
+	if (!e->lanes || uniform)
+		return splat(e, LLVMBuildLoad2(e->b, ty, addr, name));
+	v = LLVMBuildLoad2(e->b, LLVMVectorType(ty, e->lanes), addr, name);
+	LLVMSetAlignment(v, elem_bytes(type));
+	return v;
+}
+
+/* Store "v", as it is in memory, at "addr" (a vector from "addr" on in
+ * the body of an explicit vector loop). */
+static void store_memory(struct llvm_emit *e, LLVMValueRef v,
+	enum ein_type type, LLVMValueRef addr)
+{
+	LLVMValueRef st = LLVMBuildStore(e->b, v, addr);
+
+	if (e->lanes)
+		LLVMSetAlignment(st, elem_bytes(type));
+}
+
+/* Load an element of "type" from "addr" into a register (see
+ * load_memory). */
+static LLVMValueRef load_value(struct llvm_emit *e, LLVMValueRef addr,
+	enum ein_type type, int uniform, const char *name)
+{
+	LLVMValueRef v = load_memory(e, addr, type, uniform, name);
 
 	if (type != EIN_TYPE_BOOL)
 		return v;
 	return LLVMBuildICmp(e->b, LLVMIntNE, v,
-		LLVMConstInt(LLVMTypeOf(v), 0, 0), "");
+		ein_mathfn_int(LLVMTypeOf(v), 0), "");
 }
 
 static void store_value(struct llvm_emit *e, LLVMValueRef v,
 	enum ein_type type, LLVMValueRef addr)
 {
 	if (type == EIN_TYPE_BOOL)
-		v = LLVMBuildZExt(e->b, v, memory_type(e, type), "");
-	LLVMBuildStore(e->b, v, addr);
+		v = LLVMBuildZExt(e->b, v, lanes_of(e, memory_type(e, type)),
+			"");
+	store_memory(e, v, type, addr);
 }
 
 /* Call intrinsic "name" overloaded on the types "ty". */
@@ -907,31 +993,47 @@ static LLVMValueRef call_float(struct llvm_emit *e, const char *name, int n,
 	return call_intrinsic(e, name, 1, &ty, n, args);
 }
 
-/* Call the C library's "name" (float version "name"f). */
+/* Call the C library's "name" (float version "name"f) on each lane of
+ * "arg", a scalar or a vector. */
 static LLVMValueRef call_libm(struct llvm_emit *e, const char *name,
 	LLVMValueRef arg)
 {
 	char buf[32];
-	LLVMTypeRef elem = LLVMTypeOf(arg);
-	LLVMTypeRef ty = LLVMFunctionType(elem, &elem, 1, 0);
-	LLVMValueRef fn;
+	LLVMTypeRef elem = LLVMTypeOf(arg), ty;
+	LLVMValueRef fn, v, lane;
+	int i, n = 0;
 
+	if (LLVMGetTypeKind(elem) == LLVMVectorTypeKind) {
+		n = LLVMGetVectorSize(elem);
+		elem = LLVMGetElementType(elem);
+	}
+	ty = LLVMFunctionType(elem, &elem, 1, 0);
 	snprintf(buf, sizeof(buf), "%s%s", name,
 		LLVMGetTypeKind(elem) == LLVMFloatTypeKind ? "f" : "");
 	fn = LLVMGetNamedFunction(e->m, buf);
 	if (!fn)
 		fn = LLVMAddFunction(e->m, buf, ty);
-	return LLVMBuildCall2(e->b, ty, fn, &arg, 1, "");
+	if (!n)
+		return LLVMBuildCall2(e->b, ty, fn, &arg, 1, "");
+	for (i = 0, v = arg; i < n; ++i) {
+		LLVMValueRef pos = LLVMConstInt(e->i64, i, 0);
+
+		lane = LLVMBuildExtractElement(e->b, arg, pos, "");
+		lane = LLVMBuildCall2(e->b, ty, fn, &lane, 1, "");
+		v = LLVMBuildInsertElement(e->b, v, lane, pos, "");
+	}
+	return v;
 }
 
+/* Constants of a scalar type or in every lane of a vector type. */
 static LLVMValueRef fconst(LLVMTypeRef ty, double v)
 {
-	return LLVMConstReal(ty, v);
+	return ein_mathfn_real(ty, v);
 }
 
 static LLVMValueRef iconst(LLVMTypeRef ty, long long v)
 {
-	return LLVMConstInt(ty, (unsigned long long) v, 1);
+	return ein_mathfn_int(ty, v);
 }
 
 /* Is "type" an integer type whose values extend with zeros? */
@@ -1005,7 +1107,23 @@ static LLVMValueRef lower_load(struct stmt_emit *s,
 	}
 	addr = access_addr(s, a - s->us->stmt->access);
 	return addr ? load_value(s->e, addr, tensor_type(s->e, a->tensor),
+		s->stride && !s->stride[a - s->us->stmt->access],
 		x->name) : NULL;
+}
+
+/* The value "v" of index variable "slot" at lane 0 in every lane l of an
+ * explicit vector loop, plus l times its step along the loop. */
+static LLVMValueRef index_lanes(struct stmt_emit *s, int slot,
+	LLVMValueRef v)
+{
+	struct llvm_emit *e = s->e;
+	LLVMValueRef step[e->lanes];
+	int l;
+
+	for (l = 0; l < e->lanes; ++l)
+		step[l] = LLVMConstInt(e->i64, l * s->step[slot], 1);
+	return LLVMBuildNSWAdd(e->b, splat(e, v),
+		LLVMConstVector(step, e->lanes), "");
 }
 
 /* An index or a size as an int32 value. */
@@ -1014,10 +1132,13 @@ static LLVMValueRef lower_ident(struct stmt_emit *s,
 {
 	LLVMValueRef v;
 
-	if (x->ident_kind == EIN_IDENT_INDEX)
+	if (x->ident_kind == EIN_IDENT_INDEX) {
 		v = ein_walk_expr(s->em, s->us->iter[x->slot]);
-	else
-		v = s->e->size[x->slot];
+		if (v && s->e->lanes)
+			v = index_lanes(s, x->slot, v);
+	} else {
+		v = splat(s->e, s->e->size[x->slot]);
+	}
 	return v ? LLVMBuildTrunc(s->e->b, v, value_type(s->e, x->vtype),
 		x->name) : NULL;
 }
@@ -1242,7 +1363,8 @@ static LLVMValueRef lower_binary(struct stmt_emit *s,
 }
 
 /* c ? a : b, evaluating only the branch taken: a guarded access may be
- * out of bounds when its guard is false. */
+ * out of bounds when its guard is false.  In explicit vectors, which
+ * have no guarded access (vector_body), both sides and a select. */
 static LLVMValueRef lower_select(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
@@ -1253,6 +1375,12 @@ static LLVMValueRef lower_select(struct stmt_emit *s,
 
 	if (!c)
 		return NULL;
+	if (e->lanes) {
+		v[0] = lower_as(s, x->args[1], x->vtype);
+		v[1] = lower_as(s, x->args[2], x->vtype);
+		return v[0] && v[1] ?
+			LLVMBuildSelect(e->b, c, v[0], v[1], "") : NULL;
+	}
 	bb[0] = new_block(e, "sel.t");
 	bb[1] = new_block(e, "sel.f");
 	join = new_block(e, "sel.join");
@@ -1399,7 +1527,8 @@ static LLVMValueRef nnan_minmax(LLVMModuleRef m, const char *op,
 /* old max v or old min v: the intrinsic, with nnan and nsz unless the
  * kernel keeps strict floating point (docs/language.md: a max= or min=
  * reduction then assumes its values are not NaN, and may be reordered
- * into vectors like a sum). */
+ * into vectors like a sum).  Explicit vectors (lane-wise, never a
+ * reduction across lanes) need no flags. */
 static LLVMValueRef combine_minmax(struct llvm_emit *e, const char *op,
 	LLVMValueRef old, LLVMValueRef v)
 {
@@ -1407,7 +1536,7 @@ static LLVMValueRef combine_minmax(struct llvm_emit *e, const char *op,
 	LLVMTypeRef ty = LLVMTypeOf(old), fty;
 	char name[32];
 
-	fn = e->relaxed ? nnan_minmax(e->m, op, ty) : NULL;
+	fn = e->relaxed && !e->lanes ? nnan_minmax(e->m, op, ty) : NULL;
 	if (!fn) {
 		snprintf(name, sizeof(name), "llvm.%s", op);
 		return call_float(e, name, 2, args);
@@ -1461,11 +1590,11 @@ static LLVMValueRef update(struct stmt_emit *s, enum ein_assign op,
 	if (op == EIN_ASSIGN_SET)
 		return lower_as(s, rhs, type);
 	if (op == EIN_ASSIGN_ADD && contractible(s, rhs, ct))
-		return fused(s, rhs, load_value(e, addr, type, ""), 0);
+		return fused(s, rhs, load_value(e, addr, type, 0, ""), 0);
 	v = lower_as(s, rhs, ct);
 	if (!v)
 		return NULL;
-	old = convert(e, load_value(e, addr, type, ""), type, ct);
+	old = convert(e, load_value(e, addr, type, 0, ""), type, ct);
 	v = ein_type_is_float(ct) ? combine_float(e, op, old, v) :
 		combine_int(e, op, old, v);
 	return convert(e, v, ct, type);
@@ -1475,13 +1604,13 @@ static LLVMValueRef update(struct stmt_emit *s, enum ein_assign op,
 static int copy_stmt(struct stmt_emit *s)
 {
 	struct llvm_emit *e = s->e;
-	LLVMTypeRef ty = memory_type(e,
-		tensor_type(e, s->us->stmt->access[0].tensor));
+	enum ein_type type = tensor_type(e, s->us->stmt->access[0].tensor);
 	LLVMValueRef from = access_addr(s, 1), to = access_addr(s, 0);
 
 	if (!from || !to)
 		return -1;
-	LLVMBuildStore(e->b, LLVMBuildLoad2(e->b, ty, from, ""), to);
+	store_memory(e, load_memory(e, from, type,
+		s->stride && !s->stride[1], ""), type, to);
 	return 0;
 }
 
@@ -1501,15 +1630,76 @@ static int prefetch_stmt(struct stmt_emit *s)
 	return 0;
 }
 
+/* The number of index variables of "us". */
+static int n_iter(const struct ein_user_stmt *us)
+{
+	int n = 0;
+
+	while (us->iter[n])
+		++n;
+	return n;
+}
+
+/* Does every index variable in "x" have a known step (not LONG_MIN) in
+ * "step"? */
+static int steps_known(const struct ein_ast_expr *x, const long *step)
+{
+	int i;
+
+	if (x->kind == EIN_EXPR_IDENT && x->ident_kind == EIN_IDENT_INDEX &&
+	    step[x->slot] == LONG_MIN)
+		return 0;
+	for (i = 0; i < x->n_arg; ++i)
+		if (!steps_known(x->args[i], step))
+			return 0;
+	return 1;
+}
+
+/* May statement "us" be computed as explicit vectors along "iter"
+ * (walk.h)?  A computation or a copy whose accesses are unguarded (a
+ * select then evaluates both sides) and each either contiguous or on one
+ * element along the loop, whose writes are contiguous (a write to one
+ * element would be a reduction across the lanes, left to LLVM's
+ * vectoriser), and whose index variables, where its expression uses
+ * them, step by a constant.  The schedule's legality check has shown
+ * that the loop carries no dependence other than such reductions. */
+static int vector_stmt(void *user, const struct ein_user_stmt *us,
+	__isl_keep isl_id *iter)
+{
+	struct llvm_emit *e = user;
+	const struct ein_scop_stmt *stmt = us->stmt;
+	int i, stride[stmt->n_access + 1];
+	long step[n_iter(us) + 1];
+
+	if (stmt->kind == EIN_STMT_PREFETCH ||
+	    ein_user_stmt_strides(e->scop, us, iter, stride, step) < 0)
+		return 0;
+	for (i = 0; i < stmt->n_access; ++i)
+		if (stmt->access[i].guard || stride[i] < 0 ||
+		    (stmt->access[i].is_write && stride[i] != 1))
+			return 0;
+	return stmt->kind != EIN_STMT_COMPUTE || stmt->is_init ||
+		steps_known(stmt->rhs, step);
+}
+
 static int user_stmt(void *user, const struct ein_user_stmt *us)
 {
 	struct llvm_emit *e = user;
 	const struct ein_scop_stmt *stmt = us->stmt;
 	const struct ein_ast_stmt *src = e->scop->func->stmt[stmt->src].ast;
 	enum ein_type type = tensor_type(e, stmt->access[0].tensor);
-	struct stmt_emit s = { e, e->em, us };
+	struct stmt_emit s = { e, e->em, us, NULL, NULL };
+	int stride[stmt->n_access + 1];
+	long step[n_iter(us) + 1];
 	LLVMValueRef v, addr;
 
+	if (e->lanes) {
+		if (ein_user_stmt_strides(e->scop, us, e->vec_iter, stride,
+				step) < 0)
+			return -1;
+		s.stride = stride;
+		s.step = step;
+	}
 	if (stmt->kind == EIN_STMT_PREFETCH)
 		return prefetch_stmt(&s);
 	if (stmt->kind != EIN_STMT_COMPUTE)
@@ -1780,7 +1970,7 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 		strcmp(env, "0") };
 	struct ein_emitter em = { &e, &expr_int, &expr_id, &expr_op,
 		&for_open, &parallel_for, &for_test, &for_close, &if_open,
-		&if_else, &if_close, &user_stmt, scop };
+		&if_else, &if_close, &user_stmt, &vector_stmt, scop };
 	int n_par = 0;
 	const struct ein_func *func = scop->func;
 	int ok;

@@ -29,16 +29,26 @@ static LLVMMetadataRef property(LLVMContextRef c, const char *name,
 }
 
 void ein_loop_md_attach(LLVMContextRef c, LLVMValueRef latch,
-	const struct ein_loop_attr *attr)
+	const struct ein_loop_attr *attr, int keep)
 {
-	LLVMMetadataRef ops[6], tmp, id;
+	static const struct ein_loop_attr none;
+	LLVMMetadataRef ops[8], tmp, id;
 	int n = 1;
 
-	if (!attr || (!attr->vector && !attr->scalar && attr->unroll <= 0))
+	if (!attr)
+		attr = &none;
+	keep = keep && attr->unroll == 0 && !attr->vector;
+	if (!keep && !attr->vector && !attr->scalar && attr->unroll <= 0)
 		return;
-	if (attr->scalar && !attr->vector)
+	/* LLVM's unroller, run on a loop around a register tile of explicit
+	 * vectors, unrolls it again and spills the tile (a 3x3
+	 * convolution's loop over the window: 20% slower). */
+	if (keep)
+		ops[n++] = property(c, "llvm.loop.unroll.disable", 0, 0);
+	/* A loop of explicit vectors is not vectorised again. */
+	if ((attr->scalar && !attr->vector) || attr->lanes)
 		ops[n++] = property(c, "llvm.loop.vectorize.enable", 1, 0);
-	if (attr->vector) {
+	if (attr->vector && !attr->lanes) {
 		ops[n++] = property(c, "llvm.loop.vectorize.enable", 1, 1);
 		ops[n++] = property(c, "llvm.loop.vectorize.width", 1,
 			attr->vector);

@@ -31,6 +31,45 @@ static LLVMValueRef fmuladd(LLVMBuilderRef b, LLVMModuleRef m,
 	return call(b, m, "llvm.fmuladd", 3, (LLVMValueRef[]) { x, y, z });
 }
 
+/* "lane" in every lane of vector type "ty", or "lane" itself if "ty" is
+ * not a vector type. */
+static LLVMValueRef splat(LLVMTypeRef ty, LLVMValueRef lane)
+{
+	int i, n = LLVMGetTypeKind(ty) == LLVMVectorTypeKind ?
+		(int) LLVMGetVectorSize(ty) : 0;
+	LLVMValueRef lanes[n > 0 ? n : 1];
+
+	for (i = 0; i < n; ++i)
+		lanes[i] = lane;
+	return n ? LLVMConstVector(lanes, n) : lane;
+}
+
+/* The element type of "ty" if it is a vector type, else "ty". */
+static LLVMTypeRef scalar_of(LLVMTypeRef ty)
+{
+	return LLVMGetTypeKind(ty) == LLVMVectorTypeKind ?
+		LLVMGetElementType(ty) : ty;
+}
+
+LLVMValueRef ein_mathfn_real(LLVMTypeRef ty, double v)
+{
+	return splat(ty, LLVMConstReal(scalar_of(ty), v));
+}
+
+LLVMValueRef ein_mathfn_int(LLVMTypeRef ty, long long v)
+{
+	return splat(ty, LLVMConstInt(scalar_of(ty), (unsigned long long) v,
+		1));
+}
+
+/* "elem" with as many lanes as "like" has, if it is a vector. */
+static LLVMTypeRef shaped(LLVMTypeRef elem, LLVMTypeRef like)
+{
+	if (LLVMGetTypeKind(like) != LLVMVectorTypeKind)
+		return elem;
+	return LLVMVectorType(elem, LLVMGetVectorSize(like));
+}
+
 /* x clamped to [lo, hi]; a NaN x gives lo. */
 static LLVMValueRef clamp(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x,
 	double lo, double hi)
@@ -38,9 +77,9 @@ static LLVMValueRef clamp(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x,
 	LLVMTypeRef ty = LLVMTypeOf(x);
 
 	x = call(b, m, "llvm.maxnum", 2,
-		(LLVMValueRef[]) { x, LLVMConstReal(ty, lo) });
+		(LLVMValueRef[]) { x, ein_mathfn_real(ty, lo) });
 	return call(b, m, "llvm.minnum", 2,
-		(LLVMValueRef[]) { x, LLVMConstReal(ty, hi) });
+		(LLVMValueRef[]) { x, ein_mathfn_real(ty, hi) });
 }
 
 /* The polynomial c[0] + c[1] x + ... + c[n - 1] x^(n-1), by Horner's rule. */
@@ -48,10 +87,10 @@ static LLVMValueRef horner(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x,
 	const double *c, int n)
 {
 	LLVMTypeRef ty = LLVMTypeOf(x);
-	LLVMValueRef p = LLVMConstReal(ty, c[n - 1]);
+	LLVMValueRef p = ein_mathfn_real(ty, c[n - 1]);
 
 	while (--n > 0)
-		p = fmuladd(b, m, p, x, LLVMConstReal(ty, c[n - 1]));
+		p = fmuladd(b, m, p, x, ein_mathfn_real(ty, c[n - 1]));
 	return p;
 }
 
@@ -67,11 +106,11 @@ static LLVMValueRef keep_nan(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y)
 static LLVMValueRef pow2(LLVMBuilderRef b, LLVMValueRef k)
 {
 	LLVMTypeRef i32 = LLVMTypeOf(k);
-	LLVMValueRef e = LLVMBuildAdd(b, k, LLVMConstInt(i32, 127, 0), "");
+	LLVMValueRef e = LLVMBuildAdd(b, k, ein_mathfn_int(i32, 127), "");
 
-	e = LLVMBuildShl(b, e, LLVMConstInt(i32, 23, 0), "");
-	return LLVMBuildBitCast(b, e,
-		LLVMFloatTypeInContext(LLVMGetTypeContext(i32)), "");
+	e = LLVMBuildShl(b, e, ein_mathfn_int(i32, 23), "");
+	return LLVMBuildBitCast(b, e, shaped(LLVMFloatTypeInContext(
+		LLVMGetTypeContext(i32)), i32), "");
 }
 
 /* exp(x) = 2^n e^r with n = rint(x / ln 2) and r = x - n ln 2, |r| <=
@@ -89,17 +128,18 @@ static LLVMValueRef build_exp(LLVMBuilderRef b, LLVMModuleRef m,
 	static const double taylor[] = { 1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24,
 		1.0 / 120, 1.0 / 720, 1.0 / 5040 };
 	LLVMTypeRef ty = LLVMTypeOf(x);
-	LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(ty));
+	LLVMTypeRef i32 = shaped(LLVMInt32TypeInContext(
+		LLVMGetTypeContext(ty)), ty);
 	LLVMValueRef xc, n, r, p, k, k1;
 
 	xc = clamp(b, m, x, -104.0, 88.8);
-	n = LLVMBuildFMul(b, xc, LLVMConstReal(ty, 1.4426950408889634), "");
+	n = LLVMBuildFMul(b, xc, ein_mathfn_real(ty, 1.4426950408889634), "");
 	n = call(b, m, "llvm.rint", 1, &n);
-	r = fmuladd(b, m, n, LLVMConstReal(ty, -0.693145751953125), xc);
-	r = fmuladd(b, m, n, LLVMConstReal(ty, -1.4286068203094172e-06), r);
+	r = fmuladd(b, m, n, ein_mathfn_real(ty, -0.693145751953125), xc);
+	r = fmuladd(b, m, n, ein_mathfn_real(ty, -1.4286068203094172e-06), r);
 	p = horner(b, m, r, taylor, 8);
 	k = LLVMBuildFPToSI(b, n, i32, "");
-	k1 = LLVMBuildAShr(b, k, LLVMConstInt(i32, 1, 0), "");
+	k1 = LLVMBuildAShr(b, k, ein_mathfn_int(i32, 1), "");
 	p = LLVMBuildFMul(b, p, pow2(b, k1), "");
 	p = LLVMBuildFMul(b, p, pow2(b, LLVMBuildSub(b, k, k1, "")), "");
 	return keep_nan(b, x, p);
@@ -135,7 +175,7 @@ static LLVMValueRef build_erf(LLVMBuilderRef b, LLVMModuleRef m,
 
 int ein_mathfn_has(const char *name, LLVMTypeRef ty)
 {
-	if (LLVMGetTypeKind(ty) != LLVMFloatTypeKind)
+	if (LLVMGetTypeKind(scalar_of(ty)) != LLVMFloatTypeKind)
 		return 0;
 	return !strcmp(name, "exp") || !strcmp(name, "erf");
 }

@@ -1,7 +1,7 @@
 /*
  * mathfn.h: exp and erf of float32 values as inline LLVM IR, straight-line
- * arithmetic that LLVM's loop vectoriser turns into vector code of any
- * width, where a call to the C library (or its vector library, libmvec)
+ * arithmetic on scalars or explicit vectors (which LLVM's loop vectoriser
+ * also turns into vector code of any width), where a call to the C library (or its vector library, libmvec)
  * costs a call per element or per vector.  Used unless --strict-fp
  * (docs/language.md, "Functions"): results are within a few units in the
  * last place of the correctly rounded ones, as measured by
@@ -13,10 +13,18 @@
 #include <llvm-c/Core.h>
 
 /* 1 if "name" ("exp", "erf") of a value of type "ty" has an inline
- * expansion: float32 only (float64 keeps the C library's). */
+ * expansion: float32 or vectors of it only (float64 keeps the C
+ * library's). */
 int ein_mathfn_has(const char *name, LLVMTypeRef ty);
 
-/* exp(x) or erf(x) of the float32 "x", built by "b" in module "m" (which
+/* The constant "v" of the floating-point type "ty", or of each lane of
+ * "ty" if it is a vector type. */
+LLVMValueRef ein_mathfn_real(LLVMTypeRef ty, double v);
+/* The constant "v" of the integer type "ty" (sign-extended), or of each
+ * lane of "ty" if it is a vector type. */
+LLVMValueRef ein_mathfn_int(LLVMTypeRef ty, long long v);
+
+/* exp(x) or erf(x) of the float32 "x" (or vector of float32), built by "b" in module "m" (which
  * receives the declarations of the intrinsics used); "name" must be one
  * that ein_mathfn_has accepts. */
 LLVMValueRef ein_mathfn_build(LLVMBuilderRef b, LLVMModuleRef m,

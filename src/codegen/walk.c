@@ -100,10 +100,17 @@ static int whole_vectors(__isl_keep isl_ast_node *node, int width)
 	return ok;
 }
 
-/* May every statement of "node", in the body of a vector loop over
- * "iter", run at up to width - 1 iterations past the loop's last one? */
-static int body_can_pad(const struct ein_scop *scop,
-	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter, int width)
+/* A test of a statement of a loop body (every_stmt): 1 if it passes, 0
+ * if not, -1 on error. */
+typedef int (*stmt_test)(const struct ein_emitter *e,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width);
+
+/* Does every statement of "node" pass "test", "node" holding nothing
+ * else than statements, blocks and marks?  1 if so, 0 if not, -1 on
+ * error. */
+static int every_stmt(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, stmt_test test,
+	__isl_keep isl_id *iter, int width)
 {
 	const struct ein_user_stmt *us;
 	isl_ast_node_list *list;
@@ -113,18 +120,18 @@ static int body_can_pad(const struct ein_scop *scop,
 	switch (isl_ast_node_get_type(node)) {
 	case isl_ast_node_user:
 		us = ein_ast_node_get_user_stmt(node);
-		return us && ein_user_stmt_can_pad(scop, us, iter, width);
+		return us ? test(e, us, iter, width) : -1;
 	case isl_ast_node_mark:
 		child = isl_ast_node_mark_get_node(node);
-		ok = body_can_pad(scop, child, iter, width);
+		ok = every_stmt(e, child, test, iter, width);
 		isl_ast_node_free(child);
 		return ok;
 	case isl_ast_node_block:
 		list = isl_ast_node_block_get_children(node);
 		n = isl_ast_node_list_n_ast_node(list);
-		for (i = 0, ok = n >= 0; ok && i < n; ++i) {
+		for (i = 0, ok = n >= 0 ? 1 : -1; ok == 1 && i < n; ++i) {
 			child = isl_ast_node_list_get_ast_node(list, i);
-			ok = body_can_pad(scop, child, iter, width);
+			ok = every_stmt(e, child, test, iter, width);
 			isl_ast_node_free(child);
 		}
 		isl_ast_node_list_free(list);
@@ -132,6 +139,49 @@ static int body_can_pad(const struct ein_scop *scop,
 	default:
 		return 0;
 	}
+}
+
+/* May statement "us", in the body of a vector loop over "iter", run at up
+ * to width - 1 iterations past the loop's last one? */
+static int stmt_can_pad(const struct ein_emitter *e,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width)
+{
+	return ein_user_stmt_can_pad(e->scop, us, iter, width);
+}
+
+/* May the emitter compute statement "us" as explicit vectors along the
+ * loop over "iter"? */
+static int stmt_vectorizes(const struct ein_emitter *e,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width)
+{
+	(void) width;
+	return e->vector_stmt(e->user, us, iter);
+}
+
+/* The bound of loop "node" on "iter": the right side of its condition
+ * "iter <= bound" or "iter < bound" (*op says which); NULL if its
+ * condition is not of that form. */
+static __isl_give isl_ast_expr *loop_bound(__isl_keep isl_ast_node *node,
+	__isl_keep isl_id *iter, enum isl_ast_expr_op_type *op)
+{
+	isl_ast_expr *cond = isl_ast_node_for_get_cond(node);
+	isl_ast_expr *lhs, *bound = NULL;
+	isl_id *id = NULL;
+
+	*op = isl_ast_expr_op_error;
+	if (cond && isl_ast_expr_get_type(cond) == isl_ast_expr_op) {
+		*op = isl_ast_expr_get_op_type(cond);
+		lhs = isl_ast_expr_get_op_arg(cond, 0);
+		if (isl_ast_expr_get_type(lhs) == isl_ast_expr_id)
+			id = isl_ast_expr_get_id(lhs);
+		isl_ast_expr_free(lhs);
+	}
+	if (id == iter && (*op == isl_ast_expr_op_le ||
+			*op == isl_ast_expr_op_lt))
+		bound = isl_ast_expr_get_op_arg(cond, 1);
+	isl_id_free(id);
+	isl_ast_expr_free(cond);
+	return bound;
 }
 
 /* The condition of loop "node" over "iter" run in whole vectors of
@@ -142,23 +192,10 @@ static int body_can_pad(const struct ein_scop *scop,
 static __isl_give isl_ast_expr *padded_cond(__isl_keep isl_ast_node *node,
 	__isl_keep isl_id *iter, int width)
 {
-	isl_ast_expr *cond = isl_ast_node_for_get_cond(node);
-	isl_ast_expr *lhs, *end = NULL, *count, *w;
-	enum isl_ast_expr_op_type op = isl_ast_expr_op_error;
-	isl_id *id = NULL;
+	enum isl_ast_expr_op_type op;
+	isl_ast_expr *end = loop_bound(node, iter, &op), *count, *w;
 	isl_val *one;
 
-	if (cond && isl_ast_expr_get_type(cond) == isl_ast_expr_op) {
-		op = isl_ast_expr_get_op_type(cond);
-		lhs = isl_ast_expr_get_op_arg(cond, 0);
-		if (isl_ast_expr_get_type(lhs) == isl_ast_expr_id)
-			id = isl_ast_expr_get_id(lhs);
-		isl_ast_expr_free(lhs);
-	}
-	if (id == iter && (op == isl_ast_expr_op_le || op == isl_ast_expr_op_lt))
-		end = isl_ast_expr_get_op_arg(cond, 1);
-	isl_id_free(id);
-	isl_ast_expr_free(cond);
 	if (!end)
 		return NULL;
 	one = isl_val_one(isl_ast_node_get_ctx(node));
@@ -174,6 +211,24 @@ static __isl_give isl_ast_expr *padded_cond(__isl_keep isl_ast_node *node,
 		isl_ast_expr_copy(w)), w);
 	return isl_ast_expr_lt(isl_ast_expr_from_id(isl_id_copy(iter)),
 		isl_ast_expr_add(isl_ast_node_for_get_init(node), count));
+}
+
+/* The condition that the vector of "width" iterations of loop "node"
+ * starting at "iter" lies within the loop: its condition on iter +
+ * width - 1.  NULL if its condition is not a bound on "iter". */
+static __isl_give isl_ast_expr *whole_vector_cond(
+	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter, int width)
+{
+	enum isl_ast_expr_op_type op;
+	isl_ast_expr *bound = loop_bound(node, iter, &op), *last;
+
+	if (!bound)
+		return NULL;
+	last = isl_ast_expr_add(isl_ast_expr_from_id(isl_id_copy(iter)),
+		isl_ast_expr_from_val(isl_val_int_from_si(
+			isl_ast_node_get_ctx(node), width - 1)));
+	return op == isl_ast_expr_op_le ? isl_ast_expr_le(last, bound) :
+		isl_ast_expr_lt(last, bound);
 }
 
 /* A vector loop whose number of iterations is not known to be a multiple
@@ -199,7 +254,7 @@ static const struct ein_loop_attr *vector_form(const struct ein_emitter *e,
 	*copy = *attr;
 	body = isl_ast_node_for_get_body(node);
 	pad = !attr->parallel && e->scop &&
-		body_can_pad(e->scop, body, iter, attr->vector);
+		every_stmt(e, body, &stmt_can_pad, iter, attr->vector) == 1;
 	isl_ast_node_free(body);
 	if (pad)
 		*cond = padded_cond(node, iter, attr->vector);
@@ -207,16 +262,99 @@ static const struct ein_loop_attr *vector_form(const struct ein_emitter *e,
 	return copy;
 }
 
+/* The lanes in which the emitter computes the body of vector loop "node"
+ * over "iter" as explicit vectors (0: it leaves the loop to LLVM's loop
+ * vectoriser, -1 on error): only a loop stepping by one whose tile is not
+ * partial (LLVM masks those), whose condition bounds the iterator
+ * (whole_vector_cond) and whose body the emitter accepts. */
+static int explicit_lanes(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter,
+	const struct ein_loop_attr *attr)
+{
+	enum isl_ast_expr_op_type op;
+	isl_ast_expr *bound;
+	isl_ast_node *body;
+	long step;
+	int ok;
+
+	if (!attr || attr->vector <= 1 || attr->partial || attr->parallel ||
+	    !e->vector_stmt ||
+	    !int_value(isl_ast_node_for_get_inc(node), &step) || step != 1)
+		return 0;
+	bound = loop_bound(node, iter, &op);
+	isl_ast_expr_free(bound);
+	if (!bound)
+		return 0;
+	body = isl_ast_node_for_get_body(node);
+	ok = every_stmt(e, body, &stmt_vectorizes, iter, attr->vector);
+	isl_ast_node_free(body);
+	return ok < 0 ? -1 : ok ? attr->vector : 0;
+}
+
+/* Emit loop "node" over "iter" from "init" with attributes "attr", and
+ * condition "cond" and increment "inc" (both taken) in place of its own. */
+static int emit_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
+	__isl_keep isl_id *iter, ein_value init,
+	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *cond,
+	__isl_take isl_ast_expr *inc)
+{
+	ein_value c, step;
+	isl_ast_node *body;
+	int ok;
+
+	if (!init || e->for_open(e->user, iter, init, attr) < 0) {
+		isl_ast_expr_free(cond);
+		isl_ast_expr_free(inc);
+		return -1;
+	}
+	c = walk_taken(e, cond);
+	step = walk_taken(e, inc);
+	if (!c || !step || e->for_test(e->user, c) < 0)
+		return -1;
+	body = isl_ast_node_for_get_body(node);
+	ok = ein_walk_node(e, body);
+	isl_ast_node_free(body);
+	return ok == 0 ? e->for_close(e->user, iter, step) : -1;
+}
+
+/* Emit vector loop "node" over "iter" as explicit vectors of attr->lanes
+ * (attr is the walker's copy).  Its iterations run in whole vectors when
+ * their number is a known multiple of the width, or to the end of the
+ * last vector when the statements may run past the loop ("padded": that
+ * condition, taken); else the vectors stop before the last iteration
+ * they would pass, and a scalar loop (never vectorised: fewer than
+ * lanes iterations) runs the rest from where they stopped. */
+static int explicit_for(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter,
+	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *padded)
+{
+	isl_ctx *ctx = isl_ast_node_get_ctx(node);
+	int tail = !padded && !whole_vectors(node, attr->lanes);
+	struct ein_loop_attr rest = *attr;
+	isl_ast_expr *cond = padded ? padded : tail ?
+		whole_vector_cond(node, iter, attr->lanes) :
+		isl_ast_node_for_get_cond(node);
+
+	if (emit_loop(e, node, iter,
+	    walk_taken(e, isl_ast_node_for_get_init(node)), attr, cond,
+	    isl_ast_expr_from_val(isl_val_int_from_si(ctx, attr->lanes))) < 0)
+		return -1;
+	if (!tail)
+		return 0;
+	rest.vector = rest.lanes = rest.unroll = rest.one_step = 0;
+	rest.scalar = 1;
+	return emit_loop(e, node, iter, e->expr_id(e->user, iter), &rest,
+		isl_ast_node_for_get_cond(node), isl_ast_node_for_get_inc(node));
+}
+
 static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 	const struct ein_loop_attr *attr)
 {
 	isl_ast_expr *it = isl_ast_node_for_get_iterator(node);
 	isl_id *iter = isl_ast_expr_get_id(it);
-	isl_ast_node *body;
-	ein_value init, cond, inc = NULL;
 	struct ein_loop_attr copy;
 	isl_ast_expr *padded = NULL;
-	int ok = -1;
+	int ok, lanes;
 
 	isl_ast_expr_free(it);
 	attr = vector_form(e, node, iter, attr, &copy, &padded);
@@ -225,21 +363,21 @@ static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 		isl_id_free(iter);
 		return e->parallel_for(e->user, node, attr);
 	}
-	init = walk_taken(e, isl_ast_node_for_get_init(node));
-	if (!iter || !init || e->for_open(e->user, iter, init, attr) < 0)
-		goto out;
-	cond = walk_taken(e, padded ? isl_ast_expr_copy(padded) :
-		isl_ast_node_for_get_cond(node));
-	inc = walk_taken(e, isl_ast_node_for_get_inc(node));
-	if (!cond || !inc || e->for_test(e->user, cond) < 0)
-		goto out;
-	body = isl_ast_node_for_get_body(node);
-	ok = ein_walk_node(e, body);
-	isl_ast_node_free(body);
-	if (ok == 0)
-		ok = e->for_close(e->user, iter, inc);
-out:
-	isl_ast_expr_free(padded);
+	lanes = iter ? explicit_lanes(e, node, iter, attr) : -1;
+	if (lanes > 0) {
+		if (attr != &copy)
+			copy = *attr;
+		copy.lanes = lanes;
+		ok = explicit_for(e, node, iter, &copy, padded);
+	} else if (lanes == 0) {
+		ok = emit_loop(e, node, iter,
+			walk_taken(e, isl_ast_node_for_get_init(node)), attr,
+			padded ? padded : isl_ast_node_for_get_cond(node),
+			isl_ast_node_for_get_inc(node));
+	} else {
+		isl_ast_expr_free(padded);
+		ok = -1;
+	}
 	isl_id_free(iter);
 	return ok;
 }

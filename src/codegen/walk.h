@@ -33,6 +33,12 @@ typedef void *ein_value;
  *	sequential loop);
  * if_open, if_else, if_close: a condition with an optional else branch;
  * user: a statement instance;
+ * vector_stmt: may statement "us", in the body of a vectorised loop over
+ *	"iter", be emitted as explicit vectors, lane l of an iteration
+ *	being the loop's iteration iter + l?  1 if so, 0 if not, -1 on
+ *	error; NULL: never.  The walker emits a loop whose statements all
+ *	may so (walk.c, explicit_lanes), and leaves the others to LLVM's
+ *	loop vectoriser;
  * scop: the statements' scop, with which the walker may run a vector loop
  *	in whole vectors (walk.c), NULL if it must not. */
 struct ein_emitter {
@@ -51,6 +57,8 @@ struct ein_emitter {
 	int (*if_else)(void *user);
 	int (*if_close)(void *user);
 	int (*user_stmt)(void *user, const struct ein_user_stmt *us);
+	int (*vector_stmt)(void *user, const struct ein_user_stmt *us,
+		__isl_keep isl_id *iter);
 	const struct ein_scop *scop;
 };
 

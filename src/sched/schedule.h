@@ -59,6 +59,10 @@
  *	partial tile that the AST generator isolated): vectorised with
  *	masks (LLVM's tail folding), where a loop shorter than the width
  *	would otherwise run as scalar code;
+ * lanes: never in a mark; set by the walk on its copy of the attributes
+ *	when the emitter computes the loop's body in explicit vectors of
+ *	that many lanes (walk.h, vector_stmt): the loop steps by "lanes",
+ *	and LLVM's loop vectoriser is told to leave it alone;
  * scalar: never vectorise the loop (llvm.loop.vectorize.enable false):
  *	the loops of a copy into a buffer whose layout moves the tensor's
  *	innermost dimension, where LLVM's vectoriser would scatter the
@@ -75,6 +79,7 @@ struct ein_loop_attr {
 	int vector;
 	int one_step;
 	int partial;
+	int lanes;
 	int scalar;
 	int copy;
 	int unroll;
