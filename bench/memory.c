@@ -6,7 +6,11 @@
  *
  * GB/s counts the bytes a kernel must move at least: its inputs read
  * once and its outputs written once, as STREAM counts the triad's three
- * arrays (without the write-allocate traffic of a store).
+ * arrays (without the write-allocate traffic of a store).  The triad runs
+ * twice: with plain stores, whose lines are read into the cache before
+ * they are written (the bar of issue 5), and with non-temporal stores,
+ * which are not: the bandwidth a kernel whose schedule streams its output
+ * (docs/schedules.md, "stream") may reach.
  *
  * Check: each ein result is compared with a C loop in double precision,
  * with a relative tolerance that covers float32 rounding of the row's
@@ -14,6 +18,9 @@
  */
 #include <float.h>
 #include <math.h>
+#if defined(__SSE__)
+#include <immintrin.h>
+#endif
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +36,13 @@ struct mkernel {
 	void (*reference)(const struct bench_tensor *in, double *out);
 };
 
-/* The triad on [lo, hi) of its arrays. */
+/* The triad on [lo, hi) of its arrays, with non-temporal stores if
+ * "stream". */
 struct triad {
 	float *a, *b, *c;
 	int64_t lo, hi;
 	int threads;
+	int stream;
 };
 
 static void softmax_ref(const struct bench_tensor *in, double *out)
@@ -108,10 +117,33 @@ static const struct mkernel small_kernels[] = {
  * is limited by memory and not by instructions even at -O2. */
 typedef float v4 __attribute__((vector_size(16)));
 
+/* The triad with non-temporal stores of 4 floats where a[i] is aligned
+ * to 16 bytes (SSE's movntps; a plain loop elsewhere), then a fence that
+ * orders them before the thread's join.  Returns the index it stopped
+ * at. */
+static int64_t triad_stream(const struct triad *t)
+{
+	int64_t i = t->lo;
+#if defined(__SSE__)
+	for (; i < t->hi && ((uintptr_t) (t->a + i) & 15); ++i)
+		t->a[i] = t->b[i] + 3.0f * t->c[i];
+	for (; i + 4 <= t->hi; i += 4) {
+		v4 b, c, a;
+
+		memcpy(&b, t->b + i, sizeof(b));
+		memcpy(&c, t->c + i, sizeof(c));
+		a = b + 3.0f * c;
+		_mm_stream_ps(t->a + i, (__m128) a);
+	}
+	_mm_sfence();
+#endif
+	return i;
+}
+
 static void *triad_part(void *arg)
 {
 	const struct triad *t = arg;
-	int64_t i = t->lo;
+	int64_t i = t->stream ? triad_stream(t) : t->lo;
 
 	for (; i + 4 <= t->hi; i += 4) {
 		v4 b, c, a;
@@ -235,30 +267,35 @@ static int row(struct mem_case *mc, struct triad *triad, int threads,
 	int n_ein, const struct bench_opts *o)
 {
 	const struct mkernel *mk = mc->mk;
-	struct bench_variant v[3] = {
+	struct triad nt = *triad;
+	struct bench_variant v[4] = {
 		{ "triad", &triad_run, triad, -1 },
 		{ "ein default", &bench_call_run, &mc->call[0], -1 },
 		{ "ein schedule", &bench_call_run, &mc->call[1], -1 },
+		{ "triad (non-temporal stores)", &triad_run, &nt, -1 },
 	};
 	double bytes = 4.0 * (2 * mk->rows * mk->cols +
 		(mk->n_in - 1) * mk->cols);
-	double err = 0, gbs[3], best;
-	char b[7][32];
+	double err = 0, gbs[4], best;
+	char b[8][32];
 	int i, failed = 0;
 
 	bench_set_threads(threads);
-	triad->threads = threads;
+	triad->threads = nt.threads = threads;
+	nt.stream = 1;
 	for (i = 0; i < n_ein; ++i)
 		failed += check(mc, i, &err);
 	if (n_ein == 1)
 		v[2].run = NULL;
 	if (!o->small && !failed)
-		failed += bench_measure(v, 3, o);
-	for (i = 0; i < 3; ++i)
+		failed += bench_measure(v, 4, o);
+	for (i = 0; i < 4; ++i)
 		gbs[i] = v[i].median > 0 ? bytes / v[i].median * 1e-9 : -1;
 	gbs[0] = v[0].median > 0 ? 12.0 * triad->hi / v[0].median * 1e-9 : -1;
+	gbs[3] = v[3].median > 0 ? 12.0 * triad->hi / v[3].median * 1e-9 : -1;
 	best = fmax(gbs[1], gbs[2]);
-	printf("| %s | %lldx%lld | %d | %s | %s | %s | %s | %s | %s | %.1e |\n",
+	printf("| %s | %lldx%lld | %d | %s | %s | %s | %s | %s | %s | %s | "
+		"%s | %.1e |\n",
 		mk->def, (long long) mk->rows, (long long) mk->cols, threads,
 		bench_cell(b[0], 32, v[1].median > 0 ? 1e3 * v[1].median : -1,
 			2),
@@ -267,7 +304,10 @@ static int row(struct mem_case *mc, struct triad *triad, int threads,
 		bench_cell(b[2], 32, gbs[1], 1), bench_cell(b[3], 32, gbs[2], 1),
 		bench_cell(b[4], 32, gbs[0], 1),
 		bench_cell(b[5], 32, best > 0 && gbs[0] > 0 ?
-			100 * best / gbs[0] : -1, 0), err);
+			100 * best / gbs[0] : -1, 0),
+		bench_cell(b[6], 32, gbs[3], 1),
+		bench_cell(b[7], 32, best > 0 && gbs[3] > 0 ?
+			100 * best / gbs[3] : -1, 0), err);
 	fflush(stdout);
 	return failed;
 }
@@ -314,11 +354,15 @@ int bench_memory(struct bench_program *p, const struct bench_opts *o)
 	printf("  GB/s: the bytes of the inputs and outputs, each moved "
 		"once, per second; triad: a[i] = b[i] + 3 c[i] on three "
 		"arrays of %lld floats (12 bytes per element), timed "
-		"interleaved with each kernel.\n\n", (long long) triad_n);
+		"interleaved with each kernel, with plain stores and with "
+		"non-temporal stores (NT: no read of a line before it is "
+		"written, as a schedule's `stream` does).\n\n",
+		(long long) triad_n);
 	printf("| kernel | size | threads | ein default ms | ein schedule ms | "
 		"ein default GB/s | ein schedule GB/s | triad GB/s | "
-		"ein best %% of triad | max abs error |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+		"ein best %% of triad | triad NT GB/s | ein best %% of triad "
+		"NT | max abs error |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; !failed && i < 3; ++i) {
 		struct mem_case mc = { 0 };
 		int64_t sizes[2] = { mks[i].rows, mks[i].cols };

@@ -83,7 +83,10 @@ struct block_frame {
  * lanes, vec_iter: in the body of a loop emitted as explicit vectors, its
  *	width (statement values are vectors of that many lanes) and its
  *	iterator; else 0 and NULL;
- * n_explicit: the number of loops emitted as explicit vectors so far. */
+ * n_explicit: the number of loops emitted as explicit vectors so far;
+ * stream: in the body of a loop emitted as explicit vectors, whether its
+ *	stores to tensors are non-temporal (store_streamed);
+ * streamed: the current function made a non-temporal store. */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -111,6 +114,8 @@ struct llvm_emit {
 	int lanes;
 	isl_id *vec_iter;
 	int n_explicit;
+	int stream;
+	int streamed;
 };
 
 static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
@@ -269,6 +274,7 @@ static int for_open(void *user, isl_id *iter, ein_value init,
 	f->attr = attr;
 	f->n_explicit = e->n_explicit;
 	e->lanes = attr ? attr->lanes : 0;
+	e->stream = e->lanes && attr->stream;
 	e->n_explicit += e->lanes > 0;
 	e->vec_iter = e->lanes ? iter : NULL;
 	LLVMBuildStore(e->b, init, slot);
@@ -301,6 +307,7 @@ static int for_close(void *user, isl_id *iter, ein_value inc)
 	ein_loop_md_attach(e->c, LLVMBuildBr(e->b, f->header), f->attr,
 		e->n_explicit - f->n_explicit >= 2);
 	e->lanes = 0;
+	e->stream = 0;
 	e->vec_iter = NULL;
 	LLVMPositionBuilderAtEnd(e->b, f->exit);
 	return 0;
@@ -423,6 +430,7 @@ static LLVMTypeRef body_type(struct llvm_emit *e, int n_cap)
 }
 
 static void emit_buffer_free(struct llvm_emit *e);
+static void emit_stream_fence(struct llvm_emit *e);
 
 /* Emit "for (k = lo; k < hi; ++k) { iter = init + k * inc; body }" in the
  * outlined function "c". */
@@ -468,6 +476,7 @@ static int emit_chunk_loop(struct llvm_emit *c, __isl_keep isl_ast_node *node,
 		""), kslot);
 	ein_loop_md_attach(c->c, LLVMBuildBr(c->b, header), attr, 0);
 	LLVMPositionBuilderAtEnd(c->b, exit);
+	emit_stream_fence(c);
 	emit_buffer_free(c);
 	LLVMBuildRetVoid(c->b);
 	return 0;
@@ -951,6 +960,56 @@ static void store_memory(struct llvm_emit *e, LLVMValueRef v,
 		LLVMSetAlignment(st, elem_bytes(type));
 }
 
+/* Store the vector "v" at "addr" with a non-temporal hint (a store that
+ * bypasses the caches: movntps, stnp) where "addr" is aligned to the
+ * vector's size, which that instruction needs (LLVM splits an unaligned
+ * one into scalar stores), and as a plain store elsewhere: a branch per
+ * vector, always taken the same way along a row of an aligned tensor.
+ * Only vectors of 16, 32 or 64 bytes; others are stored plainly. */
+static void store_streamed(struct llvm_emit *e, LLVMValueRef v,
+	enum ein_type type, LLVMValueRef addr)
+{
+	long bytes = e->lanes * elem_bytes(type);
+	LLVMValueRef low, one, st;
+	LLVMBasicBlockRef nt, plain, join;
+	LLVMMetadataRef md;
+
+	if (bytes != 16 && bytes != 32 && bytes != 64) {
+		store_memory(e, v, type, addr);
+		return;
+	}
+	low = LLVMBuildAnd(e->b, LLVMBuildPtrToInt(e->b, addr, e->i64, ""),
+		LLVMConstInt(e->i64, bytes - 1, 0), "");
+	nt = new_block(e, "stream");
+	plain = new_block(e, "unaligned");
+	join = new_block(e, "stored");
+	LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, low,
+		LLVMConstInt(e->i64, 0, 0), ""), nt, plain);
+	LLVMPositionBuilderAtEnd(e->b, nt);
+	st = LLVMBuildStore(e->b, v, addr);
+	LLVMSetAlignment(st, bytes);
+	one = LLVMConstInt(LLVMInt32TypeInContext(e->c), 1, 0);
+	md = LLVMValueAsMetadata(one);
+	LLVMSetMetadata(st, LLVMGetMDKindIDInContext(e->c, "nontemporal", 11),
+		LLVMMetadataAsValue(e->c, LLVMMDNodeInContext2(e->c, &md, 1)));
+	LLVMBuildBr(e->b, join);
+	LLVMPositionBuilderAtEnd(e->b, plain);
+	store_memory(e, v, type, addr);
+	LLVMBuildBr(e->b, join);
+	LLVMPositionBuilderAtEnd(e->b, join);
+	e->streamed = 1;
+}
+
+/* Non-temporal stores are weakly ordered: a fence at the exit of a
+ * function that made some orders them before whatever reads the results
+ * (the caller, or the threads after the pool's join). */
+static void emit_stream_fence(struct llvm_emit *e)
+{
+	if (e->streamed)
+		LLVMBuildFence(e->b, LLVMAtomicOrderingSequentiallyConsistent,
+			0, "");
+}
+
 /* Load an element of "type" from "addr" into a register (see
  * load_memory). */
 static LLVMValueRef load_value(struct llvm_emit *e, LLVMValueRef addr,
@@ -964,13 +1023,17 @@ static LLVMValueRef load_value(struct llvm_emit *e, LLVMValueRef addr,
 		ein_mathfn_int(LLVMTypeOf(v), 0), "");
 }
 
+/* Store "v" at "addr", in tensor or buffer "t". */
 static void store_value(struct llvm_emit *e, LLVMValueRef v,
-	enum ein_type type, LLVMValueRef addr)
+	enum ein_type type, LLVMValueRef addr, int t)
 {
 	if (type == EIN_TYPE_BOOL)
 		v = LLVMBuildZExt(e->b, v, lanes_of(e, memory_type(e, type)),
 			"");
-	store_memory(e, v, type, addr);
+	if (e->stream && !ein_scop_get_buffer(e->scop, t))
+		store_streamed(e, v, type, addr);
+	else
+		store_memory(e, v, type, addr);
 }
 
 /* Call intrinsic "name" overloaded on the types "ty". */
@@ -1655,13 +1718,35 @@ static int steps_known(const struct ein_ast_expr *x, const long *step)
 	return 1;
 }
 
+/* Are the calls in "x" fast on explicit vectors?  The inline exp and
+ * erf (float32, unless strict floating point) and the functions the
+ * targets have vector instructions for; not the C library's (tanh, log,
+ * ...), which would be called lane by lane, where LLVM's loop
+ * vectoriser calls libmvec's vector versions (codegen/target.c). */
+static int fast_vector_calls(struct llvm_emit *e, const struct ein_ast_expr *x)
+{
+	static const char *const native[] = { "sqrt", "rsqrt", "abs", "min",
+		"max", "floor", "ceil" };
+	int i, ok = x->kind != EIN_EXPR_CALL || !ein_type_is_float(x->vtype);
+
+	for (i = 0; !ok && i < (int) (sizeof(native) / sizeof(native[0]));
+	     ++i)
+		ok = !strcmp(x->name, native[i]);
+	if (!ok && (!strcmp(x->name, "exp") || !strcmp(x->name, "erf") ||
+		    !strcmp(x->name, "sigmoid")))
+		ok = e->relaxed && x->vtype == EIN_TYPE_F32;
+	for (i = 0; ok && i < x->n_arg; ++i)
+		ok = fast_vector_calls(e, x->args[i]);
+	return ok;
+}
+
 /* May statement "us" be computed as explicit vectors along "iter"
  * (walk.h)?  A computation or a copy whose accesses are unguarded (a
  * select then evaluates both sides) and each either contiguous or on one
  * element along the loop, whose writes are contiguous (a write to one
  * element would be a reduction across the lanes, left to LLVM's
- * vectoriser), and whose index variables, where its expression uses
- * them, step by a constant.  The schedule's legality check has shown
+ * vectoriser), whose index variables, where its expression uses them,
+ * step by a constant, and whose calls are fast on vectors.  The schedule's legality check has shown
  * that the loop carries no dependence other than such reductions. */
 static int vector_stmt(void *user, const struct ein_user_stmt *us,
 	__isl_keep isl_id *iter)
@@ -1679,7 +1764,8 @@ static int vector_stmt(void *user, const struct ein_user_stmt *us,
 		    (stmt->access[i].is_write && stride[i] != 1))
 			return 0;
 	return stmt->kind != EIN_STMT_COMPUTE || stmt->is_init ||
-		steps_known(stmt->rhs, step);
+		(steps_known(stmt->rhs, step) &&
+		 fast_vector_calls(e, stmt->rhs));
 }
 
 static int user_stmt(void *user, const struct ein_user_stmt *us)
@@ -1713,7 +1799,8 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 		v = update(&s, src->op, type, addr, stmt->rhs);
 	if (!v)
 		return -1;
-	store_value(e, v, type, addr);
+	store_value(e, v, type, addr,
+		ein_scop_access_get_target(&stmt->access[0]));
 	return 0;
 }
 
@@ -1838,6 +1925,7 @@ static void emit_temp_free(struct llvm_emit *e)
 	for (i = 0; i < func->n_tensor; ++i)
 		if (full_temp(e, i))
 			LLVMBuildCall2(e->b, ty, fn, &e->tensor[i], 1, "");
+	emit_stream_fence(e);
 	emit_buffer_free(e);
 }
 

@@ -35,24 +35,6 @@ struct apply {
 	char *pending_msg;
 };
 
-static const char *verb_name(enum ein_sched_verb verb)
-{
-	static const char *names[] = {
-		[EIN_SCHED_SPLIT] = "split", [EIN_SCHED_TILE] = "tile",
-		[EIN_SCHED_REORDER] = "reorder",
-		[EIN_SCHED_VECTORIZE] = "vectorize",
-		[EIN_SCHED_UNROLL] = "unroll",
-		[EIN_SCHED_PARALLEL] = "parallel",
-		[EIN_SCHED_COMPUTE_AT] = "compute_at",
-		[EIN_SCHED_FUSE] = "fuse", [EIN_SCHED_PACK] = "pack",
-		[EIN_SCHED_ACCUMULATE] = "accumulate",
-		[EIN_SCHED_GPU_BLOCKS] = "gpu_blocks",
-		[EIN_SCHED_GPU_THREADS] = "gpu_threads",
-	};
-
-	return names[verb];
-}
-
 /* The name of the tensor source statement "k" writes. */
 static const char *lhs_name(const struct ein_func *func, int k)
 {
@@ -329,6 +311,9 @@ static int do_mark(struct apply *a, int stmt)
 	case EIN_SCHED_VECTORIZE:
 		attr->vector = a->dir->arg[1].value;
 		break;
+	case EIN_SCHED_STREAM:
+		attr->stream = 1;
+		break;
 	default:
 		attr->unroll = a->dir->arg[1].kind == EIN_SCHED_ARG_INT ?
 			a->dir->arg[1].value : -1;
@@ -365,7 +350,7 @@ static int place(struct apply *a, int stmt, int target, int level,
 	if (ein_schedule_place(a->s, stmt, target, level, compute_at,
 			&why) < 0) {
 		ein_error_at(a->ctx, a->dir->verb_loc, "cannot %s %s there: "
-			"%s", verb_name(a->dir->verb), a->dir->stmt.tensor,
+			"%s", ein_sched_verb_name(a->dir->verb), a->dir->stmt.tensor,
 			why ? why : "isl failed");
 		return -1;
 	}
@@ -865,7 +850,7 @@ static int do_prefetch(struct apply *a, int stmt)
 static int unsupported(struct apply *a, const char *why)
 {
 	ein_error_at(a->ctx, a->dir->verb_loc, "'%s' %s",
-		verb_name(a->dir->verb), why);
+		ein_sched_verb_name(a->dir->verb), why);
 	return -1;
 }
 
@@ -881,6 +866,7 @@ static int transform(struct apply *a, int stmt)
 	case EIN_SCHED_VECTORIZE:
 	case EIN_SCHED_UNROLL:
 	case EIN_SCHED_PARALLEL:
+	case EIN_SCHED_STREAM:
 		return do_mark(a, stmt);
 	case EIN_SCHED_COMPUTE_AT:
 		return do_compute_at(a, stmt);
@@ -918,7 +904,7 @@ static int illegal(struct apply *a, char *why, const char *fmt,
 	a->pending_msg = malloc(len);
 	if (a->pending_msg)
 		snprintf(a->pending_msg, len, "'%s' is illegal: %s%s%s",
-			verb_name(a->dir->verb), head, head[0] ? " " : "",
+			ein_sched_verb_name(a->dir->verb), head, head[0] ? " " : "",
 			why);
 	a->pending = a->dir;
 	free(why);
@@ -1145,6 +1131,42 @@ static int check_innermost(struct apply *a, const struct ein_sched_file *f)
 	return 0;
 }
 
+/* A streamed loop must be vectorised (by any directive of the file, and
+ * after the splits that pass the mark to an inner loop): its stores
+ * become non-temporal only as explicit vectors.  The error is at the
+ * first stream directive of the statement. */
+static int check_stream(struct apply *a, const struct ein_sched_file *f)
+{
+	int d, i, k, n;
+
+	for (d = 0; d < f->n_dir; ++d) {
+		const struct ein_sched_directive *dir = &f->dir[d];
+
+		if (dir->verb != EIN_SCHED_STREAM)
+			continue;
+		a->dir = dir;
+		i = find_stmt(a, &dir->stmt);
+		n = i < 0 ? 0 : ein_schedule_n_loop(a->s, i);
+		for (k = 0; k < n; ++k) {
+			const struct ein_loop_attr *attr;
+
+			attr = ein_schedule_loop_attr(a->s, i, k);
+			if (!attr->stream || attr->vector)
+				continue;
+			ein_error_at(a->ctx, dir->arg[0].loc, "cannot stream "
+				"loop '%s' of %s: it is not vectorised",
+				ein_schedule_loop_name(a->s, i, k),
+				dir->stmt.tensor);
+			ein_hint(a->ctx, "stream the vectorised loop, e.g. "
+				"'%s: vectorize %s 16' and '%s: stream %s'",
+				dir->stmt.tensor, dir->arg[0].name,
+				dir->stmt.tensor, dir->arg[0].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int apply_all(struct apply *a, const struct ein_sched_file *file)
 {
 	int d, stmt;
@@ -1157,15 +1179,15 @@ static int apply_all(struct apply *a, const struct ein_sched_file *file)
 		if (transform(a, stmt) < 0) {
 			if (ein_diag_n_error(a->ctx) == 0)
 				ein_internal(a->ctx, "cannot apply '%s'",
-					verb_name(a->dir->verb));
+					ein_sched_verb_name(a->dir->verb));
 			return -1;
 		}
 		if (check_legal(a) < 0)
 			return -1;
 	}
-	if (report_pending(a) < 0)
+	if (report_pending(a) < 0 || check_innermost(a, file) < 0)
 		return -1;
-	return check_innermost(a, file);
+	return check_stream(a, file);
 }
 
 /* A recomputed temporary written by the threads of a parallel loop in

@@ -109,6 +109,8 @@ static const struct verb_info verbs[] = {
 	[EIN_SCHED_PREFETCH] = { "prefetch", "TaLfLN", 3, 0, 0,
 		"prefetch TENSOR at LOOP [from LOOP [N]]",
 		"e: prefetch X at j.o from i" },
+	[EIN_SCHED_STREAM] = { "stream", "L", 1, 0, 0,
+		"stream LOOP", "Y: stream j" },
 };
 
 /* The keywords of compute_at and their values (file.h). */
@@ -724,7 +726,8 @@ static int parse_verb(struct parser *p, struct ein_sched_directive *d)
 	else
 		ein_hint(p->ctx, "the directives are split, tile, reorder, "
 			"vectorize, unroll, parallel, compute_at, fuse, pack, "
-			"accumulate, prefetch, gpu_blocks, gpu_threads");
+			"accumulate, prefetch, stream, gpu_blocks, "
+			"gpu_threads");
 	return -1;
 }
 

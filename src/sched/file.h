@@ -48,6 +48,7 @@
  *   GPU_BLOCKS   LOOP { LOOP }                 no loop twice
  *   GPU_THREADS  LOOP { LOOP }                 no loop twice
  *   PREFETCH     TENSOR LOOP [LOOP [INT]]      "prefetch X at j.o from i 2"
+ *   STREAM       LOOP                          "stream j"
  *
  * Every INT is in 1 .. 2^31 - 1.  The numbers are stable. */
 enum ein_sched_verb {
@@ -63,7 +64,8 @@ enum ein_sched_verb {
 	EIN_SCHED_ACCUMULATE = 9,
 	EIN_SCHED_GPU_BLOCKS = 10,
 	EIN_SCHED_GPU_THREADS = 11,
-	EIN_SCHED_PREFETCH = 12
+	EIN_SCHED_PREFETCH = 12,
+	EIN_SCHED_STREAM = 13
 };
 
 /* A statement reference "T", "T#2", "C.init".

@@ -128,6 +128,8 @@ static void mark_name(char *buf, size_t len, const struct ein_loop_attr *a)
 		n += snprintf(buf + n, len - n, " parallel");
 	if (a->vector)
 		n += snprintf(buf + n, len - n, " vectorize %d", a->vector);
+	if (a->stream)
+		n += snprintf(buf + n, len - n, " stream");
 	if (a->scalar)
 		n += snprintf(buf + n, len - n, " scalar");
 	if (a->unroll < 0)
@@ -993,6 +995,7 @@ static struct ein_loop_attr *merge_attr(const struct vec *vecs, int n,
 				b->unroll > a->unroll))
 			a->unroll = b->unroll < 0 ? -1 : b->unroll;
 		a->scalar |= b->scalar;
+		a->stream |= b->stream;
 		any |= b->parallel || b->vector || b->unroll || b->scalar;
 	}
 	if (a->vector)
@@ -1255,6 +1258,8 @@ static __isl_give isl_printer *print_attr(__isl_take isl_printer *p,
 		p = isl_printer_print_str(p, " vectorize ");
 		p = isl_printer_print_int(p, a->vector);
 	}
+	if (a->stream)
+		p = isl_printer_print_str(p, " stream");
 	if (a->unroll < 0)
 		p = isl_printer_print_str(p, " unroll full");
 	else if (a->unroll) {

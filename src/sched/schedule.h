@@ -63,6 +63,9 @@
  *	when the emitter computes the loop's body in explicit vectors of
  *	that many lanes (walk.h, vector_stmt): the loop steps by "lanes",
  *	and LLVM's loop vectoriser is told to leave it alone;
+ * stream: with vector, the loop's vector stores to the tensors of the
+ *	definition are non-temporal (they bypass the caches) where the
+ *	store is aligned to its size; only in explicit vectors;
  * scalar: never vectorise the loop (llvm.loop.vectorize.enable false):
  *	the loops of a copy into a buffer whose layout moves the tensor's
  *	innermost dimension, where LLVM's vectoriser would scatter the
@@ -80,6 +83,7 @@ struct ein_loop_attr {
 	int one_step;
 	int partial;
 	int lanes;
+	int stream;
 	int scalar;
 	int copy;
 	int unroll;

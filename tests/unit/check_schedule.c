@@ -244,6 +244,15 @@ static const struct good goods[] = {
 		"C: prefetch A at k.o\nC: prefetch B at j.o from i.o 2\n"
 		"C: parallel i.o\n",
 		{ { 37, 23, 29 }, { 1, 1, 1 } }, 64 },
+	/* Y stored with non-temporal stores, at sizes whose rows start
+	 * aligned or not (33 columns). */
+	{ softmax_src, "e: compute_at Y i\ns: compute_at Y i\n"
+		"mx: compute_at Y i\nY: vectorize j 16\nY: stream j\n"
+		"Y: parallel i\n", { { 7, 13 }, { 5, 33 } }, 64 },
+	{ matmul_src, "C: split j 8\nC: vectorize j.i 8\nC: stream j.i\n",
+		{ { 5, 7, 16 }, { 3, 2, 41 } }, 64 },
+	{ matmul_src, "C: stream j\nC: split j 8\nC: vectorize j.i 8\n",
+		{ { 5, 7, 16 }, { 3, 2, 41 } }, 64 },
 	{ softmax_src, "mx: fuse e 1\ne: fuse Y 1\ns: fuse Y 1\n",
 		{ { 7, 13 }, { 5, 1 } }, 33 },
 	{ softmax_src, "Y: vectorize j 4\ne: vectorize j 4\n"
@@ -581,6 +590,12 @@ static const struct bad bads[] = {
 	{ matmul_src, "C: prefetch A at j from i\nC: split i 4\n", 0,
 		":2:4: error: 'prefetch' counts the iterations of loop 'i', "
 		"which is no longer loop 'j' or around it" },
+	{ matmul_src, "C: stream j\n", 0,
+		":2:11: error: cannot stream loop 'j' of C: it is not "
+		"vectorised" },
+	{ matmul_src, "C: stream j\nC: split j 8\n", 0,
+		":2:11: error: cannot stream loop 'j.i' of C: it is not "
+		"vectorised" },
 	{ matmul_src, "C: prefetch A at k from i\nC: reorder k i\n", 0,
 		"which is no longer loop 'k' or around it" },
 	{ matmul_src, "C: accumulate i\nC: tile i 4 j 4\n", 0,
@@ -972,7 +987,8 @@ static size_t random_prefetch(const struct rkernel *rk, int s,
 
 /* A random schedule for "rk" in "buf": per statement, splits and tiles
  * of its loops, a reordering, marks, then local buffers (a pack of a
- * tensor it reads, an accumulate) and a prefetch; for multi-statement
+ * tensor it reads, an accumulate), a prefetch and non-temporal stores of
+ * the vectorised loop; for multi-statement
  * kernels a placement of a producer in a later statement. */
 static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 {
@@ -1026,6 +1042,9 @@ static void random_schedule(const struct rkernel *rk, char *buf, size_t len)
 			at += snprintf(buf + at, len - at,
 				"%s: vectorize %s %d\n", name, loops[n - 1],
 				4 << rnd(2));
+		if (vec && rnd(3) == 0)
+			at += snprintf(buf + at, len - at, "%s: stream %s\n",
+				name, loops[n - 1]);
 		for (i = 0; rk->reads[s][i]; ++i)
 			;
 		if (rnd(3) == 0) {
