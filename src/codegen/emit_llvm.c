@@ -86,7 +86,8 @@ struct block_frame {
  * n_explicit: the number of loops emitted as explicit vectors so far;
  * stream: in the body of a loop emitted as explicit vectors, whether its
  *	stores to tensors are non-temporal (store_streamed);
- * streamed: the current function made a non-temporal store. */
+ * streamed: the current function made a non-temporal store;
+ * avx512: the target has AVX-512 (mathfn.h). */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -116,6 +117,7 @@ struct llvm_emit {
 	int n_explicit;
 	int stream;
 	int streamed;
+	int avx512;
 };
 
 static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
@@ -1233,7 +1235,7 @@ static LLVMValueRef lower_exp_erf(struct llvm_emit *e, const char *name,
 	LLVMValueRef v)
 {
 	if (e->relaxed && ein_mathfn_has(name, LLVMTypeOf(v)))
-		return ein_mathfn_build(e->b, e->m, name, v);
+		return ein_mathfn_build(e->b, e->m, name, v, e->avx512);
 	if (!strcmp(name, "erf"))
 		return call_libm(e, name, v);
 	return call_float(e, "llvm.exp", 1, &v);
@@ -1373,6 +1375,38 @@ static LLVMValueRef lower_contracted(struct stmt_emit *s,
 	return fused(s, prod, c, sub && right);
 }
 
+/* Is the value of "x" the same in every lane of an explicit vector loop:
+ * does it read only elements fixed along the loop, and index variables
+ * that do not move with it? */
+static int uniform(struct stmt_emit *s, const struct ein_ast_expr *x)
+{
+	const struct ein_scop_access *a;
+	int i;
+
+	if (x->kind == EIN_EXPR_ACCESS) {
+		a = ein_scop_stmt_find_access(s->us->stmt, x);
+		return a && !s->stride[a - s->us->stmt->access];
+	}
+	if (x->kind == EIN_EXPR_IDENT && x->ident_kind == EIN_IDENT_INDEX)
+		return s->step[x->slot] == 0;
+	for (i = 0; i < x->n_arg; ++i)
+		if (!uniform(s, x->args[i]))
+			return 0;
+	return 1;
+}
+
+/* l / r as l * (1 / r): in an explicit vector loop, unless strict
+ * floating point, when r is the same in every lane, so that LLVM
+ * computes 1 / r once, out of the loop, and each vector costs a
+ * multiplication instead of a division (docs/language.md: within an
+ * ulp or so of the quotient).  Softmax's e / s(i): the division was a
+ * quarter of its time on one thread. */
+static int by_reciprocal(struct stmt_emit *s, const struct ein_ast_expr *x)
+{
+	return s->e->relaxed && s->e->lanes && x->op == EIN_OP_DIV &&
+		ein_type_is_float(x->vtype) && uniform(s, x->args[1]);
+}
+
 static LLVMValueRef lower_arith(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
@@ -1399,6 +1433,9 @@ static LLVMValueRef lower_arith(struct stmt_emit *s,
 		return fp ? LLVMBuildFMul(b, l, r, "") :
 			LLVMBuildMul(b, l, r, "");
 	case EIN_OP_DIV:
+		if (by_reciprocal(s, x))
+			return LLVMBuildFMul(b, l, LLVMBuildFDiv(b,
+				fconst(LLVMTypeOf(r), 1), r, "recip"), "");
 		return fp ? LLVMBuildFDiv(b, l, r, "") :
 			lower_int_div(s->e, x->op, l, r);
 	default:
@@ -2050,12 +2087,13 @@ static int verify(ein_ctx *ctx, LLVMModuleRef m)
 
 LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name,
-	int relaxed)
+	int relaxed, const struct ein_target *target)
 {
 	const char *env = getenv("EIN_POISON_BUFFERS");
 	struct llvm_emit e = { .ctx = ctx, .scop = scop, .c = llctx,
 		.relaxed = relaxed, .poison = env && strcmp(env, "") &&
-		strcmp(env, "0") };
+		strcmp(env, "0"),
+		.avx512 = target && ein_target_has_avx512(target) };
 	struct ein_emitter em = { &e, &expr_int, &expr_id, &expr_op,
 		&for_open, &parallel_for, &for_test, &for_close, &if_open,
 		&if_else, &if_close, &user_stmt, &vector_stmt, scop };

@@ -8,6 +8,7 @@
 #include <llvm-c/Core.h>
 #include "ein.h"
 #include "poly/scop.h"
+#include "codegen/target.h"
 
 /* The suffix of the uniform entry point added next to each kernel:
  * void NAME__entry(void **tensors, const int64_t *sizes). */
@@ -26,9 +27,10 @@
  * --strict-fp: a * b + c may be computed with one rounding (a fused
  * multiply-add where the target has one, C's FP_CONTRACT on), max= and
  * min= reductions assume no NaN, and float32 exp and erf are computed
- * inline (mathfn.h); 0 for --strict-fp. */
+ * inline (mathfn.h); 0 for --strict-fp.  "target": the target the code
+ * is for, whose instructions the inline functions may use (NULL: any). */
 LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	__isl_keep isl_ast_node *tree, LLVMContextRef llctx, const char *name,
-	int relaxed);
+	int relaxed, const struct ein_target *target);
 
 #endif

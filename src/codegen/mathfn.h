@@ -24,10 +24,11 @@ LLVMValueRef ein_mathfn_real(LLVMTypeRef ty, double v);
  * lane of "ty" if it is a vector type. */
 LLVMValueRef ein_mathfn_int(LLVMTypeRef ty, long long v);
 
-/* exp(x) or erf(x) of the float32 "x" (or vector of float32), built by "b" in module "m" (which
+/* exp(x) or erf(x) of the float32 "x" (or vector of float32), with
+ * AVX-512's instructions for 16-float vectors if "avx512", built by "b" in module "m" (which
  * receives the declarations of the intrinsics used); "name" must be one
  * that ein_mathfn_has accepts. */
 LLVMValueRef ein_mathfn_build(LLVMBuilderRef b, LLVMModuleRef m,
-	const char *name, LLVMValueRef x);
+	const char *name, LLVMValueRef x, int avx512);
 
 #endif

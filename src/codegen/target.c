@@ -190,6 +190,17 @@ static int has_avx2(const struct ein_target *t)
 	return yes;
 }
 
+int ein_target_has_avx512(const struct ein_target *t)
+{
+	char *name = t->name ? strdup(t->name) :
+		ein_sched_target_name(t->triple, t->cpu, t->features);
+	int yes = name && !strcmp(name, "x86_64-avx512");
+
+	free(name);
+	return yes || (!strncmp(t->triple, "x86_64", 6) && t->cpu &&
+		!strcmp(t->cpu, "skylake-avx512"));
+}
+
 /* Map the math calls of "m" to libmvec for targets with AVX2, when this
  * process has it.  The declarations of the vector versions are kept in
  * @llvm.compiler.used until the loop vectoriser has run (as LLVM's own

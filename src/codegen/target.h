@@ -35,6 +35,10 @@ void ein_target_free(struct ein_target *target);
 const char *ein_target_get_name(struct ein_target *target);
 /* The target's LLVM triple (owned by the target). */
 const char *ein_target_get_triple(const struct ein_target *target);
+/* 1 if "target" is an x86-64 target with AVX-512 (its class name, or the
+ * CPU of the named target x86_64-avx512): its 512-bit vectors may use
+ * AVX-512's instructions (mathfn.h). */
+int ein_target_has_avx512(const struct ein_target *target);
 /* 1 if the target stores numbers least significant byte first. */
 int ein_target_is_little_endian(const struct ein_target *target);
 

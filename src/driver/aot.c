@@ -424,6 +424,7 @@ static int compile_def(ein_aot *aot, struct aot_def *d,
 	job.strict_fp = ein_options_get_strict_fp(opts);
 	job.sizes = d->sizes;
 	job.llctx = aot->llctx;
+	job.for_target = aot->target;
 	ok = ein_compile(aot->ctx, &job);
 	if (ok == 0)
 		ok = ein_wrap_kernel(aot->ctx, job.module, &d->spec);

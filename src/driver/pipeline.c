@@ -99,9 +99,13 @@ static int emit(ein_ctx *ctx, struct ein_job *job)
 
 	if (!job->llctx && !(job->jit = ein_jit_alloc(ctx)))
 		return -1;
+	if (!job->for_target && !job->target &&
+	    !(job->target = ein_target_host(ctx)))
+		return -1;
 	job->module = ein_emit_llvm(ctx, job->scop, job->tree,
 		job->llctx ? job->llctx : ein_jit_get_context(job->jit), name,
-		!job->strict_fp);
+		!job->strict_fp,
+		job->for_target ? job->for_target : job->target);
 	return job->module ? 0 : -1;
 }
 
@@ -161,7 +165,6 @@ int ein_compile(ein_ctx *ctx, struct ein_job *job)
 		return job->tree ? 0 : -1;
 	if (emit(ctx, job) < 0 || job->until == EIN_PASS_LLVM)
 		return job->module ? 0 : -1;
-	job->target = ein_target_host(ctx);
 	if (!job->target || ein_target_optimize(ctx, job->target,
 			job->module) < 0)
 		return -1;

@@ -44,6 +44,9 @@ struct ein_checked_file {
  *	NULL: generic code for every valid size);
  * llctx: the LLVM context to emit the module in (not owned; NULL: a JIT's,
  *	which the job then owns);
+ * for_target: the target the code is for, in a job that stops at its
+ *	LLVM module (not owned; NULL: the host, whose target the job then
+ *	makes, as "target", before the module);
  * scop, deps, schedule, tree, target, jit, module: what the passes made
  *	(owned; module is NULL once the JIT has taken it);
  * entry: the kernel's entry point once compiled. */
@@ -54,6 +57,7 @@ struct ein_job {
 	int strict_fp;
 	isl_set *sizes;
 	LLVMContextRef llctx;
+	const struct ein_target *for_target;
 	struct ein_scop *scop;
 	struct ein_deps *deps;
 	struct ein_schedule *schedule;
