@@ -2,7 +2,11 @@
  * conv.c: 2-d convolutions of ResNet-50, NCHW, batch 1: ein (default
  * schedule and schedules/<def>.sched) against oneDNN, whose source and
  * destination reorders (NCHW to its blocked layout and back) are timed
- * separately and included in its total.
+ * separately and included in its total.  oneDNN's weights are reordered
+ * into its layout once, untimed; for the 3x3 layers ein runs a third
+ * kernel likewise, conv3x3w, whose weights bench reorders once, untimed,
+ * into the [c][r][s][f] layout its schedule reads (the others pack them
+ * at every call).
  *
  * Check: every result (ein's and oneDNN's) is compared with a plain C
  * loop in double precision; the tolerance is that of gemm.c for a
@@ -51,14 +55,17 @@ static int out_w(const struct bench_conv_shape *s)
 	return (s->w + 2 * s->pad - s->s) / s->stride + 1;
 }
 
-/* One layer's data: input, weights, the reference output in double, and
- * the output of each implementation (0: ein default, 1: ein schedule,
- * 2: oneDNN). */
+/* One layer's data: input, weights (and, for a kernel that takes them
+ * laid out, "wl" = wt as [c][r][s][f]; "laid": whether there is one),
+ * the reference output in double, and the output of each implementation
+ * (0: ein default, 1: ein schedule, 2: oneDNN, 3: ein with laid-out
+ * weights, which call[2] runs). */
 struct conv_case {
 	const struct layer *l;
-	struct bench_tensor in, wt, out[3];
+	struct bench_tensor in, wt, wl, out[4];
+	int laid;
 	double *ref;
-	struct bench_call call[2];
+	struct bench_call call[3];
 	struct bench_onednn_conv *dnnl;
 };
 
@@ -102,15 +109,16 @@ static void reference(struct conv_case *cc)
 	}
 }
 
+/* A call of "k" on the layer's input, weights "wt" and output "out". */
 static void set_call(struct bench_call *call, ein_kernel *k,
-	struct conv_case *cc, int i)
+	struct conv_case *cc, struct bench_tensor *wt, struct bench_tensor *out)
 {
 	int j;
 
 	call->k = k;
 	call->args[0] = &cc->in.dl;
-	call->args[1] = &cc->wt.dl;
-	call->args[2] = &cc->out[i].dl;
+	call->args[1] = &wt->dl;
+	call->args[2] = &out->dl;
 	call->n_arg = 3;
 	call->n_size = ein_kernel_n_size(k);
 	for (j = 0; j < call->n_size && j < 8; ++j)
@@ -118,8 +126,27 @@ static void set_call(struct bench_call *call, ein_kernel *k,
 			ein_kernel_get_size_name(k, j));
 }
 
+/* The weights laid out as conv3x3w reads them: wl[c][r][s][f] =
+ * wt[f][c][r][s]. */
+static int lay_out(struct conv_case *cc)
+{
+	const struct bench_conv_shape *s = &cc->l->s;
+	int64_t sl[4] = { s->c, s->r, s->s, s->f };
+	int64_t f, k, n = s->c * s->r * s->s;
+
+	if (bench_tensor_alloc(&cc->wl, 4, sl))
+		return -1;
+	for (f = 0; f < s->f; ++f)
+		for (k = 0; k < n; ++k)
+			cc->wl.f[k * s->f + f] = cc->wt.f[f * n + k];
+	cc->laid = 1;
+	return 0;
+}
+
+/* The layer's data and the calls of k's kernels, and of kw's schedule
+ * (NULL: none) on the laid-out weights. */
 static int case_alloc(struct conv_case *cc, const struct layer *l,
-	const struct bench_kernel *k)
+	const struct bench_kernel *k, const struct bench_kernel *kw)
 {
 	const struct bench_conv_shape *s = &l->s;
 	int64_t si[4] = { s->n, s->c, s->h, s->w };
@@ -131,7 +158,7 @@ static int case_alloc(struct conv_case *cc, const struct layer *l,
 	if (bench_tensor_alloc(&cc->in, 4, si) ||
 	    bench_tensor_alloc(&cc->wt, 4, sw))
 		return -1;
-	for (i = 0; i < 3; ++i)
+	for (i = 0; i < 4; ++i)
 		if (bench_tensor_alloc(&cc->out[i], 4, so))
 			return -1;
 	cc->ref = malloc(cc->out[0].n * sizeof(double));
@@ -140,9 +167,14 @@ static int case_alloc(struct conv_case *cc, const struct layer *l,
 	bench_tensor_fill(&cc->in, 3);
 	bench_tensor_fill(&cc->wt, 4);
 	reference(cc);
-	set_call(&cc->call[0], k->dflt, cc, 0);
+	set_call(&cc->call[0], k->dflt, cc, &cc->wt, &cc->out[0]);
 	if (k->sched)
-		set_call(&cc->call[1], k->sched, cc, 1);
+		set_call(&cc->call[1], k->sched, cc, &cc->wt, &cc->out[1]);
+	if (!kw || !kw->sched)
+		return 0;
+	if (lay_out(cc) < 0)
+		return -1;
+	set_call(&cc->call[2], kw->sched, cc, &cc->wl, &cc->out[3]);
 	return 0;
 }
 
@@ -178,7 +210,9 @@ static void case_free(struct conv_case *cc)
 	bench_onednn_conv_free(cc->dnnl);
 	bench_tensor_free(&cc->in);
 	bench_tensor_free(&cc->wt);
-	for (i = 0; i < 3; ++i)
+	if (cc->laid)
+		bench_tensor_free(&cc->wl);
+	for (i = 0; i < 4; ++i)
 		bench_tensor_free(&cc->out[i]);
 	free(cc->ref);
 }
@@ -189,8 +223,9 @@ static int check_one(struct conv_case *cc, int i, int (*run)(void *),
 	void *arg, double *err)
 {
 	const struct bench_conv_shape *s = &cc->l->s;
-	static const char *const names[3] = {
-		"ein default", "ein schedule", "oneDNN"
+	static const char *const names[4] = {
+		"ein default", "ein schedule", "oneDNN",
+		"ein laid-out weights"
 	};
 	double scale = 1, tol, d;
 	int64_t e, n = cc->out[i].n;
@@ -220,24 +255,45 @@ static int check(struct conv_case *cc, int n_ein, double *err)
 	*err = 0;
 	for (i = 0; i < n_ein; ++i)
 		failed += check_one(cc, i, &bench_call_run, &cc->call[i], err);
+	if (cc->laid)
+		failed += check_one(cc, 3, &bench_call_run, &cc->call[2], err);
 	if (cc->dnnl)
 		failed += check_one(cc, 2, &bench_onednn_conv_all, cc->dnnl,
 			err);
 	return failed;
 }
 
+/* The least of the times "ms" (in ms, negative if not measured), -1 if
+ * none was. */
+static double least(int n, const double *ms)
+{
+	double best = -1;
+	int i;
+
+	for (i = 0; i < n; ++i)
+		if (ms[i] > 0 && (best < 0 || ms[i] < best))
+			best = ms[i];
+	return best;
+}
+
 /* Check, time and print one row of the table.  The variants: the FMA
  * loop, ein's kernels, then (with oneDNN) its reorder + convolution +
- * reorder and each of those three alone. */
+ * reorder and each of those three alone.  ein's kernels run before
+ * oneDNN's in each round: OpenMP's threads spin a while after oneDNN's
+ * calls, and an ein kernel right after those ran on two threads as on
+ * one (measured: the laid-out 3x3 kernel at 14^2, 2.11 ms on two
+ * threads against 1.06 with `ein run`). */
 static int row(struct conv_case *cc, int threads, int n_ein,
 	const struct bench_opts *o)
 {
 	const struct bench_conv_shape *s = &cc->l->s;
 	struct bench_peak pk;
-	struct bench_variant v[7] = {
+	struct bench_variant v[8] = {
 		{ "FMA peak", &bench_peak_run, &pk, -1 },
 		{ "ein conv (default)", &bench_call_run, &cc->call[0], -1 },
 		{ "ein conv (schedule)", &bench_call_run, &cc->call[1], -1 },
+		{ "ein conv (laid-out weights)", &bench_call_run,
+			&cc->call[2], -1 },
 		{ "oneDNN total", &bench_onednn_conv_all, cc->dnnl, -1 },
 		{ "oneDNN conv", &bench_onednn_conv_compute, cc->dnnl, -1 },
 		{ "oneDNN src reorder", &bench_onednn_conv_src_reorder,
@@ -246,36 +302,39 @@ static int row(struct conv_case *cc, int threads, int n_ein,
 			cc->dnnl, -1 },
 	};
 	double gflop = 2e-9 * s->f * out_h(s) * out_w(s) * s->c * s->r * s->s;
-	double err, ein, peak, ms[7];
+	double err, ein, peak, ms[8];
 	int i, failed;
-	char b[10][32];
+	char b[11][32];
 
 	bench_set_threads(threads);
 	onednn_for_threads(cc);
-	for (i = 3; i < 7; ++i)
+	for (i = 4; i < 8; ++i)
 		v[i].arg = cc->dnnl;
 	bench_peak_init(&pk, threads, o->sample_s / 4);
 	failed = check(cc, n_ein, &err);
 	if (n_ein == 1)
 		v[2].run = NULL;
-	for (i = 3; !cc->dnnl && i < 7; ++i)
+	for (i = 4; !cc->dnnl && i < 8; ++i)
 		v[i].run = NULL;
+	if (!cc->laid)
+		v[3].run = NULL;
 	if (!o->small && !failed)
-		failed += bench_measure(v, 7, o);
-	for (i = 0; i < 7; ++i)
+		failed += bench_measure(v, 8, o);
+	for (i = 0; i < 8; ++i)
 		ms[i] = v[i].median > 0 ? 1e3 * v[i].median : -1;
 	peak = bench_peak_gflops(&pk, v[0].median);
-	ein = ms[2] > 0 && (ms[1] < 0 || ms[2] < ms[1]) ? ms[2] : ms[1];
+	ein = least(3, ms + 1);
 	printf("| %d→%d %dx%d at %d² /%d | %d | %s | %s | %s | %s | %s | %s | "
-		"%s | %s | %s | %s | %s | %.1e |\n", s->c, s->f, s->r, s->s,
-		s->h, s->stride, threads, bench_cell(b[0], 32, ms[1], 2),
-		bench_cell(b[1], 32, ms[2], 2), bench_cell(b[2], 32, ms[4], 2),
-		bench_cell(b[3], 32, ms[5] >= 0 && ms[6] >= 0 ?
-			ms[5] + ms[6] : -1, 2),
-		bench_cell(b[4], 32, ms[3], 2),
+		"%s | %s | %s | %s | %s | %s | %.1e |\n", s->c, s->f, s->r,
+		s->s, s->h, s->stride, threads, bench_cell(b[0], 32, ms[1], 2),
+		bench_cell(b[1], 32, ms[2], 2), bench_cell(b[10], 32, ms[3], 2),
+		bench_cell(b[2], 32, ms[5], 2),
+		bench_cell(b[3], 32, ms[6] >= 0 && ms[7] >= 0 ?
+			ms[6] + ms[7] : -1, 2),
+		bench_cell(b[4], 32, ms[4], 2),
 		bench_cell(b[5], 32, ein > 0 ? gflop / ein * 1e3 : -1, 1),
-		bench_cell(b[6], 32, ms[3] > 0 ? gflop / ms[3] * 1e3 : -1, 1),
-		bench_cell(b[7], 32, ein > 0 && ms[3] > 0 ? ms[3] / ein : -1,
+		bench_cell(b[6], 32, ms[4] > 0 ? gflop / ms[4] * 1e3 : -1, 1),
+		bench_cell(b[7], 32, ein > 0 && ms[4] > 0 ? ms[4] / ein : -1,
 			2),
 		bench_cell(b[8], 32, peak, 1),
 		bench_cell(b[9], 32, ein > 0 && peak > 0 ?
@@ -287,46 +346,57 @@ static int row(struct conv_case *cc, int threads, int n_ein,
 
 int bench_conv(struct bench_program *p, const struct bench_opts *o)
 {
-	static const char *const defs[3] = { "conv3x3", "conv1x1", "conv1x1s2" };
+	static const char *const defs[4] = { "conv3x3", "conv1x1", "conv1x1s2",
+		"conv3x3w" };
 	const struct layer *layers = o->small ? small_layers :
 		o->quick ? quick_layers : full_layers;
 	int n_layer = o->small ? 4 : o->quick ? 2 : 5;
-	struct bench_kernel k[3];
+	struct bench_kernel k[4];
 	const char *version = bench_onednn_version();
 	int i, d, t, failed = 0;
 
-	for (d = 0; d < 3; ++d)
+	for (d = 0; d < 4; ++d)
 		if (bench_kernel_compile(&k[d], p, defs[d], o) != 0)
 			failed++;
 	printf("\n### conv2d, NCHW, batch 1 (ResNet-50 layers)\n\n");
-	printf("ein: `conv3x3`, `conv1x1`, `conv1x1s2` of bench/kernels.ein.  ");
-	bench_print_schedules(k, failed ? 0 : 3);
+	printf("ein: `conv3x3`, `conv1x1`, `conv1x1s2` of bench/kernels.ein, "
+		"and for the 3x3 layers `conv3x3w`, whose weights are laid "
+		"out [c][r][s][f] once, untimed (as oneDNN's are in its "
+		"layout), where the schedules of `conv3x3` pack them at every "
+		"call.  ");
+	bench_print_schedules(k, failed ? 0 : 4);
 	printf("  With a schedule, each layer's kernel is compiled for its "
 		"sizes (ein_options_fix_size); the default, for any sizes.  ");
 	if (version)
 		printf("%s chooses its layouts; its total is source reorder + "
 			"convolution + destination reorder (the weights are "
 			"reordered once, untimed).  ein/oneDNN is oneDNN's "
-			"total time over ein's best.\n\n", version);
+			"total time over ein's best (of its schedule and its "
+			"laid-out weights).\n\n", version);
 	else
 		printf("oneDNN: not found by configure (install libdnnl-dev "
 			"and run configure again): its columns are empty.\n\n");
 	printf("| layer | threads | ein default ms | ein schedule ms | "
+		"ein laid-out weights ms | "
 		"oneDNN conv ms | oneDNN reorders ms | oneDNN total ms | "
 		"ein best GFLOP/s | oneDNN GFLOP/s | ein/oneDNN | "
 		"FMA peak GFLOP/s | ein best %% of peak | "
 		"oneDNN implementation | max abs error |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		"---|\n");
 	for (i = 0; !failed && i < n_layer; ++i) {
 		struct conv_case cc = { 0 };
-		struct bench_kernel *kl = &k[0];
+		struct bench_kernel *kl = &k[0], *kw = NULL;
 
 		for (d = 0; d < 3; ++d)
 			if (!strcmp(layers[i].def, defs[d]))
 				kl = &k[d];
-		if (fix_sizes(kl, p, &layers[i].s) != 0) {
+		if (kl == &k[0])
+			kw = &k[3];
+		if (fix_sizes(kl, p, &layers[i].s) != 0 ||
+		    (kw && fix_sizes(kw, p, &layers[i].s) != 0)) {
 			failed++;
-		} else if (case_alloc(&cc, &layers[i], kl) != 0) {
+		} else if (case_alloc(&cc, &layers[i], kl, kw) != 0) {
 			fprintf(stderr, "bench: out of memory\n");
 			failed++;
 		} else {
@@ -335,7 +405,7 @@ int bench_conv(struct bench_program *p, const struct bench_opts *o)
 		}
 		case_free(&cc);
 	}
-	for (d = 0; d < 3; ++d)
+	for (d = 0; d < 4; ++d)
 		bench_kernel_free(&k[d]);
 	return failed;
 }
