@@ -51,9 +51,7 @@
 /* A loop or condition being emitted: the blocks its end jumps to, and for
  * a loop its iterator and attributes, and the number of explicit vector
  * loops emitted before it: a loop around several (a register tile the
- * schedule unrolled) is kept from LLVM's unroller (loop_md.h); and the
- * branch into the loop, before which the accumulators of an explicit
- * vector loop's reductions get their identities. */
+ * schedule unrolled) is kept from LLVM's unroller (loop_md.h). */
 struct block_frame {
 	LLVMBasicBlockRef header;
 	LLVMBasicBlockRef exit;
@@ -61,20 +59,6 @@ struct block_frame {
 	isl_id *iter;
 	const struct ein_loop_attr *attr;
 	int n_explicit;
-	LLVMValueRef entry_br;
-};
-
-/* A reduction across the lanes of an explicit vector loop: statement
- * "us" updates one element with "op", in compute type "ct", each lane
- * accumulating its own partial result in the vector alloca "acc" of
- * "lanes" lanes, combined into the element after the loop
- * (finish_reductions). */
-struct lane_reduction {
-	const struct ein_user_stmt *us;
-	enum ein_assign op;
-	enum ein_type ct;
-	int lanes;
-	LLVMValueRef acc;
 };
 
 /* The state of one emission.
@@ -103,9 +87,7 @@ struct lane_reduction {
  * stream: in the body of a loop emitted as explicit vectors, whether its
  *	stores to tensors are non-temporal (store_streamed);
  * streamed: the current function made a non-temporal store;
- * avx512: the target has AVX-512 (mathfn.h);
- * n_red, red: the reductions across lanes of the explicit vector loop
- *	being emitted. */
+ * avx512: the target has AVX-512 (mathfn.h). */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -136,8 +118,6 @@ struct llvm_emit {
 	int stream;
 	int streamed;
 	int avx512;
-	int n_red;
-	struct lane_reduction *red;
 };
 
 static LLVMValueRef iter_slot(struct llvm_emit *e, isl_id *id, int create)
@@ -301,7 +281,7 @@ static int for_open(void *user, isl_id *iter, ein_value init,
 	e->vec_iter = e->lanes ? iter : NULL;
 	LLVMBuildStore(e->b, init, slot);
 	f->header = new_block(e, "loop");
-	f->entry_br = LLVMBuildBr(e->b, f->header);
+	LLVMBuildBr(e->b, f->header);
 	LLVMPositionBuilderAtEnd(e->b, f->header);
 	return 0;
 }
@@ -318,8 +298,6 @@ static int for_test(void *user, ein_value cond)
 	return 0;
 }
 
-static int finish_reductions(struct llvm_emit *e);
-
 static int for_close(void *user, isl_id *iter, ein_value inc)
 {
 	struct llvm_emit *e = user;
@@ -334,7 +312,7 @@ static int for_close(void *user, isl_id *iter, ein_value inc)
 	e->stream = 0;
 	e->vec_iter = NULL;
 	LLVMPositionBuilderAtEnd(e->b, f->exit);
-	return finish_reductions(e);
+	return 0;
 }
 
 static int if_open(void *user, ein_value cond)
@@ -1699,14 +1677,6 @@ static LLVMValueRef combine_int(struct llvm_emit *e, enum ein_assign op,
 	}
 }
 
-/* old op v in compute type "ct" (scalars or vectors). */
-static LLVMValueRef combine(struct llvm_emit *e, enum ein_assign op,
-	enum ein_type ct, LLVMValueRef old, LLVMValueRef v)
-{
-	return ein_type_is_float(ct) ? combine_float(e, op, old, v) :
-		combine_int(e, op, old, v);
-}
-
 /* The new value of the element at "addr" of a tensor of type "type" after
  * "op" with the value of "rhs": floats combine in the tensor's type,
  * integers in int32, and the result is converted (wrapped) to the type. */
@@ -1725,127 +1695,9 @@ static LLVMValueRef update(struct stmt_emit *s, enum ein_assign op,
 	if (!v)
 		return NULL;
 	old = convert(e, load_value(e, addr, type, 0, ""), type, ct);
-	return convert(e, combine(e, op, ct, old, v), ct, type);
-}
-
-/* The vector accumulator of statement "us" in the explicit vector loop
- * being emitted, made on first use: an alloca in the entry block (SROA
- * keeps it in a register), set to the identity of "op" before the loop
- * runs.  NULL on error. */
-static LLVMValueRef accumulator(struct llvm_emit *e,
-	const struct ein_user_stmt *us, enum ein_assign op, enum ein_type ct)
-{
-	struct block_frame *f = &e->frame[e->n_frame - 1];
-	struct lane_reduction *r;
-	LLVMBuilderRef ab;
-	int i;
-
-	for (i = 0; i < e->n_red; ++i)
-		if (e->red[i].us == us)
-			return e->red[i].acc;
-	r = realloc(e->red, (e->n_red + 1) * sizeof(*r));
-	if (!r)
-		return NULL;
-	e->red = r;
-	r = &e->red[e->n_red++];
-	r->us = us;
-	r->op = op;
-	r->ct = ct;
-	r->lanes = e->lanes;
-	ab = LLVMCreateBuilderInContext(e->c);
-	LLVMPositionBuilder(ab, e->entry, LLVMGetFirstInstruction(e->entry));
-	r->acc = LLVMBuildAlloca(ab, value_type(e, ct), "acc");
-	LLVMPositionBuilderBefore(ab, f->entry_br);
-	LLVMBuildStore(ab, identity(e, op, ct), r->acc);
-	LLVMDisposeBuilder(ab);
-	return r->acc;
-}
-
-/* An update of one element by every lane of an explicit vector loop (a
- * reduction along it, which the schedule's check allowed to reorder):
- * each lane combines its values into its own accumulator. */
-static int reduce_lanes(struct stmt_emit *s, enum ein_assign op,
-	enum ein_type type)
-{
-	struct llvm_emit *e = s->e;
-	const struct ein_ast_expr *rhs = s->us->stmt->rhs;
-	enum ein_type ct = ein_type_is_float(type) ? type : EIN_TYPE_I32;
-	LLVMValueRef acc = accumulator(e, s->us, op, ct), old, v;
-
-	if (!acc)
-		return -1;
-	old = LLVMBuildLoad2(e->b, value_type(e, ct), acc, "");
-	if (op == EIN_ASSIGN_ADD && contractible(s, rhs, ct)) {
-		v = fused(s, rhs, old, 0);
-	} else {
-		v = lower_as(s, rhs, ct);
-		v = v ? combine(e, op, ct, old, v) : NULL;
-	}
-	if (!v)
-		return -1;
-	LLVMBuildStore(e->b, v, acc);
-	return 0;
-}
-
-/* The lanes of "v" combined with "op" in compute type "ct": LLVM's
- * vector reductions (fadd and fmul in order, from their identity). */
-static LLVMValueRef reduce_vector(struct llvm_emit *e, enum ein_assign op,
-	enum ein_type ct, LLVMValueRef v)
-{
-	static const char *const fname[] = {
-		[EIN_ASSIGN_ADD] = "llvm.vector.reduce.fadd",
-		[EIN_ASSIGN_MUL] = "llvm.vector.reduce.fmul",
-		[EIN_ASSIGN_MAX] = "llvm.vector.reduce.fmax",
-		[EIN_ASSIGN_MIN] = "llvm.vector.reduce.fmin",
-	};
-	static const char *const iname[] = {
-		[EIN_ASSIGN_ADD] = "llvm.vector.reduce.add",
-		[EIN_ASSIGN_MUL] = "llvm.vector.reduce.mul",
-		[EIN_ASSIGN_MAX] = "llvm.vector.reduce.smax",
-		[EIN_ASSIGN_MIN] = "llvm.vector.reduce.smin",
-	};
-	LLVMTypeRef ty = LLVMTypeOf(v);
-	LLVMValueRef args[2] = { NULL, v };
-	int start = ein_type_is_float(ct) &&
-		(op == EIN_ASSIGN_ADD || op == EIN_ASSIGN_MUL);
-
-	if (!ein_type_is_float(ct))
-		return call_intrinsic(e, iname[op], 1, &ty, 1, &args[1]);
-	if (!start)
-		return call_intrinsic(e, fname[op], 1, &ty, 1, &args[1]);
-	args[0] = fconst(LLVMGetElementType(ty),
-		op == EIN_ASSIGN_ADD ? -0.0 : 1.0);
-	return call_intrinsic(e, fname[op], 1, &ty, 2, args);
-}
-
-/* After an explicit vector loop (e->lanes is 0 again): combine each
- * reduction's lanes, then the result with its element, as a scalar
- * update would. */
-static int finish_reductions(struct llvm_emit *e)
-{
-	int i, ok = 0;
-
-	for (i = 0; ok == 0 && i < e->n_red; ++i) {
-		struct lane_reduction *r = &e->red[i];
-		struct stmt_emit s = { e, e->em, r->us, NULL, NULL };
-		const struct ein_scop_access *w = &r->us->stmt->access[0];
-		enum ein_type type = tensor_type(e, w->tensor);
-		LLVMValueRef addr = access_addr(&s, 0), v, old;
-
-		v = LLVMBuildLoad2(e->b, LLVMVectorType(
-			scalar_type(e, r->ct), r->lanes), r->acc, "");
-		v = reduce_vector(e, r->op, r->ct, v);
-		if (!addr || !v) {
-			ok = -1;
-			break;
-		}
-		old = convert(e, load_value(e, addr, type, 0, ""), type,
-			r->ct);
-		v = convert(e, combine(e, r->op, r->ct, old, v), r->ct, type);
-		store_value(e, v, type, addr, ein_scop_access_get_target(w));
-	}
-	e->n_red = 0;
-	return ok;
+	v = ein_type_is_float(ct) ? combine_float(e, op, old, v) :
+		combine_int(e, op, old, v);
+	return convert(e, v, ct, type);
 }
 
 /* A copy between a tensor and a buffer: the element as it is in memory. */
@@ -1925,35 +1777,14 @@ static int fast_vector_calls(struct llvm_emit *e, const struct ein_ast_expr *x)
 	return ok;
 }
 
-/* May statement "us", which writes one element along the loop, combine
- * its values in lanes (reduce_lanes)?  An update (not an assignment),
- * unless strict floating point (the schedule's check then forbids the
- * reordering anyway), whose right-hand side does not read the tensor it
- * updates (accesses after the write and its own read). */
-static int reduces(struct llvm_emit *e, const struct ein_user_stmt *us)
-{
-	const struct ein_scop_stmt *stmt = us->stmt;
-	int i, t = stmt->access[0].tensor;
-
-	if (!e->relaxed || stmt->kind != EIN_STMT_COMPUTE || stmt->is_init ||
-	    e->scop->func->stmt[stmt->src].ast->op == EIN_ASSIGN_SET)
-		return 0;
-	for (i = 2; i < stmt->n_access; ++i)
-		if (stmt->access[i].tensor == t ||
-		    ein_scop_access_get_target(&stmt->access[i]) ==
-		    ein_scop_access_get_target(&stmt->access[0]))
-			return 0;
-	return 1;
-}
-
 /* May statement "us" be computed as explicit vectors along "iter"
  * (walk.h)?  A computation or a copy whose accesses are unguarded (a
  * select then evaluates both sides) and each either contiguous or on one
- * element along the loop, whose write is contiguous or, for a reduction
- * along the loop, on one element (reduces), whose index variables, where
- * its expression uses them, step by a constant, and whose calls are fast
- * on vectors.  The schedule's legality check has shown that the loop
- * carries no dependence other than such reductions. */
+ * element along the loop, whose writes are contiguous (a write to one
+ * element would be a reduction across the lanes, left to LLVM's
+ * vectoriser), whose index variables, where its expression uses them,
+ * step by a constant, and whose calls are fast on vectors.  The schedule's legality check has shown
+ * that the loop carries no dependence other than such reductions. */
 static int vector_stmt(void *user, const struct ein_user_stmt *us,
 	__isl_keep isl_id *iter)
 {
@@ -1967,8 +1798,7 @@ static int vector_stmt(void *user, const struct ein_user_stmt *us,
 		return 0;
 	for (i = 0; i < stmt->n_access; ++i)
 		if (stmt->access[i].guard || stride[i] < 0 ||
-		    (stmt->access[i].is_write && stride[i] != 1 &&
-		     !reduces(e, us)))
+		    (stmt->access[i].is_write && stride[i] != 1))
 			return 0;
 	return stmt->kind != EIN_STMT_COMPUTE || stmt->is_init ||
 		(steps_known(stmt->rhs, step) &&
@@ -1997,8 +1827,6 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 		return prefetch_stmt(&s);
 	if (stmt->kind != EIN_STMT_COMPUTE)
 		return copy_stmt(&s);
-	if (e->lanes && stride[0] == 0)
-		return reduce_lanes(&s, src->op, type);
 	addr = access_addr(&s, 0);
 	if (!addr)
 		return -1;
@@ -2242,7 +2070,6 @@ static void llvm_emit_clear(struct llvm_emit *e)
 	free(e->size);
 	free(e->iter_id);
 	free(e->iter_slot);
-	free(e->red);
 	if (e->b)
 		LLVMDisposeBuilder(e->b);
 }
