@@ -3,10 +3,12 @@
  * schedule and schedules/<def>.sched) against oneDNN, whose source and
  * destination reorders (NCHW to its blocked layout and back) are timed
  * separately and included in its total.  oneDNN's weights are reordered
- * into its layout once, untimed; for the 3x3 layers ein runs a third
- * kernel likewise, conv3x3w, whose weights bench reorders once, untimed,
- * into the [c][r][s][f] layout its schedule reads (the others pack them
- * at every call).
+ * into its layout once, untimed.  ein also runs another form of some
+ * layers: for the 3x3 layers conv3x3w, whose weights bench reorders
+ * likewise once, untimed, into the [c][r][s][f] layout its schedule reads
+ * (conv3x3 packs them at every call); for the 1x1 layer of stride 1
+ * conv1x1g, the same product with the pixels of each channel as one
+ * dimension (the same memory, passed with three dimensions).
  *
  * Check: every result (ein's and oneDNN's) is compared with a plain C
  * loop in double precision; the tolerance is that of gemm.c for a
@@ -55,15 +57,16 @@ static int out_w(const struct bench_conv_shape *s)
 	return (s->w + 2 * s->pad - s->s) / s->stride + 1;
 }
 
-/* One layer's data: input, weights (and, for a kernel that takes them
- * laid out, "wl" = wt as [c][r][s][f]; "laid": whether there is one),
- * the reference output in double, and the output of each implementation
- * (0: ein default, 1: ein schedule, 2: oneDNN, 3: ein with laid-out
- * weights, which call[2] runs). */
+/* One layer's data: input, weights, the reference output in double, and
+ * the output of each implementation (0: ein default, 1: ein schedule,
+ * 2: oneDNN, 3: ein's other form, which call[2] runs); and, if "alt",
+ * the other form's arguments: views of in, wt and out[3] with other
+ * shapes, or (if "alt_owns_wt") weights laid out anew. */
 struct conv_case {
 	const struct layer *l;
-	struct bench_tensor in, wt, wl, out[4];
-	int laid;
+	struct bench_tensor in, wt, out[4];
+	struct bench_tensor alt_in, alt_wt, alt_out;
+	int alt, alt_owns_wt;
 	double *ref;
 	struct bench_call call[3];
 	struct bench_onednn_conv *dnnl;
@@ -79,6 +82,7 @@ static int64_t size_value(const struct bench_conv_shape *s, const char *name)
 	case 'H': return s->h;
 	case 'W': return s->w;
 	case 'F': return s->f;
+	case 'P': return (int64_t) s->h * s->w;
 	}
 	return -1;
 }
@@ -109,14 +113,15 @@ static void reference(struct conv_case *cc)
 	}
 }
 
-/* A call of "k" on the layer's input, weights "wt" and output "out". */
+/* A call of "k" on input "in", weights "wt" and output "out". */
 static void set_call(struct bench_call *call, ein_kernel *k,
-	struct conv_case *cc, struct bench_tensor *wt, struct bench_tensor *out)
+	struct conv_case *cc, struct bench_tensor *in, struct bench_tensor *wt,
+	struct bench_tensor *out)
 {
 	int j;
 
 	call->k = k;
-	call->args[0] = &cc->in.dl;
+	call->args[0] = &in->dl;
 	call->args[1] = &wt->dl;
 	call->args[2] = &out->dl;
 	call->n_arg = 3;
@@ -126,7 +131,7 @@ static void set_call(struct bench_call *call, ein_kernel *k,
 			ein_kernel_get_size_name(k, j));
 }
 
-/* The weights laid out as conv3x3w reads them: wl[c][r][s][f] =
+/* The weights laid out as conv3x3w reads them: alt_wt[c][r][s][f] =
  * wt[f][c][r][s]. */
 static int lay_out(struct conv_case *cc)
 {
@@ -134,19 +139,59 @@ static int lay_out(struct conv_case *cc)
 	int64_t sl[4] = { s->c, s->r, s->s, s->f };
 	int64_t f, k, n = s->c * s->r * s->s;
 
-	if (bench_tensor_alloc(&cc->wl, 4, sl))
+	if (bench_tensor_alloc(&cc->alt_wt, 4, sl))
 		return -1;
 	for (f = 0; f < s->f; ++f)
 		for (k = 0; k < n; ++k)
-			cc->wl.f[k * s->f + f] = cc->wt.f[f * n + k];
-	cc->laid = 1;
+			cc->alt_wt.f[k * s->f + f] = cc->wt.f[f * n + k];
+	cc->alt_owns_wt = 1;
 	return 0;
 }
 
-/* The layer's data and the calls of k's kernels, and of kw's schedule
- * (NULL: none) on the laid-out weights. */
+/* "dst" as a view of "src" (not owned) with the "ndim" extents "shape"
+ * of the same number of elements. */
+static void view(struct bench_tensor *dst, const struct bench_tensor *src,
+	int ndim, const int64_t *shape)
+{
+	int d;
+
+	*dst = *src;
+	for (d = 0; d < ndim; ++d)
+		dst->shape[d] = shape[d];
+	dst->dl.ndim = ndim;
+	dst->dl.shape = dst->shape;
+}
+
+/* The arguments of ka's kernel, the other form of the layer: conv3x3w
+ * on laid-out weights, or conv1x1g on the pixels of each channel as one
+ * dimension. */
+static int alt_alloc(struct conv_case *cc, const struct bench_kernel *ka)
+{
+	const struct bench_conv_shape *s = &cc->l->s;
+	int64_t p = (int64_t) out_h(s) * out_w(s);
+
+	if (!strcmp(ka->def, "conv3x3w")) {
+		view(&cc->alt_in, &cc->in, 4, cc->in.shape);
+		view(&cc->alt_out, &cc->out[3], 4, cc->out[3].shape);
+		if (lay_out(cc) < 0)
+			return -1;
+	} else {
+		view(&cc->alt_in, &cc->in, 3,
+			(int64_t[]) { s->n, s->c, (int64_t) s->h * s->w });
+		view(&cc->alt_wt, &cc->wt, 2, (int64_t[]) { s->f, s->c });
+		view(&cc->alt_out, &cc->out[3], 3,
+			(int64_t[]) { s->n, s->f, p });
+	}
+	cc->alt = 1;
+	set_call(&cc->call[2], ka->sched, cc, &cc->alt_in, &cc->alt_wt,
+		&cc->alt_out);
+	return 0;
+}
+
+/* The layer's data and the calls of k's kernels, and of ka's schedule
+ * (NULL: none), its other form. */
 static int case_alloc(struct conv_case *cc, const struct layer *l,
-	const struct bench_kernel *k, const struct bench_kernel *kw)
+	const struct bench_kernel *k, const struct bench_kernel *ka)
 {
 	const struct bench_conv_shape *s = &l->s;
 	int64_t si[4] = { s->n, s->c, s->h, s->w };
@@ -167,15 +212,11 @@ static int case_alloc(struct conv_case *cc, const struct layer *l,
 	bench_tensor_fill(&cc->in, 3);
 	bench_tensor_fill(&cc->wt, 4);
 	reference(cc);
-	set_call(&cc->call[0], k->dflt, cc, &cc->wt, &cc->out[0]);
+	set_call(&cc->call[0], k->dflt, cc, &cc->in, &cc->wt, &cc->out[0]);
 	if (k->sched)
-		set_call(&cc->call[1], k->sched, cc, &cc->wt, &cc->out[1]);
-	if (!kw || !kw->sched)
-		return 0;
-	if (lay_out(cc) < 0)
-		return -1;
-	set_call(&cc->call[2], kw->sched, cc, &cc->wl, &cc->out[3]);
-	return 0;
+		set_call(&cc->call[1], k->sched, cc, &cc->in, &cc->wt,
+			&cc->out[1]);
+	return ka && ka->sched ? alt_alloc(cc, ka) : 0;
 }
 
 /* Compile k's schedule for the layer's sizes, as oneDNN makes its
@@ -210,8 +251,8 @@ static void case_free(struct conv_case *cc)
 	bench_onednn_conv_free(cc->dnnl);
 	bench_tensor_free(&cc->in);
 	bench_tensor_free(&cc->wt);
-	if (cc->laid)
-		bench_tensor_free(&cc->wl);
+	if (cc->alt_owns_wt)
+		bench_tensor_free(&cc->alt_wt);
 	for (i = 0; i < 4; ++i)
 		bench_tensor_free(&cc->out[i]);
 	free(cc->ref);
@@ -225,7 +266,7 @@ static int check_one(struct conv_case *cc, int i, int (*run)(void *),
 	const struct bench_conv_shape *s = &cc->l->s;
 	static const char *const names[4] = {
 		"ein default", "ein schedule", "oneDNN",
-		"ein laid-out weights"
+		"ein other form"
 	};
 	double scale = 1, tol, d;
 	int64_t e, n = cc->out[i].n;
@@ -255,7 +296,7 @@ static int check(struct conv_case *cc, int n_ein, double *err)
 	*err = 0;
 	for (i = 0; i < n_ein; ++i)
 		failed += check_one(cc, i, &bench_call_run, &cc->call[i], err);
-	if (cc->laid)
+	if (cc->alt)
 		failed += check_one(cc, 3, &bench_call_run, &cc->call[2], err);
 	if (cc->dnnl)
 		failed += check_one(cc, 2, &bench_onednn_conv_all, cc->dnnl,
@@ -292,8 +333,8 @@ static int row(struct conv_case *cc, int threads, int n_ein,
 		{ "FMA peak", &bench_peak_run, &pk, -1 },
 		{ "ein conv (default)", &bench_call_run, &cc->call[0], -1 },
 		{ "ein conv (schedule)", &bench_call_run, &cc->call[1], -1 },
-		{ "ein conv (laid-out weights)", &bench_call_run,
-			&cc->call[2], -1 },
+		{ "ein conv (other form)", &bench_call_run, &cc->call[2],
+			-1 },
 		{ "oneDNN total", &bench_onednn_conv_all, cc->dnnl, -1 },
 		{ "oneDNN conv", &bench_onednn_conv_compute, cc->dnnl, -1 },
 		{ "oneDNN src reorder", &bench_onednn_conv_src_reorder,
@@ -316,7 +357,7 @@ static int row(struct conv_case *cc, int threads, int n_ein,
 		v[2].run = NULL;
 	for (i = 4; !cc->dnnl && i < 8; ++i)
 		v[i].run = NULL;
-	if (!cc->laid)
+	if (!cc->alt)
 		v[3].run = NULL;
 	if (!o->small && !failed)
 		failed += bench_measure(v, 8, o);
@@ -346,25 +387,28 @@ static int row(struct conv_case *cc, int threads, int n_ein,
 
 int bench_conv(struct bench_program *p, const struct bench_opts *o)
 {
-	static const char *const defs[4] = { "conv3x3", "conv1x1", "conv1x1s2",
-		"conv3x3w" };
+	static const char *const defs[5] = { "conv3x3", "conv1x1", "conv1x1s2",
+		"conv3x3w", "conv1x1g" };
 	const struct layer *layers = o->small ? small_layers :
 		o->quick ? quick_layers : full_layers;
 	int n_layer = o->small ? 4 : o->quick ? 2 : 5;
-	struct bench_kernel k[4];
+	struct bench_kernel k[5];
 	const char *version = bench_onednn_version();
 	int i, d, t, failed = 0;
 
-	for (d = 0; d < 4; ++d)
+	for (d = 0; d < 5; ++d)
 		if (bench_kernel_compile(&k[d], p, defs[d], o) != 0)
 			failed++;
 	printf("\n### conv2d, NCHW, batch 1 (ResNet-50 layers)\n\n");
 	printf("ein: `conv3x3`, `conv1x1`, `conv1x1s2` of bench/kernels.ein, "
-		"and for the 3x3 layers `conv3x3w`, whose weights are laid "
-		"out [c][r][s][f] once, untimed (as oneDNN's are in its "
-		"layout), where the schedules of `conv3x3` pack them at every "
-		"call.  ");
-	bench_print_schedules(k, failed ? 0 : 4);
+		"and another form of some layers: for the 3x3 layers "
+		"`conv3x3w`, whose weights are laid out [c][r][s][f] once, "
+		"untimed (as oneDNN's are in its layout), where the schedules "
+		"of `conv3x3` pack them at every call; for the 1x1 layer of "
+		"stride 1 `conv1x1g`, the product of the weights and the "
+		"input's pixels as one dimension (the same memory, viewed with "
+		"three dimensions).  ");
+	bench_print_schedules(k, failed ? 0 : 5);
 	printf("  With a schedule, each layer's kernel is compiled for its "
 		"sizes (ein_options_fix_size); the default, for any sizes.  ");
 	if (version)
@@ -372,12 +416,12 @@ int bench_conv(struct bench_program *p, const struct bench_opts *o)
 			"convolution + destination reorder (the weights are "
 			"reordered once, untimed).  ein/oneDNN is oneDNN's "
 			"total time over ein's best (of its schedule and its "
-			"laid-out weights).\n\n", version);
+			"other form).\n\n", version);
 	else
 		printf("oneDNN: not found by configure (install libdnnl-dev "
 			"and run configure again): its columns are empty.\n\n");
 	printf("| layer | threads | ein default ms | ein schedule ms | "
-		"ein laid-out weights ms | "
+		"ein other form ms | "
 		"oneDNN conv ms | oneDNN reorders ms | oneDNN total ms | "
 		"ein best GFLOP/s | oneDNN GFLOP/s | ein/oneDNN | "
 		"FMA peak GFLOP/s | ein best %% of peak | "
@@ -386,17 +430,19 @@ int bench_conv(struct bench_program *p, const struct bench_opts *o)
 		"---|\n");
 	for (i = 0; !failed && i < n_layer; ++i) {
 		struct conv_case cc = { 0 };
-		struct bench_kernel *kl = &k[0], *kw = NULL;
+		struct bench_kernel *kl = &k[0], *ka = NULL;
 
 		for (d = 0; d < 3; ++d)
 			if (!strcmp(layers[i].def, defs[d]))
 				kl = &k[d];
 		if (kl == &k[0])
-			kw = &k[3];
+			ka = &k[3];
+		else if (kl == &k[1])
+			ka = &k[4];
 		if (fix_sizes(kl, p, &layers[i].s) != 0 ||
-		    (kw && fix_sizes(kw, p, &layers[i].s) != 0)) {
+		    (ka && fix_sizes(ka, p, &layers[i].s) != 0)) {
 			failed++;
-		} else if (case_alloc(&cc, &layers[i], kl, kw) != 0) {
+		} else if (case_alloc(&cc, &layers[i], kl, ka) != 0) {
 			fprintf(stderr, "bench: out of memory\n");
 			failed++;
 		} else {
@@ -405,7 +451,7 @@ int bench_conv(struct bench_program *p, const struct bench_opts *o)
 		}
 		case_free(&cc);
 	}
-	for (d = 0; d < 4; ++d)
+	for (d = 0; d < 5; ++d)
 		bench_kernel_free(&k[d]);
 	return failed;
 }
