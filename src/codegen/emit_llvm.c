@@ -23,7 +23,7 @@
  * along the loop to the next element is one vector load or store at the
  * address of lane 0, an access that stays on one element is a scalar
  * load broadcast to every lane, and every operation applies lane-wise
- * (see vector_body for what qualifies).
+ * (see vector_stmt for what qualifies).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -1058,36 +1058,22 @@ static LLVMValueRef call_float(struct llvm_emit *e, const char *name, int n,
 	return call_intrinsic(e, name, 1, &ty, n, args);
 }
 
-/* Call the C library's "name" (float version "name"f) on each lane of
- * "arg", a scalar or a vector. */
+/* Call the C library's "name" (float version "name"f) on the scalar
+ * "arg" (explicit vectors never call it: fast_vector_calls). */
 static LLVMValueRef call_libm(struct llvm_emit *e, const char *name,
 	LLVMValueRef arg)
 {
 	char buf[32];
-	LLVMTypeRef elem = LLVMTypeOf(arg), ty;
-	LLVMValueRef fn, v, lane;
-	int i, n = 0;
+	LLVMTypeRef elem = LLVMTypeOf(arg);
+	LLVMTypeRef ty = LLVMFunctionType(elem, &elem, 1, 0);
+	LLVMValueRef fn;
 
-	if (LLVMGetTypeKind(elem) == LLVMVectorTypeKind) {
-		n = LLVMGetVectorSize(elem);
-		elem = LLVMGetElementType(elem);
-	}
-	ty = LLVMFunctionType(elem, &elem, 1, 0);
 	snprintf(buf, sizeof(buf), "%s%s", name,
 		LLVMGetTypeKind(elem) == LLVMFloatTypeKind ? "f" : "");
 	fn = LLVMGetNamedFunction(e->m, buf);
 	if (!fn)
 		fn = LLVMAddFunction(e->m, buf, ty);
-	if (!n)
-		return LLVMBuildCall2(e->b, ty, fn, &arg, 1, "");
-	for (i = 0, v = arg; i < n; ++i) {
-		LLVMValueRef pos = LLVMConstInt(e->i64, i, 0);
-
-		lane = LLVMBuildExtractElement(e->b, arg, pos, "");
-		lane = LLVMBuildCall2(e->b, ty, fn, &lane, 1, "");
-		v = LLVMBuildInsertElement(e->b, v, lane, pos, "");
-	}
-	return v;
+	return LLVMBuildCall2(e->b, ty, fn, &arg, 1, "");
 }
 
 /* Constants of a scalar type or in every lane of a vector type. */
@@ -1464,7 +1450,7 @@ static LLVMValueRef lower_binary(struct stmt_emit *s,
 
 /* c ? a : b, evaluating only the branch taken: a guarded access may be
  * out of bounds when its guard is false.  In explicit vectors, which
- * have no guarded access (vector_body), both sides and a select. */
+ * have no guarded access (vector_stmt), both sides and a select. */
 static LLVMValueRef lower_select(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
@@ -1783,8 +1769,9 @@ static int fast_vector_calls(struct llvm_emit *e, const struct ein_ast_expr *x)
  * element along the loop, whose writes are contiguous (a write to one
  * element would be a reduction across the lanes, left to LLVM's
  * vectoriser), whose index variables, where its expression uses them,
- * step by a constant, and whose calls are fast on vectors.  The schedule's legality check has shown
- * that the loop carries no dependence other than such reductions. */
+ * step by a constant, and whose calls are fast on vectors (so never a
+ * call of the C library).  The schedule's legality check has shown that
+ * the loop carries no dependence other than such reductions. */
 static int vector_stmt(void *user, const struct ein_user_stmt *us,
 	__isl_keep isl_id *iter)
 {

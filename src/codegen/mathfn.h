@@ -1,8 +1,9 @@
 /*
  * mathfn.h: exp and erf of float32 values as inline LLVM IR, straight-line
  * arithmetic on scalars or explicit vectors (which LLVM's loop vectoriser
- * also turns into vector code of any width), where a call to the C library (or its vector library, libmvec)
- * costs a call per element or per vector.  Used unless --strict-fp
+ * also turns into vector code of any width), where a call to the C
+ * library (or its vector library, libmvec) costs a call per element or
+ * per vector.  Used unless --strict-fp
  * (docs/language.md, "Functions"): results are within a few units in the
  * last place of the correctly rounded ones, as measured by
  * tests/unit/check_mathfn.c.
@@ -25,9 +26,9 @@ LLVMValueRef ein_mathfn_real(LLVMTypeRef ty, double v);
 LLVMValueRef ein_mathfn_int(LLVMTypeRef ty, long long v);
 
 /* exp(x) or erf(x) of the float32 "x" (or vector of float32), with
- * AVX-512's instructions for 16-float vectors if "avx512", built by "b" in module "m" (which
- * receives the declarations of the intrinsics used); "name" must be one
- * that ein_mathfn_has accepts. */
+ * AVX-512's instructions for 16-float vectors if "avx512", built by "b"
+ * in module "m" (which receives the declarations of the intrinsics
+ * used); "name" must be one that ein_mathfn_has accepts. */
 LLVMValueRef ein_mathfn_build(LLVMBuilderRef b, LLVMModuleRef m,
 	const char *name, LLVMValueRef x, int avx512);
 

@@ -173,32 +173,33 @@ static void add_variants(LLVMModuleRef m, LLVMValueRef fn,
 		LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
 }
 
-/* Is "t" an x86-64 target with AVX2: its class name x86_64-avx..., or
- * the CPU of a named target with AVX2 (whose features are implied by the
- * CPU, not listed)?  Other CPUs given by name are not recognised: they
- * only lose the vector calls. */
-static int has_avx2(const struct ein_target *t)
+/* Does the class name of "t" start with "prefix", or is "t" an x86-64
+ * target whose CPU is "cpu" (a named target's CPU, whose features are
+ * implied by it, not listed; NULL: none)?  Other CPUs given by name are
+ * not recognised: they only lose what the feature would give. */
+static int has_class(const struct ein_target *t, const char *prefix,
+	const char *cpu)
 {
 	char *name = t->name ? strdup(t->name) :
 		ein_sched_target_name(t->triple, t->cpu, t->features);
-	int yes = name && !strncmp(name, "x86_64-avx", 10);
+	int yes = name && !strncmp(name, prefix, strlen(prefix));
 
 	free(name);
-	if (!strncmp(t->triple, "x86_64", 6) && t->cpu &&
-	    (!strcmp(t->cpu, "haswell") || !strcmp(t->cpu, "skylake-avx512")))
-		yes = 1;
-	return yes;
+	return yes || (cpu && !strncmp(t->triple, "x86_64", 6) && t->cpu &&
+		!strcmp(t->cpu, cpu));
+}
+
+/* Is "t" an x86-64 target with AVX2: its class name x86_64-avx..., or
+ * the CPU of a named target with AVX2 or AVX-512? */
+static int has_avx2(const struct ein_target *t)
+{
+	return has_class(t, "x86_64-avx", "haswell") ||
+		has_class(t, "x86_64-avx", "skylake-avx512");
 }
 
 int ein_target_has_avx512(const struct ein_target *t)
 {
-	char *name = t->name ? strdup(t->name) :
-		ein_sched_target_name(t->triple, t->cpu, t->features);
-	int yes = name && !strcmp(name, "x86_64-avx512");
-
-	free(name);
-	return yes || (!strncmp(t->triple, "x86_64", 6) && t->cpu &&
-		!strcmp(t->cpu, "skylake-avx512"));
+	return has_class(t, "x86_64-avx512", "skylake-avx512");
 }
 
 /* Map the math calls of "m" to libmvec for targets with AVX2, when this

@@ -346,7 +346,8 @@ static int explicit_for(const struct ein_emitter *e,
 	rest.vector = rest.lanes = rest.unroll = rest.one_step = 0;
 	rest.scalar = 1;
 	return emit_loop(e, node, iter, e->expr_id(e->user, iter), &rest,
-		isl_ast_node_for_get_cond(node), isl_ast_node_for_get_inc(node));
+		isl_ast_node_for_get_cond(node),
+		isl_ast_node_for_get_inc(node));
 }
 
 static int walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node,

@@ -350,8 +350,8 @@ static int place(struct apply *a, int stmt, int target, int level,
 	if (ein_schedule_place(a->s, stmt, target, level, compute_at,
 			&why) < 0) {
 		ein_error_at(a->ctx, a->dir->verb_loc, "cannot %s %s there: "
-			"%s", ein_sched_verb_name(a->dir->verb), a->dir->stmt.tensor,
-			why ? why : "isl failed");
+			"%s", ein_sched_verb_name(a->dir->verb),
+			a->dir->stmt.tensor, why ? why : "isl failed");
 		return -1;
 	}
 	return 0;
@@ -904,8 +904,8 @@ static int illegal(struct apply *a, char *why, const char *fmt,
 	a->pending_msg = malloc(len);
 	if (a->pending_msg)
 		snprintf(a->pending_msg, len, "'%s' is illegal: %s%s%s",
-			ein_sched_verb_name(a->dir->verb), head, head[0] ? " " : "",
-			why);
+			ein_sched_verb_name(a->dir->verb), head,
+			head[0] ? " " : "", why);
 	a->pending = a->dir;
 	free(why);
 	return a->pending_msg ? 0 : -1;
