@@ -6,6 +6,7 @@
 #define EIN_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <dlpack/dlpack.h>
 #include "ein.h"
 
@@ -15,6 +16,14 @@ int ein_cmd_check(int argc, char **argv);
 int ein_cmd_compile(int argc, char **argv);
 int ein_cmd_demo(int argc, char **argv);
 int ein_cmd_tune(int argc, char **argv);
+
+/* help.c: the overview of the commands; the page of command "name"
+ * (-1 if there is none); whether argv[1..] asks for help (--help, -h);
+ * the manual page in roff. */
+void ein_cli_usage(FILE *out);
+int ein_cli_help(FILE *out, const char *name);
+int ein_cli_wants_help(int argc, char **argv);
+void ein_cli_man(FILE *out);
 
 /* A tensor owned by the tool: its descriptor, shape and data.
  * n: the number of elements; elem_size: the bytes of one;

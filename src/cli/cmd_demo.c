@@ -2,16 +2,17 @@
  * cmd_demo.c: "ein demo", the built-in matmul example against OpenBLAS.
  *
  * The kernel is examples/matmul/matmul.ein, built in so that the demo
- * runs from any directory; it is compiled once with symbolic sizes and
- * run at each size next to cblas_sgemm on the same inputs.  Both run on
- * one thread: ein's default schedule is sequential until the schedules
- * issue adds "parallel".
+ * runs from any directory.  At each size it is compiled as a user's
+ * program gets it (the installed schedule found by lookup for those
+ * sizes) and run next to the default schedule and cblas_sgemm, on the
+ * same inputs and the same number of threads (one unless --threads).
  *
  * OpenBLAS is loaded here, with dlopen, rather than linked into ein: it
  * starts its threads when it is loaded, and they spin for a while, taking
  * a core from every other ein command on a small machine.
  */
 #include <dlfcn.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,82 +74,203 @@ static double time_sgemm(const float *a, const float *b, float *c, int n,
 	return ein_cli_median(t, repeat);
 }
 
-/* Run and compare at n x n x n; returns -1 on error or mismatch. */
-static int demo_size(ein_kernel *k, int64_t n)
+/* The demo's context, program, and kernel with the default schedule
+ * ("plain"); the kernel a program gets by lookup is compiled at each
+ * size. */
+struct demo {
+	ein_ctx *ctx;
+	ein_program *prog;
+	ein_kernel *plain;
+	int threads;
+};
+
+/* The kernel a user's program gets at n x n x n: lookup on, the sizes
+ * given as hints so that the nearest tuned variant is chosen. */
+static ein_kernel *compile_user(const struct demo *d, int64_t n)
+{
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k = NULL;
+
+	if (opts && ein_options_set_size(opts, "M", n) == EIN_OK &&
+	    ein_options_set_size(opts, "K", n) == EIN_OK &&
+	    ein_options_set_size(opts, "N", n) == EIN_OK)
+		k = ein_kernel_compile_with(d->prog, "matmul", opts);
+	ein_options_free(opts);
+	return k;
+}
+
+/* The schedule's file name without its directory, or "default". */
+static const char *schedule_name(const ein_kernel *k)
+{
+	const char *path = ein_kernel_get_schedule(k), *slash;
+
+	if (!path)
+		return "default";
+	slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Does "got" match OpenBLAS's "ref"? */
+static int matches(const struct ein_cli_tensor *got,
+	const struct ein_cli_tensor *ref, double *err)
+{
+	double scale;
+
+	ein_cli_tensor_compare(got, ref, err, &scale);
+	return *err <= 1e-4 * scale;
+}
+
+/* Run and compare at n x n x n; returns -1 on error or mismatch.
+ * t[0], t[1]: A and B; t[2]: C of the user's kernel, t[3]: C of the
+ * default schedule, t[4]: OpenBLAS's. */
+static int demo_size(const struct demo *d, int64_t n)
 {
 	int64_t sizes[3] = { n, n, n };
-	struct ein_cli_tensor t[4];
+	struct ein_cli_tensor t[5];
 	DLTensor *args[3] = { &t[0].dl, &t[1].dl, &t[2].dl };
+	ein_kernel *user = compile_user(d, n);
 	uint64_t seed = 7;
-	double ein_s, blas_s, err, scale, gflop = 2.0 * n * n * n * 1e-9;
-	int i, ok = 0;
+	double user_s, plain_s, blas_s, err, err2;
+	double gflop = 2.0 * n * n * n * 1e-9;
+	int i, ok = user ? 0 : -1;
 
-	for (i = 0; i < 4 && ok == 0; ++i)
-		ok = ein_cli_tensor_alloc(&t[i], k, i < 3 ? i : 2, sizes);
+	memset(t, 0, sizeof(t));
+	for (i = 0; i < 5 && ok == 0; ++i)
+		ok = ein_cli_tensor_alloc(&t[i], d->plain, i < 3 ? i : 2,
+			sizes);
 	if (ok == 0) {
 		ein_cli_tensor_randomize(&t[0], &seed);
 		ein_cli_tensor_randomize(&t[1], &seed);
-		ein_s = ein_cli_time_call(k, args, 3, sizes, 10);
-		blas_s = time_sgemm(t[0].dl.data, t[1].dl.data, t[3].dl.data,
+		user_s = ein_cli_time_call(user, args, 3, sizes, 10);
+		args[2] = &t[3].dl;
+		plain_s = ein_cli_time_call(d->plain, args, 3, sizes, 10);
+		blas_s = time_sgemm(t[0].dl.data, t[1].dl.data, t[4].dl.data,
 			n, 10);
-		ein_cli_tensor_compare(&t[2], &t[3], &err, &scale);
-		ok = ein_s < 0 || !(err <= 1e-4 * scale) ? -1 : 0;
-		printf("%6lld %10.3f %9.2f %10.3f %9.2f %8.2f %12.2e%s\n",
-			(long long) n, ein_s * 1e3, gflop / ein_s,
-			blas_s * 1e3, gflop / blas_s, blas_s / ein_s, err,
+		ok = user_s < 0 || plain_s < 0 ||
+			!matches(&t[2], &t[4], &err) ||
+			!matches(&t[3], &t[4], &err2) ? -1 : 0;
+		printf("%6lld %-22s %9.3f %8.2f %10.3f %8.2f %9.3f %8.2f "
+			"%8.2f %11.2e%s\n", (long long) n, schedule_name(user),
+			user_s * 1e3, gflop / user_s, plain_s * 1e3,
+			gflop / plain_s, blas_s * 1e3, gflop / blas_s,
+			blas_s / user_s, err > err2 ? err : err2,
 			ok == 0 ? "" : "  MISMATCH");
 	}
-	for (i = 0; i < 4; ++i)
+	if (!user)
+		fputs(ein_ctx_last_error(d->ctx), stderr);
+	for (i = 0; i < 5; ++i)
 		ein_cli_tensor_free(&t[i]);
+	ein_kernel_free(user);
 	return ok;
+}
+
+/* An ein that is not installed has no installed schedules: it reads
+ * those of the source tree it was built from, as an installed one would
+ * read its copies, and says so.  EIN_SCHEDULE_PATH, when set, is left as
+ * the user set it. */
+static void use_source_schedules(void)
+{
+	if (getenv("EIN_SCHEDULE_PATH") || access(EIN_SCHEDULE_DIR, R_OK) == 0
+	    || access(EIN_SOURCE_SCHEDULE_DIR, R_OK) != 0)
+		return;
+	setenv("EIN_SCHEDULE_PATH", EIN_SOURCE_SCHEDULE_DIR, 1);
+	printf("ein is not installed: schedules from %s\n",
+		EIN_SOURCE_SCHEDULE_DIR);
+}
+
+/* Parse the options into "spec" and "d->threads"; -1 after a message. */
+static int parse_args(int argc, char **argv, const char **spec,
+	struct demo *d)
+{
+	int i;
+
+	for (i = 1; i < argc; ++i) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end;
+
+		if (!strcmp(argv[i], "--sizes") && v) {
+			*spec = v;
+			++i;
+		} else if (!strcmp(argv[i], "--threads") && v) {
+			long n = strtol(v, &end, 10);
+
+			if (end == v || *end || n < 1 || n > 256) {
+				fprintf(stderr, "ein demo: error: --threads "
+					"takes a number from 1 to 256, not "
+					"'%s'\n", v);
+				return -1;
+			}
+			d->threads = n;
+			++i;
+		} else {
+			fprintf(stderr, "ein demo: error: unexpected argument "
+				"'%s' (ein demo --help lists the options)\n",
+				argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The next size of the list at "*spec"; 0 at its end, -1 if malformed. */
+static long long next_size(const char **spec)
+{
+	char *end;
+	long long n;
+
+	if (!**spec)
+		return 0;
+	n = strtoll(*spec, &end, 10);
+	if (end == *spec || n < 1 || n > 16384 || (*end && *end != ',')) {
+		fprintf(stderr, "ein demo: error: bad size list: each size "
+			"is a number from 1 to 16384\n");
+		return -1;
+	}
+	*spec = *end ? end + 1 : end;
+	return n;
 }
 
 int ein_cmd_demo(int argc, char **argv)
 {
 	const char *spec = "128,256,512,1024";
-	ein_ctx *ctx = ein_ctx_alloc();
-	ein_program *prog;
-	ein_kernel *k = NULL;
-	double t0 = ein_cli_now();
+	struct demo d = { NULL, NULL, NULL, 1 };
+	ein_options *plain;
+	long long n;
 	int ok = 0;
 
-	if (argc >= 3 && !strcmp(argv[1], "--sizes"))
-		spec = argv[2];
-	if (load_blas() < 0) {
-		ein_ctx_free(ctx);
+	if (parse_args(argc, argv, &spec, &d) < 0)
+		return 2;
+	if (load_blas() < 0)
 		return 1;
-	}
-	prog = ein_program_parse(ctx, matmul_source, "matmul.ein");
-	if (prog)
-		k = ein_kernel_compile(prog, "matmul");
-	if (!k) {
-		fputs(ein_ctx_last_error(ctx), stderr);
+	use_source_schedules();
+	d.ctx = ein_ctx_alloc();
+	plain = ein_options_alloc();
+	d.prog = ein_program_parse(d.ctx, matmul_source, "matmul.ein");
+	if (d.prog && plain &&
+	    ein_options_set_schedule_lookup(plain, 0) == EIN_OK)
+		d.plain = ein_kernel_compile_with(d.prog, "matmul", plain);
+	ein_options_free(plain);
+	if (!d.plain) {
+		fputs(ein_ctx_last_error(d.ctx), stderr);
 		ok = -1;
 	} else {
+		ein_set_num_threads(d.threads);
 		if (set_num_threads)
-			set_num_threads(1);
-		printf("ein %s: matmul C(i, j) +=! A(i, k) * B(k, j), default "
-			"schedule, compiled in %.1f ms; 1 thread\n",
-			ein_version(), (ein_cli_now() - t0) * 1e3);
-		printf("%6s %10s %9s %10s %9s %8s %12s\n", "n", "ein ms",
+			set_num_threads(d.threads);
+		printf("ein %s: matmul C(i, j) +=! A(i, k) * B(k, j) on %d "
+			"thread%s; 'ein' is the schedule a program gets by "
+			"lookup, 'default' the default schedule\n",
+			ein_version(), d.threads, d.threads == 1 ? "" : "s");
+		printf("%6s %-22s %9s %8s %10s %8s %9s %8s %8s %11s\n", "n",
+			"schedule", "ein ms", "GFLOP/s", "default ms",
 			"GFLOP/s", "BLAS ms", "GFLOP/s", "ein/BLAS",
 			"max |error|");
 	}
-	while (k && *spec) {
-		char *end;
-		long long n = strtoll(spec, &end, 10);
-
-		if (n < 1 || (*end && *end != ',')) {
-			fprintf(stderr, "ein demo: error: bad size list\n");
+	while (d.plain && (n = next_size(&spec)) != 0)
+		if (n < 0 || demo_size(&d, n) < 0)
 			ok = -1;
-			break;
-		}
-		if (demo_size(k, n) < 0)
-			ok = -1;
-		spec = *end ? end + 1 : end;
-	}
-	ein_kernel_free(k);
-	ein_program_free(prog);
-	ein_ctx_free(ctx);
+	ein_kernel_free(d.plain);
+	ein_program_free(d.prog);
+	ein_ctx_free(d.ctx);
 	return ok == 0 ? 0 : 1;
 }

@@ -1,0 +1,371 @@
+/*
+ * help.c: the one source of the tool's documentation.
+ *
+ * Every subcommand's synopsis, description and options are written once,
+ * in the table below, and printed three ways: the overview of "ein help"
+ * (and of a bad command line), the page of "ein help COMMAND" or "ein
+ * COMMAND --help", and the manual page ein(1), which "ein help --man"
+ * prints and the build installs.  So the --help texts and the manual
+ * cannot disagree.
+ *
+ * Texts are paragraphs without line breaks: the terminal printer wraps
+ * them to 79 columns, roff fills them itself.  A blank line between
+ * paragraphs is written "\n".
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+/* An option: its spelling with its argument, and what it does. */
+struct help_opt {
+	const char *flag;
+	const char *text;
+};
+
+/* A subcommand.
+ * name: as typed after "ein"; synopsis: its arguments;
+ * summary: one line for the overview; text: its description;
+ * opts: its own options (ending with a NULL flag);
+ * compiles: whether it also takes the compile options below. */
+struct help_cmd {
+	const char *name;
+	const char *synopsis;
+	const char *summary;
+	const char *text;
+	const struct help_opt *opts;
+	int compiles;
+};
+
+/* The options of every subcommand that compiles (src/cli/opts.c). */
+static const struct help_opt compile_opts[] = {
+	{ "--schedule FILE", "Use the schedule in FILE (docs/schedules.md) "
+	  "instead of the one found by lookup; an illegal directive is an "
+	  "error naming its line and the dependence it breaks." },
+	{ "--no-schedule", "Do not look up a schedule file: compile with the "
+	  "default schedule." },
+	{ "--strict-fp", "Keep the source's order of floating-point "
+	  "operations, round each on its own and call the C library's "
+	  "functions (no reassociated reductions, no fused multiply-add, no "
+	  "inline exp or erf)." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt run_opts[] = {
+	{ "--def NAME", "The definition to run (default: the only one, or "
+	  "the first)." },
+	{ "--sizes M=512,N=256,...", "The value of every size of the "
+	  "definition." },
+	{ "--fix-sizes", "Compile the kernel for these sizes only: its loops "
+	  "see constants (as ein compile --sizes does)." },
+	{ "--repeat N", "Time up to N calls (stopping after two seconds) and "
+	  "print the median." },
+	{ "--check", "Compare with the reference interpreter even above 2e9 "
+	  "operations, where it is skipped by default." },
+	{ "--no-check", "Do not compare with the reference interpreter." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt compile_cmd_opts[] = {
+	{ "--def NAME", "Compile this definition; may be repeated "
+	  "(default: every definition of the file)." },
+	{ "--sizes M=64,...", "Fix these sizes: the compiled function takes "
+	  "no argument for them and checks the tensors against them." },
+	{ "--const W=FILE", "Embed the contents of FILE (raw little-endian "
+	  "elements, or .npy) as the constant input W; may be repeated." },
+	{ "--target NAME", "Compile for a class of machine: host, x86_64, "
+	  "x86_64-avx2, x86_64-avx512 or aarch64 (default: host)." },
+	{ "--target-triple TRIPLE", "Compile for an LLVM target triple, with "
+	  "--cpu and --features." },
+	{ "--cpu CPU", "The CPU to compile for (with --target-triple)." },
+	{ "--features F", "The CPU features, as LLVM spells them "
+	  "(+avx2,+fma)." },
+	{ "--emit=obj|llvm|asm", "Write an object file (the default), LLVM "
+	  "IR or assembly." },
+	{ "-o FILE", "The object file (FILE.o) or static library "
+	  "(FILE.a) to write." },
+	{ "--header FILE.h", "The C header declaring the compiled functions "
+	  "to write." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt show_opts[] = {
+	{ "--def NAME", "The definition to show." },
+	{ "--sizes M=7,...", "Compile for these sizes, as --fix-sizes does." },
+	{ "--stage=STAGE", "What to print: source, domains, deps, schedule, "
+	  "ast (the default), llvm-unopt, llvm or asm." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt tune_opts[] = {
+	{ "--def NAME", "The definition to tune." },
+	{ "--sizes M=1024,...", "The sizes to tune for (required)." },
+	{ "--target NAME", "The class of machine whose schedule directory is "
+	  "written (default: the host's)." },
+	{ "--trials N", "Measure at most N candidates (default 100 when "
+	  "--time is not given)." },
+	{ "--time DURATION", "Search for this long: 60s, 2m, 500ms." },
+	{ "--seed S", "The seed of the search (default 1)." },
+	{ "--strategy evolve|random", "The search strategy (default "
+	  "evolve)." },
+	{ "--timeout DURATION", "The time limit of one candidate (default "
+	  "10s)." },
+	{ "--min-time DURATION", "How long each candidate is run to be "
+	  "measured (default 0.2s)." },
+	{ "--mem-limit BYTES", "The memory limit of a candidate's process: "
+	  "4096M, 4G (default 4G)." },
+	{ "-o FILE, --output FILE", "Write the schedule here instead of "
+	  "schedules/TARGET/DEF.SIZES.sched under the first directory of "
+	  "EIN_SCHEDULE_PATH." },
+	{ "--log FILE", "The log of every trial (default: beside the "
+	  "schedule, .log)." },
+	{ "--resume", "Continue the search of an existing log." },
+	{ "--quiet", "Print only the result." },
+	{ "--json", "Print the result as JSON." },
+	{ "--plot LOG", "Plot the best GFLOP/s over time of a tuning log "
+	  "as SVG, to the file given with -o." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt demo_opts[] = {
+	{ "--sizes N,N,...", "The matrix sizes to run (default "
+	  "128,256,512,1024)." },
+	{ "--threads N", "The threads of both ein and OpenBLAS (default 1)." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt no_opts[] = { { NULL, NULL } };
+
+static const struct help_cmd cmds[] = {
+	{ "run", "FILE.ein [--def NAME] --sizes M=512,N=512,... [OPTIONS]",
+	  "compile a definition, run it on random inputs, time it and check "
+	  "it",
+	  "Compiles a definition with the schedule found by lookup (or the "
+	  "one given), runs it on random inputs, prints the median time and "
+	  "GFLOP/s, and compares every output with the reference "
+	  "interpreter.  Exits 1 on a mismatch.", run_opts, 1 },
+	{ "compile", "FILE.ein [--def NAME]... [--sizes M=64,...] "
+	  "[--const W=FILE]... [--target T] [--emit=obj|llvm|asm] "
+	  "[-o FILE] [--header FILE.h] [OPTIONS]",
+	  "compile definitions ahead of time into an object file or a "
+	  "static library and a C header",
+	  "Compiles definitions ahead of time into an object file or a "
+	  "static library and a C header declaring one function per "
+	  "definition.  Link with -lein_rt -lpthread -lm.  The files are "
+	  "written together or not at all.", compile_cmd_opts, 1 },
+	{ "check", "FILE.ein...", "parse and check every definition",
+	  "Parses and checks every definition of each file; prints each "
+	  "error as FILE:LINE:COL: error: ... and exits 1 if there is any.",
+	  no_opts, 0 },
+	{ "show", "FILE.ein [--def NAME] [--sizes M=7,...] [--stage=STAGE] "
+	  "[OPTIONS]", "print an intermediate form of a definition",
+	  "Prints one stage of the compilation of a definition: the source, "
+	  "the iteration domains and accesses, the dependences, the schedule "
+	  "tree, the loops of isl's AST, the LLVM IR before and after "
+	  "optimisation, or the assembly.", show_opts, 1 },
+	{ "tune", "FILE.ein [--def NAME] --sizes M=512,... "
+	  "[--trials N | --time 60s] [OPTIONS]",
+	  "search for a fast schedule and write it",
+	  "Searches the schedule space of a definition at the given sizes, "
+	  "measures candidates in child processes under time and memory "
+	  "limits, checks every new best against the reference interpreter, "
+	  "logs every trial and writes the best schedule atomically to "
+	  "schedules/TARGET/DEF.SIZES.sched (docs/tuning.md).\n"
+	  "ein tune --plot LOG -o FILE.svg plots a log instead.",
+	  tune_opts, 0 },
+	{ "demo", "[--sizes 128,256,...] [--threads N]",
+	  "run the matmul example with the schedule a user gets and compare "
+	  "it with OpenBLAS",
+	  "Compiles the matmul example (C(i, j) +=! A(i, k) * B(k, j)) as a "
+	  "user's program gets it, with the installed schedule found by "
+	  "lookup for each size, and with the default schedule beside it; "
+	  "runs both next to OpenBLAS's cblas_sgemm on the same inputs and "
+	  "prints times, GFLOP/s, the ratio and the largest error.  Exits 1 "
+	  "if a result differs from OpenBLAS's.", demo_opts, 0 },
+	{ "version", "", "print the version and the host's target",
+	  "Prints the version and the host's target name, the directory of "
+	  "schedules/ that lookup searches.", no_opts, 0 },
+	{ "help", "[COMMAND | --man]", "print this overview or a command's "
+	  "options",
+	  "Prints the overview of commands, the options of COMMAND (as ein "
+	  "COMMAND --help does), or with --man this manual page in roff.",
+	  no_opts, 0 },
+};
+
+/* The environment variables ein reads. */
+static const struct help_opt env_vars[] = {
+	{ "EIN_SCHEDULE_PATH", "Colon-separated directories searched for "
+	  "schedules/TARGET/DEF.sched before the installed ones; ein tune "
+	  "writes into the first." },
+	{ "EIN_NUM_THREADS", "The number of threads of parallel loops "
+	  "(default: the CPUs the process may run on)." },
+	{ "EIN_POISON_BUFFERS", "When 1, fill temporaries with NaN bytes as "
+	  "they are allocated, so that a kernel reading an element before "
+	  "writing it fails its check." },
+	{ "EIN_NO_LIBMVEC", "When set, do not call glibc's vector math "
+	  "library from vectorised loops." },
+	{ NULL, NULL }
+};
+
+static const struct help_cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); ++i)
+		if (!strcmp(cmds[i].name, name))
+			return &cmds[i];
+	return NULL;
+}
+
+/* Print "text" from column "col" on, wrapped to 79 columns, each new line
+ * indented by "indent" spaces; paragraphs ("\n") are separated by a
+ * blank line. */
+static void wrap(FILE *out, const char *text, int indent, int col)
+{
+	while (*text) {
+		size_t word = strcspn(text, " \n");
+
+		if (col > indent && col + 1 + (int) word > 79) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			++col;
+		}
+		fwrite(text, 1, word, out);
+		col += word;
+		text += word;
+		if (*text == '\n') {
+			fprintf(out, "\n\n%*s", indent, "");
+			col = indent;
+		}
+		while (*text == ' ' || *text == '\n')
+			++text;
+	}
+	fputc('\n', out);
+}
+
+static void print_opts(FILE *out, const struct help_opt *o)
+{
+	for (; o->flag; ++o) {
+		fprintf(out, "  %s\n%*s", o->flag, 6, "");
+		wrap(out, o->text, 6, 6);
+	}
+}
+
+void ein_cli_usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: ein COMMAND [ARGS]\n\ncommands:\n", out);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); ++i) {
+		fprintf(out, "  %-9s", cmds[i].name);
+		wrap(out, cmds[i].summary, 11, 11);
+	}
+	fputs("\n'ein help COMMAND' or 'ein COMMAND --help' prints a "
+		"command's options;\n'man ein' has them all.\n", out);
+}
+
+int ein_cli_help(FILE *out, const char *name)
+{
+	const struct help_cmd *c = find_cmd(name);
+
+	if (!c)
+		return -1;
+	fprintf(out, "usage: ein %s", c->name);
+	wrap(out, c->synopsis, 7, 11 + strlen(c->name));
+	fputc('\n', out);
+	wrap(out, c->text, 0, 0);
+	if (c->opts->flag || c->compiles)
+		fputs("\noptions:\n", out);
+	print_opts(out, c->opts);
+	if (c->compiles)
+		print_opts(out, compile_opts);
+	return 0;
+}
+
+int ein_cli_wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; ++i)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	return 0;
+}
+
+/* Write "text" for roff: a backslash and a minus sign escaped, a line
+ * that would start with a control character ('.' or '\'') protected,
+ * paragraphs as .PP or, inside an option's text, .IP. */
+static void roff(FILE *out, const char *text, const char *para)
+{
+	int bol = 1;
+
+	for (; *text; ++text) {
+		if (bol && (*text == '.' || *text == '\''))
+			fputs("\\&", out);
+		bol = 0;
+		if (*text == '\\')
+			fputs("\\e", out);
+		else if (*text == '-')
+			fputs("\\-", out);
+		else if (*text == '\n') {
+			fprintf(out, "\n%s\n", para);
+			bol = 1;
+			while (text[1] == ' ')
+				++text;
+		} else
+			fputc(*text, out);
+	}
+	fputc('\n', out);
+}
+
+static void man_opts(FILE *out, const struct help_opt *o)
+{
+	for (; o->flag; ++o) {
+		fputs(".TP\n.B ", out);
+		roff(out, o->flag, ".IP");
+		roff(out, o->text, ".IP");
+	}
+}
+
+void ein_cli_man(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, ".TH EIN 1 \"\" \"ein %s\" \"User Commands\"\n"
+		".SH NAME\nein \\- a tensor compiler for Einstein notation\n"
+		".SH SYNOPSIS\n", ein_version());
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); ++i) {
+		fprintf(out, ".B ein %s\n", cmds[i].name);
+		if (*cmds[i].synopsis)
+			roff(out, cmds[i].synopsis, ".br");
+		fputs(".br\n", out);
+	}
+	fputs(".SH DESCRIPTION\n", out);
+	roff(out, "ein compiles tensor operators written in Einstein "
+		"notation (C(i, j) +=! A(i, k) * B(k, j)) through isl's "
+		"polyhedral model and LLVM into fast code for the CPU, with "
+		"schedules kept apart from the definitions and checked "
+		"against the exact dependences, so that a schedule can make a "
+		"kernel slow but never wrong.  The language is described in "
+		"docs/language.md, schedules in docs/schedules.md and tuning "
+		"in docs/tuning.md of the source tree.", ".PP");
+	fputs(".SH COMMANDS\n", out);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); ++i) {
+		fprintf(out, ".SS \"ein %s\"\n", cmds[i].name);
+		roff(out, cmds[i].text, ".PP");
+		man_opts(out, cmds[i].opts);
+	}
+	fputs(".SH COMPILE OPTIONS\nTaken by run, compile and show.\n", out);
+	man_opts(out, compile_opts);
+	fputs(".SH ENVIRONMENT\n", out);
+	man_opts(out, env_vars);
+	fputs(".SH EXIT STATUS\n", out);
+	roff(out, "0 on success; 1 when a source, a schedule or a check "
+		"fails (errors are printed as FILE:LINE:COL: error: ...); 2 "
+		"for a malformed command line.", ".PP");
+	fputs(".SH SEE ALSO\n", out);
+	roff(out, "The C library's header ein.h documents every function; "
+		"pkg-config --cflags --libs ein gives the flags to build "
+		"against it.", ".PP");
+}
