@@ -209,13 +209,23 @@ const char *ein_kernel_get_schedule_reason(const ein_kernel *kernel);
 
 /* The kernel's signature.  Tensors are numbered inputs first, then outputs,
  * in the order of the definition; sizes are the size symbols in order of
- * first appearance in the parameter list.  The number of tensors (-1 if
- * kernel is NULL), and the name of tensor "pos" (owned by the kernel; NULL
- * if pos is out of range). */
+ * first appearance in the parameter list.  A tensor updated in place
+ * ("def f(float32(N) A) -> (A)": an input named again, alone, among the
+ * outputs) is one tensor, numbered among the outputs at its place there.
+ * The number of tensors (-1 if kernel is NULL), and the name of tensor
+ * "pos" (owned by the kernel; NULL if pos is out of range). */
 int ein_kernel_n_tensor(const ein_kernel *kernel);
 const char *ein_kernel_get_tensor_name(const ein_kernel *kernel, int pos);
-/* 1 if tensor "pos" is an output, 0 if an input, -1 if pos is out of range. */
+/* 1 if tensor "pos" is an output (the kernel writes it; an output starts
+ * from the caller's data), 0 if an input (only read), -1 if pos is out of
+ * range.  A tensor updated in place is an output. */
 int ein_kernel_tensor_is_output(const ein_kernel *kernel, int pos);
+/* 1 if the kernel is declared to read the caller's data of tensor "pos":
+ * an input, or an output updated in place (then
+ * ein_kernel_tensor_is_output gives 1 too); 0 for the other outputs; -1
+ * if pos is out of range.  Callers testing a kernel fill these tensors
+ * with data. */
+int ein_kernel_tensor_is_input(const ein_kernel *kernel, int pos);
 /* The number of dimensions of tensor "pos", -1 if pos is out of range. */
 int ein_kernel_tensor_ndim(const ein_kernel *kernel, int pos);
 /* The DLPack element type of tensor "pos" in *dtype: float32 and float64

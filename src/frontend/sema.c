@@ -13,6 +13,8 @@
  * side come first; the others are reduction indices.  A name that a where
  * clause ranges over is an index too when the statement uses it only as a
  * value.  A tensor of rank 0 named without parentheses reads its element.
+ * An input named again alone among the outputs is updated in place: one
+ * tensor, an output whose initial value is the caller's data.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -254,7 +256,60 @@ static isl_set *size_context(ein_ctx *ctx, const struct ein_func *func)
 	return set;
 }
 
-/* Declare the inputs and outputs of func->def. */
+/* The input of func->def named "name", NULL if none. */
+static struct ein_ast_param *find_input(const struct ein_func *func,
+	const char *name)
+{
+	int i;
+
+	for (i = 0; i < func->def->n_input; ++i)
+		if (!strcmp(func->def->inputs[i]->name, name))
+			return func->def->inputs[i];
+	return NULL;
+}
+
+/* Is input "p" updated in place: named again, alone (without type or
+ * shape), among the outputs?  It is then declared once, as an output
+ * with the input's type and shape, whose initial value is the caller's
+ * data (docs/language.md, "In-place kernels"). */
+static int is_in_place(const struct ein_func *func,
+	const struct ein_ast_param *p)
+{
+	int i;
+
+	for (i = 0; i < func->def->n_output; ++i) {
+		const struct ein_ast_param *o = func->def->outputs[i];
+
+		if (o->type == EIN_TYPE_NONE && o->n_dim < 0 &&
+		    !strcmp(o->name, p->name))
+			return 1;
+	}
+	return 0;
+}
+
+/* Declare output "o": an in-place input's name takes the input's
+ * declaration. */
+static void declare_output(ein_ctx *ctx, struct ein_func *func,
+	struct ein_ast_param *o)
+{
+	struct ein_ast_param *in = find_input(func, o->name);
+	int pos;
+
+	if (in && o->type == EIN_TYPE_NONE && o->n_dim < 0) {
+		pos = add_tensor(ctx, func, o->name, EIN_ROLE_OUTPUT, in,
+			o->loc);
+		if (pos >= 0)
+			func->tensor[pos].in_place = 1;
+		return;
+	}
+	pos = add_tensor(ctx, func, o->name, EIN_ROLE_OUTPUT, o, o->loc);
+	if (pos < 0 && in)
+		ein_hint(ctx, "to update input '%s' in place, name it alone "
+			"among the outputs: -> (%s)", o->name, o->name);
+}
+
+/* Declare the inputs and outputs of func->def.  An input updated in
+ * place is declared among the outputs only. */
 static void declare_params(ein_ctx *ctx, struct ein_func *func)
 {
 	struct ein_ast_def *def = func->def;
@@ -272,11 +327,12 @@ static void declare_params(ein_ctx *ctx, struct ein_func *func)
 			ein_error_at(ctx, p->loc, "input '%s' needs a type and "
 				"a shape, as in float32(M, N) %s",
 				p->name, p->name);
-		add_tensor(ctx, func, p->name, EIN_ROLE_INPUT, p, p->loc);
+		if (!is_in_place(func, p))
+			add_tensor(ctx, func, p->name, EIN_ROLE_INPUT, p,
+				p->loc);
 	}
 	for (i = 0; i < def->n_output; ++i)
-		add_tensor(ctx, func, def->outputs[i]->name, EIN_ROLE_OUTPUT,
-			def->outputs[i], def->outputs[i]->loc);
+		declare_output(ctx, func, def->outputs[i]);
 }
 
 /* Add index "name" first seen at "loc" to "stmt" unless it is there;
@@ -479,9 +535,12 @@ static void check_lhs(ein_ctx *ctx, struct ein_func *func,
 	struct ein_ast_expr *lhs = stmt->ast->lhs;
 	int i, pos = ein_func_find_tensor(func, lhs->name);
 
-	if (pos >= 0 && func->tensor[pos].role == EIN_ROLE_INPUT)
+	if (pos >= 0 && func->tensor[pos].role == EIN_ROLE_INPUT) {
 		ein_error_at(ctx, lhs->loc, "cannot assign to input '%s'",
 			lhs->name);
+		ein_hint(ctx, "to update it in place, name it alone among "
+			"the outputs too: -> (%s)", lhs->name);
+	}
 	if (pos < 0)
 		pos = add_tensor(ctx, func, lhs->name, EIN_ROLE_TEMP, NULL,
 			lhs->loc);

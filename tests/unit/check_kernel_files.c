@@ -13,7 +13,8 @@
  * none.  Every definition is compiled once, with its sizes symbolic, and
  * run at every size set.  Inputs are uniform pseudo-random values in their
  * range (default -1:1) from a fixed seed; the compiled kernel and the
- * interpreter get the same inputs and zeroed outputs.  Every element of
+ * interpreter get the same inputs and zeroed outputs (a tensor updated in
+ * place is an input: it gets random data).  Every element of
  * every output must satisfy
  *
  *     |compiled - reference| <= tol * eps * (1 + |reference|)
@@ -395,7 +396,7 @@ static int run_size_set(ein_ctx *ctx, ein_kernel *k, const char *text,
 		ktensor_alloc(&out[i], k, i, sizes);
 		ktensor_alloc(&ref[i], k, i, sizes);
 		input_range(ranges, ein_kernel_get_tensor_name(k, i), &lo, &hi);
-		if (!ein_kernel_tensor_is_output(k, i))
+		if (ein_kernel_tensor_is_input(k, i))
 			ktensor_fill(&out[i], &ref[i], lo, hi, seed + 977 * i);
 		a_out[i] = &out[i].dl;
 		a_ref[i] = &ref[i].dl;
