@@ -250,7 +250,9 @@ ein_status ein_kernel_tensor_shape(ein_kernel *kernel, int pos,
 /* Run the kernel.  "tensors" holds n_tensor pointers in signature order;
  * each must be a dense row-major (strides NULL or compact) tensor on the CPU
  * of the declared element type whose shape agrees with "sizes".  Outputs are
- * overwritten.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch,
+ * overwritten; their data on entry is their initial value, which a kernel
+ * that reads an output (a tensor updated in place, an update without
+ * "!") uses.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch,
  * EIN_ERROR_INVALID if kernel is NULL.  The tensors are the caller's and
  * are not kept.  Thread-safe: one kernel may be called from several threads
  * at once, each with its own output tensors (the checks of the arguments
@@ -269,8 +271,9 @@ double ein_kernel_flops(ein_kernel *kernel, const int64_t *sizes,
 
 /* Run the reference interpreter instead of the compiled code, with the
  * same arguments and checks as ein_kernel_call: plain loops in the source's
- * order, every value a double, rounded to the element type when stored.
- * Slow; meant for checking results. */
+ * order, every value a double, rounded to the element type when stored;
+ * outputs start from the caller's data as in ein_kernel_call.  Slow; meant
+ * for checking results. */
 ein_status ein_kernel_call_reference(ein_kernel *kernel,
 	DLTensor *const *tensors, int n_tensor, const int64_t *sizes,
 	int n_size);

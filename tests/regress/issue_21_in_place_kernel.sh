@@ -23,6 +23,19 @@ $ein run prefix.ein --schedule par.sched --sizes N=100 > /dev/null 2> err &&
 grep -q "par.sched:3:4: error: 'parallel' is illegal: parallel loop 'i' of S0 would break the flow dependence of S0 on S0 through tensor A" err ||
 	{ cat err; exit 1; }
 
+# The in-place Cholesky of tests/kernels: reading columns before rows is
+# another Cholesky (legal); running j's iterations at once is not.
+chol=$src/tests/kernels/cholesky.ein
+printf 'ein-schedule 1\n\nA#2: reorder j i\n' > ji.sched
+out=$($ein run "$chol" --schedule ji.sched --sizes N=20 --range d=40:41 2>&1) ||
+	{ echo "$out"; exit 1; }
+echo "$out" | grep -q "check A: .*: ok" || { echo "$out"; exit 1; }
+printf 'ein-schedule 1\n\nA#2: parallel j\n' > pj.sched
+$ein run "$chol" --schedule pj.sched --sizes N=20 --range d=40:41 > /dev/null 2> err &&
+	{ echo "a parallel Cholesky column loop was accepted"; exit 1; }
+grep -q "pj.sched:3:6: error: 'parallel' is illegal: parallel loop 'j' of S1 would break the flow dependence of S1 on S1 through tensor A" err ||
+	{ cat err; exit 1; }
+
 $ein compile prefix.ein -o prefix.o --header prefix.h || exit 1
 grep -q "^int prefix(float \* /\* A \*/, int64_t /\* N \*/);" prefix.h ||
 	{ cat prefix.h; exit 1; }
