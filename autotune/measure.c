@@ -233,7 +233,7 @@ static int args_alloc(struct args *a, uint64_t seed)
 	for (i = 0; i < a->n; ++i) {
 		if (ein_cli_tensor_alloc(&a->t[i], a->k, i, a->sizes) < 0)
 			return CHILD_NOMEM;
-		if (!ein_kernel_tensor_is_output(a->k, i))
+		if (ein_kernel_tensor_is_input(a->k, i))
 			ein_cli_tensor_randomize(&a->t[i], &seed);
 		a->dl[i] = &a->t[i].dl;
 	}

@@ -209,13 +209,23 @@ const char *ein_kernel_get_schedule_reason(const ein_kernel *kernel);
 
 /* The kernel's signature.  Tensors are numbered inputs first, then outputs,
  * in the order of the definition; sizes are the size symbols in order of
- * first appearance in the parameter list.  The number of tensors (-1 if
- * kernel is NULL), and the name of tensor "pos" (owned by the kernel; NULL
- * if pos is out of range). */
+ * first appearance in the parameter list.  A tensor updated in place
+ * ("def f(float32(N) A) -> (A)": an input named again, alone, among the
+ * outputs) is one tensor, numbered among the outputs at its place there.
+ * The number of tensors (-1 if kernel is NULL), and the name of tensor
+ * "pos" (owned by the kernel; NULL if pos is out of range). */
 int ein_kernel_n_tensor(const ein_kernel *kernel);
 const char *ein_kernel_get_tensor_name(const ein_kernel *kernel, int pos);
-/* 1 if tensor "pos" is an output, 0 if an input, -1 if pos is out of range. */
+/* 1 if tensor "pos" is an output (the kernel writes it; an output starts
+ * from the caller's data), 0 if an input (only read), -1 if pos is out of
+ * range.  A tensor updated in place is an output. */
 int ein_kernel_tensor_is_output(const ein_kernel *kernel, int pos);
+/* 1 if the kernel is declared to read the caller's data of tensor "pos":
+ * an input, or an output updated in place (then
+ * ein_kernel_tensor_is_output gives 1 too); 0 for the other outputs; -1
+ * if pos is out of range.  Callers testing a kernel fill these tensors
+ * with data. */
+int ein_kernel_tensor_is_input(const ein_kernel *kernel, int pos);
 /* The number of dimensions of tensor "pos", -1 if pos is out of range. */
 int ein_kernel_tensor_ndim(const ein_kernel *kernel, int pos);
 /* The DLPack element type of tensor "pos" in *dtype: float32 and float64
@@ -240,7 +250,9 @@ ein_status ein_kernel_tensor_shape(ein_kernel *kernel, int pos,
 /* Run the kernel.  "tensors" holds n_tensor pointers in signature order;
  * each must be a dense row-major (strides NULL or compact) tensor on the CPU
  * of the declared element type whose shape agrees with "sizes".  Outputs are
- * overwritten.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch,
+ * overwritten; their data on entry is their initial value, which a kernel
+ * that reads an output (a tensor updated in place, an update without
+ * "!") uses.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch,
  * EIN_ERROR_INVALID if kernel is NULL.  The tensors are the caller's and
  * are not kept.  Thread-safe: one kernel may be called from several threads
  * at once, each with its own output tensors (the checks of the arguments
@@ -259,8 +271,9 @@ double ein_kernel_flops(ein_kernel *kernel, const int64_t *sizes,
 
 /* Run the reference interpreter instead of the compiled code, with the
  * same arguments and checks as ein_kernel_call: plain loops in the source's
- * order, every value a double, rounded to the element type when stored.
- * Slow; meant for checking results. */
+ * order, every value a double, rounded to the element type when stored;
+ * outputs start from the caller's data as in ein_kernel_call.  Slow; meant
+ * for checking results. */
 ein_status ein_kernel_call_reference(ein_kernel *kernel,
 	DLTensor *const *tensors, int n_tensor, const int64_t *sizes,
 	int n_size);

@@ -45,6 +45,11 @@ void ein_cli_tensor_free(struct ein_cli_tensor *t);
  * integers (int8 in -8..7, uint8 in 0..15, int32 in -64..63), bools 0 or
  * 1. */
 void ein_cli_tensor_randomize(struct ein_cli_tensor *t, uint64_t *seed);
+/* Fill with uniform random values from "*seed" in the range [lo, hi):
+ * floats in [lo, hi), integers (and bools) in lo..hi-1, as
+ * ein_cli_value_in_range gives. */
+void ein_cli_tensor_randomize_range(struct ein_cli_tensor *t, uint64_t *seed,
+	double lo, double hi);
 void ein_cli_tensor_copy(struct ein_cli_tensor *dst,
 	const struct ein_cli_tensor *src);
 /* Is the element type an integer (or bool) type, compared exactly? */
@@ -58,6 +63,32 @@ void ein_cli_tensor_compare(const struct ein_cli_tensor *a,
  * call fails. */
 double ein_cli_time_call(ein_kernel *k, DLTensor **args, int n,
 	const int64_t *sizes, int repeat);
+
+/* Ranges of random input values (value_range.c): a list of NAME=LO:HI
+ * separated by commas or spaces, as "ein run --range" and the "# range:"
+ * header of tests/kernels take it.
+ * ein_cli_range_find: set *lo and *hi to the range of "name" (the last
+ * entry naming it wins) and return 1; 0 if "spec" does not name it, -1 if
+ * it is malformed.  ein_cli_range_check: return -1 after a message naming
+ * "what" (an option) if "spec" is malformed.  ein_cli_range_check_kernel:
+ * also check that each name is one of the tensors "k" reads the caller's
+ * data of (ein_kernel_tensor_is_input), and that an integer tensor's range
+ * has integer bounds its type holds. */
+int ein_cli_range_find(const char *spec, const char *name, double *lo,
+	double *hi);
+int ein_cli_range_check(const char *spec, const char *what);
+int ein_cli_range_check_kernel(const char *spec, ein_kernel *k);
+/* How a random value is stored: as a float64, a float32 or an integer. */
+enum ein_cli_value_kind {
+	EIN_CLI_VALUE_F64,
+	EIN_CLI_VALUE_F32,
+	EIN_CLI_VALUE_INT
+};
+/* The value of "u" in [0, 1) in the range [lo, hi): lo + (hi - lo) * u,
+ * rounded down for integers (lo..hi-1 for integer lo and hi) and kept
+ * below hi and at least lo when rounded to float32. */
+double ein_cli_value_in_range(double u, double lo, double hi,
+	enum ein_cli_value_kind kind);
 
 /* Seconds on a monotonic clock. */
 double ein_cli_now(void);

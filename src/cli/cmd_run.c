@@ -18,8 +18,42 @@ struct run_opts {
 	int repeat;
 	int check;	/* 1: always, 0: never, -1: when cheap enough */
 	int fix;	/* specialise the kernel to the sizes */
+	char *ranges;	/* the --range lists joined by commas, or NULL */
 	ein_options *opts;
 };
+
+/* Append the list "spec" of "--range spec" to o->ranges after checking
+ * its syntax. */
+static int add_ranges(struct run_opts *o, const char *spec)
+{
+	size_t len = o->ranges ? strlen(o->ranges) : 0;
+	char *all;
+
+	if (ein_cli_range_check(spec, "--range") < 0)
+		return -1;
+	all = realloc(o->ranges, len + strlen(spec) + 2);
+	if (!all)
+		return -1;
+	if (len)
+		all[len++] = ',';
+	strcpy(all + len, spec);
+	o->ranges = all;
+	return 0;
+}
+
+/* Fill input (or in-place tensor) "pos" of "k" with random data, in
+ * the range --range gives it if any. */
+static void fill_input(ein_kernel *k, int pos, struct ein_cli_tensor *t,
+	const char *ranges, uint64_t *seed)
+{
+	double lo, hi;
+
+	if (ein_cli_range_find(ranges, ein_kernel_get_tensor_name(k, pos),
+			&lo, &hi) == 1)
+		ein_cli_tensor_randomize_range(t, seed, lo, hi);
+	else
+		ein_cli_tensor_randomize(t, seed);
+}
 
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
@@ -37,7 +71,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->sizes = argv[i] + 8;
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			o->repeat = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--check"))
+		else if (!strcmp(argv[i], "--range") && i + 1 < argc) {
+			if (add_ranges(o, argv[++i]) < 0)
+				return -1;
+		} else if (!strncmp(argv[i], "--range=", 8)) {
+			if (add_ranges(o, argv[i] + 8) < 0)
+				return -1;
+		} else if (!strcmp(argv[i], "--check"))
 			o->check = 1;
 		else if (!strcmp(argv[i], "--no-check"))
 			o->check = 0;
@@ -108,13 +148,32 @@ static int compare_outputs(ein_kernel *k, struct ein_cli_tensor *out,
 	return bad ? -1 : 0;
 }
 
-/* Run the reference on copies of the inputs and compare. */
+/* Call "k" once on "t" restored from "init", so that the outputs compared
+ * with the reference are those of one call from the same data, however
+ * many timed calls came before (an output the kernel reads, such as a
+ * tensor updated in place, changes with each call). */
+static int call_once(ein_kernel *k, struct ein_cli_tensor *t,
+	struct ein_cli_tensor *init, const int64_t *sizes, int n)
+{
+	DLTensor *args[n];
+	int i;
+
+	for (i = 0; i < n; ++i) {
+		ein_cli_tensor_copy(&t[i], &init[i]);
+		args[i] = &t[i].dl;
+	}
+	return ein_kernel_call(k, args, n, sizes, ein_kernel_n_size(k)) ==
+		EIN_OK ? 0 : -1;
+}
+
+/* Run the kernel once and the reference on copies of the inputs, and
+ * compare. */
 static int check(ein_kernel *k, struct ein_cli_tensor *t,
 	struct ein_cli_tensor *init, const int64_t *sizes, int n)
 {
 	struct ein_cli_tensor ref[n];
 	DLTensor *args[n];
-	int i, ok = 0;
+	int i, ok = call_once(k, t, init, sizes, n);
 
 	for (i = 0; i < n; ++i) {
 		ref[i] = init[i];
@@ -162,8 +221,8 @@ static int run_kernel(ein_kernel *k, const struct run_opts *o,
 		ok = ein_cli_tensor_alloc(&t[i], k, i, sizes);
 		if (ok == 0)
 			ok = ein_cli_tensor_alloc(&init[i], k, i, sizes);
-		if (ok == 0 && !ein_kernel_tensor_is_output(k, i))
-			ein_cli_tensor_randomize(&init[i], &seed);
+		if (ok == 0 && ein_kernel_tensor_is_input(k, i))
+			fill_input(k, i, &init[i], o->ranges, &seed);
 		if (ok == 0)
 			ein_cli_tensor_copy(&t[i], &init[i]);
 		args[i] = &t[i].dl;
@@ -201,7 +260,7 @@ int ein_cmd_run(int argc, char **argv)
 
 	o.opts = ein_options_alloc();
 	if (parse_args(argc, argv, &o) < 0)
-		return (ein_options_free(o.opts), 2);
+		return (ein_options_free(o.opts), free(o.ranges), 2);
 	ein_cli_size_hints(o.opts, o.sizes, o.fix);
 	ctx = ein_ctx_alloc();
 	t0 = ein_cli_now();
@@ -211,7 +270,8 @@ int ein_cmd_run(int argc, char **argv)
 	if (k) {
 		int64_t sizes[ein_kernel_n_size(k) + 1];
 
-		if (ein_cli_parse_sizes(o.sizes, k, sizes) == 0) {
+		if (ein_cli_parse_sizes(o.sizes, k, sizes) == 0 &&
+		    ein_cli_range_check_kernel(o.ranges, k) == 0) {
 			printf("kernel %s (", o.def ? o.def :
 				ein_program_get_def_name(prog, 0));
 			print_sizes(k, sizes);
@@ -231,5 +291,6 @@ int ein_cmd_run(int argc, char **argv)
 	ein_program_free(prog);
 	ein_options_free(o.opts);
 	ein_ctx_free(ctx);
+	free(o.ranges);
 	return ok == 0 ? 0 : 1;
 }

@@ -62,6 +62,11 @@ static const struct help_opt run_opts[] = {
 	{ "--check", "Compare with the reference interpreter even above 2e9 "
 	  "operations, where it is skipped by default." },
 	{ "--no-check", "Do not compare with the reference interpreter." },
+	{ "--range X=LO:HI,...", "Draw input X from [LO, HI) (integers from "
+	  "LO to HI-1) instead of the default: floats in [-1, 1), small "
+	  "integers; may "
+	  "be repeated.  An in-place tensor (an input also named as an "
+	  "output) is drawn the same way." },
 	{ NULL, NULL }
 };
 

@@ -108,6 +108,21 @@ void ein_cli_tensor_randomize(struct ein_cli_tensor *t, uint64_t *seed)
 	}
 }
 
+void ein_cli_tensor_randomize_range(struct ein_cli_tensor *t, uint64_t *seed,
+	double lo, double hi)
+{
+	enum ein_cli_value_kind kind = ein_cli_tensor_is_integer(t) ?
+		EIN_CLI_VALUE_INT : t->elem_size == 8 ? EIN_CLI_VALUE_F64 :
+		EIN_CLI_VALUE_F32;
+	int64_t i;
+
+	for (i = 0; i < t->n; ++i) {
+		double u = (next_random(seed) >> 11) * 0x1p-53;
+
+		set(t, i, ein_cli_value_in_range(u, lo, hi, kind));
+	}
+}
+
 void ein_cli_tensor_copy(struct ein_cli_tensor *dst,
 	const struct ein_cli_tensor *src)
 {

@@ -136,6 +136,9 @@ static int print_tensors(FILE *out, __isl_keep isl_ast_build *build,
 			c_type(t->type));
 		if (print_shape(out, build, t) < 0)
 			return -1;
+		if (t->in_place)
+			fputs(", updated in place (the kernel reads its data)",
+				out);
 		fputs(spec->konst[i] ? ": constant data in the object\n" :
 			"\n", out);
 	}

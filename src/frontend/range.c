@@ -319,13 +319,38 @@ static isl_bool is_bounded(__isl_keep isl_set *range, int pos)
 	return bounded;
 }
 
+static isl_set *domain(struct ranges *r, int n);
+
+/* Is index "pos" bounded by functions of the sizes?  Its range alone may
+ * not be when it depends on other indices ("where k in 0:i + 1"): then
+ * the product of all the ranges, once every index has one, tells. */
+static isl_bool index_is_bounded(struct ranges *r, int n, int pos)
+{
+	isl_bool bounded;
+	isl_set *dom;
+	int i;
+
+	if (!r->range[pos])
+		return isl_bool_false;
+	bounded = is_bounded(r->range[pos], pos);
+	for (i = 0; i < n; ++i)
+		if (!r->range[i])
+			return bounded;
+	if (bounded != isl_bool_false)
+		return bounded;
+	dom = domain(r, n);
+	bounded = is_bounded(dom, pos);
+	isl_set_free(dom);
+	return bounded;
+}
+
 static int check_ranges(ein_ctx *ctx, const struct ein_func_stmt *stmt,
 	struct ranges *r)
 {
 	int i, ok = 0;
 
 	for (i = 0; i < stmt->n_index; ++i) {
-		if (r->range[i] && is_bounded(r->range[i], i) == isl_bool_true)
+		if (index_is_bounded(r, stmt->n_index, i) == isl_bool_true)
 			continue;
 		ein_error_at(ctx, stmt->index_loc[i], "index '%s' has no "
 			"range: no access to a tensor of known shape bounds "

@@ -10,7 +10,11 @@
  * Index variables are implicit: an identifier that is not a size and that
  * appears in the indices of some access of a statement (or in its where
  * clause) is an index variable of that statement.  Those of the left-hand
- * side come first; the others are reduction indices.
+ * side come first; the others are reduction indices.  A name that a where
+ * clause ranges over is an index too when the statement uses it only as a
+ * value.  A tensor of rank 0 named without parentheses reads its element.
+ * An input named again alone among the outputs is updated in place: one
+ * tensor, an output whose initial value is the caller's data.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -252,7 +256,60 @@ static isl_set *size_context(ein_ctx *ctx, const struct ein_func *func)
 	return set;
 }
 
-/* Declare the inputs and outputs of func->def. */
+/* The input of func->def named "name", NULL if none. */
+static struct ein_ast_param *find_input(const struct ein_func *func,
+	const char *name)
+{
+	int i;
+
+	for (i = 0; i < func->def->n_input; ++i)
+		if (!strcmp(func->def->inputs[i]->name, name))
+			return func->def->inputs[i];
+	return NULL;
+}
+
+/* Is input "p" updated in place: named again, alone (without type or
+ * shape), among the outputs?  It is then declared once, as an output
+ * with the input's type and shape, whose initial value is the caller's
+ * data (docs/language.md, "In-place kernels"). */
+static int is_in_place(const struct ein_func *func,
+	const struct ein_ast_param *p)
+{
+	int i;
+
+	for (i = 0; i < func->def->n_output; ++i) {
+		const struct ein_ast_param *o = func->def->outputs[i];
+
+		if (o->type == EIN_TYPE_NONE && o->n_dim < 0 &&
+		    !strcmp(o->name, p->name))
+			return 1;
+	}
+	return 0;
+}
+
+/* Declare output "o": an in-place input's name takes the input's
+ * declaration. */
+static void declare_output(ein_ctx *ctx, struct ein_func *func,
+	struct ein_ast_param *o)
+{
+	struct ein_ast_param *in = find_input(func, o->name);
+	int pos;
+
+	if (in && o->type == EIN_TYPE_NONE && o->n_dim < 0) {
+		pos = add_tensor(ctx, func, o->name, EIN_ROLE_OUTPUT, in,
+			o->loc);
+		if (pos >= 0)
+			func->tensor[pos].in_place = 1;
+		return;
+	}
+	pos = add_tensor(ctx, func, o->name, EIN_ROLE_OUTPUT, o, o->loc);
+	if (pos < 0 && in)
+		ein_hint(ctx, "to update input '%s' in place, name it alone "
+			"among the outputs: -> (%s)", o->name, o->name);
+}
+
+/* Declare the inputs and outputs of func->def.  An input updated in
+ * place is declared among the outputs only. */
 static void declare_params(ein_ctx *ctx, struct ein_func *func)
 {
 	struct ein_ast_def *def = func->def;
@@ -270,11 +327,12 @@ static void declare_params(ein_ctx *ctx, struct ein_func *func)
 			ein_error_at(ctx, p->loc, "input '%s' needs a type and "
 				"a shape, as in float32(M, N) %s",
 				p->name, p->name);
-		add_tensor(ctx, func, p->name, EIN_ROLE_INPUT, p, p->loc);
+		if (!is_in_place(func, p))
+			add_tensor(ctx, func, p->name, EIN_ROLE_INPUT, p,
+				p->loc);
 	}
 	for (i = 0; i < def->n_output; ++i)
-		add_tensor(ctx, func, def->outputs[i]->name, EIN_ROLE_OUTPUT,
-			def->outputs[i], def->outputs[i]->loc);
+		declare_output(ctx, func, def->outputs[i]);
 }
 
 /* Add index "name" first seen at "loc" to "stmt" unless it is there;
@@ -332,6 +390,16 @@ static int find_index(const struct ein_func_stmt *stmt, const char *name)
 static void resolve_expr(ein_ctx *ctx, struct ein_func *func,
 	struct ein_func_stmt *stmt, struct ein_ast_expr *expr);
 
+/* "beta", the name of a tensor of rank 0, reads its only element: make
+ * the identifier the access "beta()" to tensor "pos", so that every later
+ * pass sees an access. */
+static void read_scalar(struct ein_ast_expr *expr, int pos)
+{
+	expr->kind = EIN_EXPR_ACCESS;
+	expr->ident_kind = EIN_IDENT_UNRESOLVED;
+	expr->slot = pos;
+}
+
 static void resolve_ident(ein_ctx *ctx, struct ein_func *func,
 	struct ein_func_stmt *stmt, struct ein_ast_expr *expr)
 {
@@ -348,7 +416,12 @@ static void resolve_ident(ein_ctx *ctx, struct ein_func *func,
 		expr->slot = pos;
 		return;
 	}
-	if (ein_func_find_tensor(func, expr->name) >= 0) {
+	pos = ein_func_find_tensor(func, expr->name);
+	if (pos >= 0 && func->tensor[pos].n_dim == 0) {
+		read_scalar(expr, pos);
+		return;
+	}
+	if (pos >= 0) {
 		ein_error_at(ctx, expr->loc, "tensor '%s' used without "
 			"indices", expr->name);
 		return;
@@ -462,9 +535,12 @@ static void check_lhs(ein_ctx *ctx, struct ein_func *func,
 	struct ein_ast_expr *lhs = stmt->ast->lhs;
 	int i, pos = ein_func_find_tensor(func, lhs->name);
 
-	if (pos >= 0 && func->tensor[pos].role == EIN_ROLE_INPUT)
+	if (pos >= 0 && func->tensor[pos].role == EIN_ROLE_INPUT) {
 		ein_error_at(ctx, lhs->loc, "cannot assign to input '%s'",
 			lhs->name);
+		ein_hint(ctx, "to update it in place, name it alone among "
+			"the outputs too: -> (%s)", lhs->name);
+	}
 	if (pos < 0)
 		pos = add_tensor(ctx, func, lhs->name, EIN_ROLE_TEMP, NULL,
 			lhs->loc);
@@ -514,11 +590,70 @@ static void check_where(ein_ctx *ctx, struct ein_func *func,
 	}
 }
 
+/* The first identifier "name" in "expr" outside the indices of accesses
+ * (where it is an index anyway), NULL if none. */
+static struct ein_ast_expr *find_value_use(struct ein_ast_expr *expr,
+	const char *name)
+{
+	struct ein_ast_expr *found = NULL;
+	int i;
+
+	if (expr->kind == EIN_EXPR_IDENT && !strcmp(expr->name, name))
+		return expr;
+	if (expr->kind == EIN_EXPR_ACCESS)
+		return NULL;
+	for (i = 0; !found && i < expr->n_arg; ++i)
+		found = find_value_use(expr->args[i], name);
+	return found;
+}
+
+/* The first use of "name" as a value in the right-hand side of "stmt" or
+ * in the bounds of its where clauses other than "self", NULL if none. */
+static struct ein_ast_expr *where_name_use(struct ein_ast_stmt *stmt,
+	const struct ein_ast_where *self, const char *name)
+{
+	struct ein_ast_expr *use = find_value_use(stmt->rhs, name);
+	int i;
+
+	for (i = 0; !use && i < stmt->n_where; ++i) {
+		if (stmt->where[i] == self)
+			continue;
+		use = find_value_use(stmt->where[i]->lo, name);
+		if (!use)
+			use = find_value_use(stmt->where[i]->hi, name);
+	}
+	return use;
+}
+
+/* A name that a where clause gives a range is an index of the statement
+ * even when no access uses it, provided the statement uses it as a value
+ * ("y(i) +=! x(i) * k where k in 0:i + 1"): add those after the indices
+ * of the accesses.  A where name used nowhere stays an error
+ * (check_where). */
+static void collect_where_indices(struct ein_func *func,
+	struct ein_func_stmt *stmt)
+{
+	int i;
+
+	for (i = 0; i < stmt->ast->n_where; ++i) {
+		struct ein_ast_where *w = stmt->ast->where[i];
+		struct ein_ast_expr *use;
+
+		if (find_index(stmt, w->name) >= 0 ||
+		    ein_func_find_size(func, w->name) >= 0)
+			continue;
+		use = where_name_use(stmt->ast, w, w->name);
+		if (use)
+			add_index(stmt, w->name, use->loc);
+	}
+}
+
 static void check_stmt(ein_ctx *ctx, struct ein_func *func,
 	struct ein_func_stmt *stmt)
 {
 	check_lhs(ctx, func, stmt);
 	collect_indices(func, stmt, stmt->ast->rhs, 0);
+	collect_where_indices(func, stmt);
 	resolve_expr(ctx, func, stmt, stmt->ast->lhs);
 	resolve_expr(ctx, func, stmt, stmt->ast->rhs);
 	check_where(ctx, func, stmt);

@@ -26,6 +26,9 @@ enum ein_role {
  * role: input, output or temporary; n_dim: its number of dimensions;
  * param: its declaration, NULL for a temporary;
  * declared: 1 if the declaration gives its shape;
+ * in_place: 1 for an output that is also an input (declared among the
+ *	inputs with its type and shape, and named alone among the outputs):
+ *	its initial value is the caller's data, which the kernel reads;
  * shape: n_dim extents over the sizes (an isl_pw_aff each, over the
  *	definition's parameter space), filled in by sema for declared
  *	shapes and by range inference for the others;
@@ -37,6 +40,7 @@ struct ein_tensor {
 	int n_dim;
 	struct ein_ast_param *param;
 	int declared;
+	int in_place;
 	isl_pw_aff **shape;
 	struct ein_loc loc;
 };

@@ -167,6 +167,13 @@ int ein_kernel_tensor_is_output(const ein_kernel *k, int pos)
 	return t ? t->role == EIN_ROLE_OUTPUT : -1;
 }
 
+int ein_kernel_tensor_is_input(const ein_kernel *k, int pos)
+{
+	const struct ein_tensor *t = arg_tensor(k, pos);
+
+	return t ? t->role == EIN_ROLE_INPUT || t->in_place : -1;
+}
+
 int ein_kernel_tensor_ndim(const ein_kernel *k, int pos)
 {
 	const struct ein_tensor *t = arg_tensor(k, pos);

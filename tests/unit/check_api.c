@@ -87,6 +87,66 @@ START_TEST(signature)
 }
 END_TEST
 
+/* An input named again alone among the outputs is one tensor, updated in
+ * place: numbered among the outputs, both an input and an output, and
+ * both the compiled kernel and the reference start from the caller's
+ * data. */
+START_TEST(in_place_signature)
+{
+	static const char src[] =
+		"def axpy(float32(N) x, float32(N) y, float32 a) -> (y) {\n"
+		"    y(i) = a * x(i) + y(i)\n"
+		"}\n";
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog, src, "axpy");
+	struct tt x, y, yref, a;
+	DLTensor *args[3], *rargs[3];
+	int64_t n = 5;
+	float y0[5];
+	int i;
+
+	ck_assert_int_eq(ein_kernel_n_tensor(k), 3);
+	ck_assert_str_eq(ein_kernel_get_tensor_name(k, 0), "x");
+	ck_assert_str_eq(ein_kernel_get_tensor_name(k, 1), "a");
+	ck_assert_str_eq(ein_kernel_get_tensor_name(k, 2), "y");
+	ck_assert_int_eq(ein_kernel_tensor_is_output(k, 0), 0);
+	ck_assert_int_eq(ein_kernel_tensor_is_input(k, 0), 1);
+	ck_assert_int_eq(ein_kernel_tensor_is_output(k, 2), 1);
+	ck_assert_int_eq(ein_kernel_tensor_is_input(k, 2), 1);
+	ck_assert_int_eq(ein_kernel_tensor_is_input(k, 3), -1);
+	ck_assert_int_eq(ein_kernel_tensor_ndim(k, 2), 1);
+	tt_alloc(&x, 1, &n);
+	tt_alloc(&y, 1, &n);
+	tt_alloc(&yref, 1, &n);
+	tt_alloc(&a, 0, NULL);
+	tt_randomize(&x, 1);
+	tt_randomize(&y, 2);
+	tt_randomize(&yref, 2);
+	a.f[0] = 3;
+	args[0] = rargs[0] = &x.dl;
+	args[1] = rargs[1] = &a.dl;
+	args[2] = &y.dl;
+	rargs[2] = &yref.dl;
+	memcpy(y0, y.f, sizeof(y0));
+	ck_assert_int_eq(ein_kernel_call(k, args, 3, &n, 1), EIN_OK);
+	ck_assert_int_eq(ein_kernel_call_reference(k, rargs, 3, &n, 1),
+		EIN_OK);
+	for (i = 0; i < n; ++i) {
+		ck_assert(y0[i] != 0);
+		ck_assert_float_eq_tol(y.f[i], 3 * x.f[i] + y0[i], 1e-6);
+		ck_assert_float_eq_tol(yref.f[i], y.f[i], 1e-6);
+	}
+	tt_free(&x);
+	tt_free(&y);
+	tt_free(&yref);
+	tt_free(&a);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(wrong_shape)
 {
 	struct fixture f;
@@ -567,6 +627,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, signature);
+	tcase_add_test(tc, in_place_signature);
 	tcase_add_test(tc, wrong_shape);
 	tcase_add_test(tc, wrong_rank);
 	tcase_add_test(tc, wrong_counts);

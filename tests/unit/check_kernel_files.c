@@ -13,7 +13,8 @@
  * none.  Every definition is compiled once, with its sizes symbolic, and
  * run at every size set.  Inputs are uniform pseudo-random values in their
  * range (default -1:1) from a fixed seed; the compiled kernel and the
- * interpreter get the same inputs and zeroed outputs.  Every element of
+ * interpreter get the same inputs and zeroed outputs (a tensor updated in
+ * place is an input: it gets random data).  Every element of
  * every output must satisfy
  *
  *     |compiled - reference| <= tol * eps * (1 + |reference|)
@@ -37,6 +38,7 @@
 #include <string.h>
 #include <check.h>
 #include "ein.h"
+#include "cli/cli.h"
 #include "testutil.h"
 
 #define MAX_FILES 256
@@ -202,27 +204,17 @@ static double eval_tol(ein_kernel *k, const int64_t *sizes, const char *p)
 }
 
 /* The input range of tensor "name" in the "range" directive "spec"
- * ("X=0.1:2 Y=-3:3"); -1:1 when it names none. */
+ * ("X=0.1:2 Y=-3:3", read as "ein run --range" reads it); -1:1 when it
+ * names none. */
 static void input_range(const char *spec, const char *name, double *lo,
 	double *hi)
 {
-	size_t len = strlen(name);
-	const char *p = spec;
+	int found = ein_cli_range_find(spec, name, lo, hi);
 
-	*lo = -1;
-	*hi = 1;
-	while (p && *p) {
-		while (*p == ' ')
-			++p;
-		if (!strncmp(p, name, len) && p[len] == '=') {
-			char *end;
-
-			*lo = strtod(p + len + 1, &end);
-			if (*end == ':')
-				*hi = strtod(end + 1, NULL);
-			return;
-		}
-		p = strchr(p, ' ');
+	ck_assert_msg(found >= 0, "bad range directive '%s'", spec);
+	if (!found) {
+		*lo = -1;
+		*hi = 1;
 	}
 }
 
@@ -303,16 +295,20 @@ static void ktensor_alloc(struct ktensor *t, ein_kernel *k, int pos,
 	ck_assert_ptr_nonnull(t->dl.data);
 }
 
-/* Fill "a" and its copy "b" with the same random values in [lo, hi). */
+/* Fill "a" and its copy "b" with the same random values in [lo, hi)
+ * (integers lo..hi-1), as "ein run --range" draws them. */
 static void ktensor_fill(struct ktensor *a, struct ktensor *b, double lo,
 	double hi, uint64_t seed)
 {
 	int64_t i;
 
+	enum ein_cli_value_kind kind = is_int(a) ? EIN_CLI_VALUE_INT :
+		is_f64(a) ? EIN_CLI_VALUE_F64 : EIN_CLI_VALUE_F32;
+
 	for (i = 0; i < a->n; ++i) {
 		double u = (next_random(&seed) >> 11) * 0x1p-53;
 
-		set(a, i, lo + (hi - lo) * u);
+		set(a, i, ein_cli_value_in_range(u, lo, hi, kind));
 		set(b, i, get(a, i));
 	}
 }
@@ -395,7 +391,7 @@ static int run_size_set(ein_ctx *ctx, ein_kernel *k, const char *text,
 		ktensor_alloc(&out[i], k, i, sizes);
 		ktensor_alloc(&ref[i], k, i, sizes);
 		input_range(ranges, ein_kernel_get_tensor_name(k, i), &lo, &hi);
-		if (!ein_kernel_tensor_is_output(k, i))
+		if (ein_kernel_tensor_is_input(k, i))
 			ktensor_fill(&out[i], &ref[i], lo, hi, seed + 977 * i);
 		a_out[i] = &out[i].dl;
 		a_ref[i] = &ref[i].dl;
