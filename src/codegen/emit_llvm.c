@@ -40,6 +40,7 @@
 #include "codegen/loop_md.h"
 #include "codegen/emit_llvm.h"
 #include "codegen/mathfn.h"
+#include "frontend/builtin.h"
 #include "frontend/type.h"
 
 /* The largest buffer kept on the stack, in bytes. */
@@ -1202,68 +1203,89 @@ static LLVMValueRef int_select(struct llvm_emit *e, LLVMIntPredicate pred,
 }
 
 /* abs, min and max of int32 values; abs(INT32_MIN) wraps. */
-static LLVMValueRef lower_int_call(struct llvm_emit *e, const char *name,
+static LLVMValueRef lower_int_call(struct llvm_emit *e, enum ein_builtin fn,
 	LLVMValueRef *a)
 {
 	LLVMValueRef zero = iconst(LLVMTypeOf(a[0]), 0);
 
-	if (!strcmp(name, "abs"))
+	if (fn == EIN_BUILTIN_ABS)
 		return int_select(e, LLVMIntSGT, a[0],
 			LLVMBuildSub(e->b, zero, a[0], ""));
-	return int_select(e, strcmp(name, "min") ? LLVMIntSGT : LLVMIntSLT,
+	return int_select(e, fn != EIN_BUILTIN_MIN ? LLVMIntSGT : LLVMIntSLT,
 		a[0], a[1]);
 }
 
 /* exp(v) or erf(v): inline (mathfn.h) unless strict floating point,
  * else LLVM's intrinsic or the C library's function, which become calls
  * to the C library or to libmvec. */
-static LLVMValueRef lower_exp_erf(struct llvm_emit *e, const char *name,
+static LLVMValueRef lower_exp_erf(struct llvm_emit *e, enum ein_builtin fn,
 	LLVMValueRef v)
 {
-	if (e->relaxed && ein_mathfn_has(name, LLVMTypeOf(v)))
-		return ein_mathfn_build(e->b, e->m, name, v, e->avx512);
-	if (!strcmp(name, "erf"))
-		return call_libm(e, name, v);
+	if (e->relaxed && ein_mathfn_has(fn, LLVMTypeOf(v)))
+		return ein_mathfn_build(e->b, e->m, fn, v, e->avx512);
+	if (fn == EIN_BUILTIN_ERF)
+		return call_libm(e, ein_builtin_name(fn), v);
 	return call_float(e, "llvm.exp", 1, &v);
+}
+
+/* The call "x" of a builtin of a floating-point type, on the lowered
+ * arguments "a": LLVM's intrinsic where it has one, else the C library's
+ * function or mathfn.h's inline expansion. */
+static LLVMValueRef lower_float_call(struct llvm_emit *e,
+	const struct ein_ast_expr *x, LLVMValueRef *a)
+{
+	LLVMValueRef one = fconst(LLVMTypeOf(a[0]), 1), t;
+
+	switch (x->fn) {
+	case EIN_BUILTIN_RSQRT:
+		return LLVMBuildFDiv(e->b, one,
+			call_float(e, "llvm.sqrt", 1, a), "");
+	case EIN_BUILTIN_SIGMOID:
+		t = lower_exp_erf(e, EIN_BUILTIN_EXP,
+			LLVMBuildFNeg(e->b, a[0], ""));
+		return LLVMBuildFDiv(e->b, one,
+			LLVMBuildFAdd(e->b, one, t, ""), "");
+	case EIN_BUILTIN_EXP:
+	case EIN_BUILTIN_ERF:
+		return lower_exp_erf(e, x->fn, a[0]);
+	case EIN_BUILTIN_TANH:
+		return call_libm(e, "tanh", a[0]);
+	case EIN_BUILTIN_ABS:
+		return call_float(e, "llvm.fabs", 1, a);
+	case EIN_BUILTIN_MIN:
+		return call_float(e, "llvm.minnum", 2, a);
+	case EIN_BUILTIN_MAX:
+		return call_float(e, "llvm.maxnum", 2, a);
+	case EIN_BUILTIN_LOG:
+		return call_float(e, "llvm.log", 1, a);
+	case EIN_BUILTIN_SQRT:
+		return call_float(e, "llvm.sqrt", 1, a);
+	case EIN_BUILTIN_FLOOR:
+		return call_float(e, "llvm.floor", 1, a);
+	case EIN_BUILTIN_CEIL:
+		return call_float(e, "llvm.ceil", 1, a);
+	case EIN_BUILTIN_POW:
+		return call_float(e, "llvm.pow", 2, a);
+	case EIN_BUILTIN_FMA:
+		return call_float(e, "llvm.fma", 3, a);
+	default:
+		ein_internal(e->ctx, "unknown function '%s'", x->name);
+		return NULL;
+	}
 }
 
 static LLVMValueRef lower_call(struct stmt_emit *s,
 	const struct ein_ast_expr *x)
 {
-	struct llvm_emit *e = s->e;
-	LLVMValueRef a[3], t, one;
+	LLVMValueRef a[3];
 	int i;
 
 	for (i = 0; i < x->n_arg && i < 3; ++i)
 		if (!(a[i] = lower_as(s, x->args[i], x->vtype)))
 			return NULL;
 	if (!ein_type_is_float(x->vtype))
-		return lower_int_call(e, x->name, a);
-	one = fconst(LLVMTypeOf(a[0]), 1);
-	if (!strcmp(x->name, "rsqrt"))
-		return LLVMBuildFDiv(e->b, one,
-			call_float(e, "llvm.sqrt", 1, a), "");
-	if (!strcmp(x->name, "sigmoid")) {
-		t = lower_exp_erf(e, "exp", LLVMBuildFNeg(e->b, a[0], ""));
-		return LLVMBuildFDiv(e->b, one,
-			LLVMBuildFAdd(e->b, one, t, ""), "");
-	}
-	if (!strcmp(x->name, "exp") || !strcmp(x->name, "erf"))
-		return lower_exp_erf(e, x->name, a[0]);
-	if (!strcmp(x->name, "tanh"))
-		return call_libm(e, x->name, a[0]);
-	if (!strcmp(x->name, "abs"))
-		return call_float(e, "llvm.fabs", 1, a);
-	if (!strcmp(x->name, "min"))
-		return call_float(e, "llvm.minnum", 2, a);
-	if (!strcmp(x->name, "max"))
-		return call_float(e, "llvm.maxnum", 2, a);
-	{
-		char name[32];
-
-		snprintf(name, sizeof(name), "llvm.%s", x->name);
-		return call_float(e, name, x->n_arg, a);
-	}
+		return lower_int_call(s->e, x->fn, a);
+	return lower_float_call(s->e, x, a);
 }
 
 static LLVMValueRef lower_compare(struct stmt_emit *s,
@@ -1748,16 +1770,15 @@ static int steps_known(const struct ein_ast_expr *x, const long *step)
  * vectoriser calls libmvec's vector versions (codegen/target.c). */
 static int fast_vector_calls(struct llvm_emit *e, const struct ein_ast_expr *x)
 {
-	static const char *const native[] = { "sqrt", "rsqrt", "abs", "min",
-		"max", "floor", "ceil" };
 	int i, ok = x->kind != EIN_EXPR_CALL || !ein_type_is_float(x->vtype);
 
-	for (i = 0; !ok && i < (int) (sizeof(native) / sizeof(native[0]));
-	     ++i)
-		ok = !strcmp(x->name, native[i]);
-	if (!ok && (!strcmp(x->name, "exp") || !strcmp(x->name, "erf") ||
-		    !strcmp(x->name, "sigmoid")))
-		ok = e->relaxed && x->vtype == EIN_TYPE_F32;
+	if (!ok) {
+		enum ein_builtin_vector v = ein_builtin_get(x->fn)->vector;
+
+		ok = v == EIN_BUILTIN_VEC_NATIVE ||
+			(v == EIN_BUILTIN_VEC_INLINE && e->relaxed &&
+			 x->vtype == EIN_TYPE_F32);
+	}
 	for (i = 0; ok && i < x->n_arg; ++i)
 		ok = fast_vector_calls(e, x->args[i]);
 	return ok;
