@@ -111,8 +111,8 @@ static void add_fn_attr(LLVMValueRef fn, LLVMAttributeRef attr)
  * "elem" into used[(*n)++], and append its mapping for the scalar "name"
  * to "list" (of "len" bytes, *pos used). */
 static void declare_variant(LLVMModuleRef m, enum ein_builtin k,
-	LLVMTypeRef elem, int lanes, const char *vname, const char *name, char *list,
-	size_t len, size_t *pos, LLVMValueRef *used, int *n)
+	LLVMTypeRef elem, int lanes, const char *vname, const char *name,
+	char *list, size_t len, size_t *pos, LLVMValueRef *used, int *n)
 {
 	LLVMTypeRef vec = LLVMVectorType(elem, lanes);
 	LLVMTypeRef params[2] = { vec, vec };
