@@ -7,7 +7,8 @@
  * tensors are row-major arrays behind noalias pointers, so that LLVM may
  * vectorise the innermost loop.  Statement bodies are lowered by
  * llvm_stmt.c, buffers allocated by llvm_mem.c, parallel loops outlined
- * by llvm_par.c; the walker (walk.c) drives them all.
+ * by llvm_par.c; the walker (walk.c) drives them all, and the CPU's
+ * vector loops are its policy in vector_loop.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "codegen/emit_llvm.h"
 #include "codegen/llvm_private.h"
 #include "codegen/loop_md.h"
+#include "codegen/vector_loop.h"
 
 LLVMBasicBlockRef ein_llvm_new_block(struct llvm_emit *e, const char *name)
 {
@@ -381,10 +383,15 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 		.relaxed = relaxed, .poison = env && strcmp(env, "") &&
 		strcmp(env, "0"),
 		.avx512 = target && ein_target_has_avx512(target) };
-	struct ein_emitter em = { &e, &ein_llvm_expr_int, &ein_llvm_expr_id,
-		&ein_llvm_expr_op, &for_open, &ein_llvm_parallel_for,
-		&for_test, &for_close, &if_open, &if_else, &if_close,
-		&ein_llvm_user_stmt, &ein_llvm_vector_stmt, scop };
+	struct ein_emitter em = { .user = &e,
+		.expr_int = &ein_llvm_expr_int, .expr_id = &ein_llvm_expr_id,
+		.expr_op = &ein_llvm_expr_op, .for_open = &for_open,
+		.parallel_for = &ein_llvm_parallel_for, .for_test = &for_test,
+		.for_close = &for_close, .if_open = &if_open,
+		.if_else = &if_else, .if_close = &if_close,
+		.user_stmt = &ein_llvm_user_stmt,
+		.vector_stmt = &ein_llvm_vector_stmt, .scop = scop,
+		.for_loop = &ein_vector_loop };
 	int n_par = 0;
 	const struct ein_func *func = scop->func;
 	int ok;
