@@ -30,7 +30,9 @@
  *
  * Every definition also runs as the C text of ein show --stage=c (the
  * C emitter over the same walker, codegen/emit_c.c), compiled by $CC into
- * a shared object, on the same inputs, with the same bound.
+ * a shared object, on the same inputs, with the same bound.  The golden
+ * inputs of tests/codegen run here too, each with its schedule X.sched
+ * where it has one (the JIT code and the C text alike).
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -530,10 +532,10 @@ static int run_size_set(ein_ctx *ctx, ein_kernel *k, void *cfn,
 /* Definition "def" of "prog" as C text (ein show --stage=c) compiled by
  * $CC into a shared object in "dir" and loaded: its function, and its
  * handle in *handle. */
-static void *compile_c(ein_program *prog, const char *def, const char *dir,
-	void **handle)
+static void *compile_c(ein_program *prog, const char *def,
+	const ein_options *opts, const char *dir, void **handle)
 {
-	char *text = ein_program_show(prog, def, EIN_STAGE_C);
+	char *text = ein_program_show_with(prog, def, EIN_STAGE_C, opts);
 	const char *cc = getenv("CC");
 	char src[4200], so[4200], cmd[9000];
 	FILE *f;
@@ -573,10 +575,11 @@ static void remove_dir(const char *dir, const char *def)
 
 /* Compile definition "def" of "prog" once and run it at every size set of
  * its header; append failures to "msg".  Returns the number of failures. */
-static int check_def(ein_ctx *ctx, ein_program *prog, const char *text,
-	const char *def, uint64_t seed, char *msg, size_t msg_size)
+static int check_def(ein_ctx *ctx, ein_program *prog,
+	const ein_options *opts, const char *text, const char *def,
+	uint64_t seed, char *msg, size_t msg_size)
 {
-	ein_kernel *k = ein_kernel_compile(prog, def);
+	ein_kernel *k = ein_kernel_compile_with(prog, def, opts);
 	int64_t sizes[MAX_SIZES];
 	char spec[1024], err[256], dir[] = "/tmp/ein_check_c_XXXXXX";
 	void *cfn, *handle;
@@ -585,7 +588,7 @@ static int check_def(ein_ctx *ctx, ein_program *prog, const char *text,
 
 	ck_assert_msg(k != NULL, "%s: %s", def, ein_ctx_last_error(ctx));
 	ck_assert_msg(mkdtemp(dir) != NULL, "cannot make %s", dir);
-	cfn = compile_c(prog, def, dir, &handle);
+	cfn = compile_c(prog, def, opts, dir, &handle);
 	ck_assert_int_le(ein_kernel_n_size(k), MAX_SIZES);
 	ck_assert_msg(directive(text, "sizes", def, spec, sizeof(spec)),
 		"%s: no '# sizes:' line", def);
@@ -608,21 +611,28 @@ static int check_def(ein_ctx *ctx, ein_program *prog, const char *text,
 START_TEST(kernel_file)
 {
 	const char *path = kernel_files[_i];
-	char *text = tt_read_text(path), msg[8192] = "";
+	char *text = tt_read_text(path), msg[8192] = "", sched[4200];
 	ein_ctx *ctx = ein_ctx_alloc();
+	ein_options *opts = ein_options_alloc();
 	ein_program *prog;
 	int d, failed = 0;
 
 	ck_assert_msg(text != NULL, "cannot read %s", path);
+	snprintf(sched, sizeof(sched), "%.*s.sched",
+		(int) strlen(path) - 4, path);
+	if (access(sched, R_OK) == 0)
+		ck_assert_int_eq(ein_options_set_schedule(opts, sched),
+			EIN_OK);
 	prog = ein_program_parse(ctx, text, path);
 	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
 	for (d = 0; d < ein_program_n_def(prog); ++d)
-		failed += check_def(ctx, prog, text,
+		failed += check_def(ctx, prog, opts, text,
 			ein_program_get_def_name(prog, d), 1000 * (d + 1),
 			msg, sizeof(msg));
 	ck_assert_msg(failed == 0, "%s: %d output(s) beyond the bound:%s",
 		path, failed, msg);
 	ein_program_free(prog);
+	ein_options_free(opts);
 	ein_ctx_free(ctx);
 	free(text);
 }
@@ -635,7 +645,7 @@ int main(void)
 	Suite *s = suite_create("kernel_files");
 	TCase *tc = tcase_create("catalogue");
 	SRunner *sr;
-	int failed, i;
+	int failed, i, n;
 
 	snprintf(dir, sizeof(dir), "%s/tests/kernels", srcdir ? srcdir : ".");
 	if ((n_kernel_files = tt_list_files(dir, ".ein", kernel_files,
@@ -644,6 +654,14 @@ int main(void)
 			n_kernel_files);
 		return EXIT_FAILURE;
 	}
+	snprintf(dir, sizeof(dir), "%s/tests/codegen", srcdir ? srcdir : ".");
+	n = tt_list_files(dir, ".ein", kernel_files + n_kernel_files,
+		MAX_FILES - n_kernel_files);
+	if (n < 4) {
+		fprintf(stderr, "%s: %d files, 4 expected\n", dir, n);
+		return EXIT_FAILURE;
+	}
+	n_kernel_files += n;
 	/* One test per file: each definition is JIT-compiled once (about
 	 * 0.2 s with LLVM's O3 pipeline) and run at two or three sizes, and
 	 * the interpreter takes up to a second on the largest sets; under
