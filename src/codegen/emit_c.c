@@ -823,6 +823,29 @@ static void c_emit_clear(struct c_emit *c)
 	free(c->pool);
 }
 
+/* Is "name" that of a loop iterator of isl's AST ("c0", "c1", ...)?  A
+ * tensor or size of that name would be hidden inside the loop. */
+static int iterator_name(const char *name)
+{
+	return name[0] == 'c' && name[1] &&
+		strspn(name + 1, "0123456789") == strlen(name + 1);
+}
+
+/* The first tensor or size of "scop" with the name of a loop iterator,
+ * NULL if none. */
+static const char *hidden_name(const struct ein_scop *scop)
+{
+	int i;
+
+	for (i = 0; i < ein_scop_n_tensor(scop); ++i)
+		if (iterator_name(ein_scop_tensor_name(scop, i)))
+			return ein_scop_tensor_name(scop, i);
+	for (i = 0; i < scop->func->n_size; ++i)
+		if (iterator_name(scop->func->size[i]))
+			return scop->func->size[i];
+	return NULL;
+}
+
 /* Is a tensor of "spec" embedded as a constant? */
 static int has_const(const struct ein_wrap_spec *spec)
 {
@@ -851,6 +874,13 @@ int ein_emit_c(ein_ctx *ctx, FILE *out, const struct ein_wrap_spec *spec,
 		ein_error(ctx, EIN_ERROR_UNSUPPORTED, "definition '%s': C "
 			"text cannot embed constant tensors (--const)",
 			spec->func->def->name);
+		return -1;
+	}
+	if (hidden_name(scop)) {
+		ein_error(ctx, EIN_ERROR_UNSUPPORTED, "definition '%s': C "
+			"text cannot name a tensor or size '%s', as its loop "
+			"iterators are named", spec->func->def->name,
+			hidden_name(scop));
 		return -1;
 	}
 	c.em = &em;

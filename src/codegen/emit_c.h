@@ -31,7 +31,8 @@ void ein_emit_c_prelude(FILE *out);
 /* Print the function of the kernel "spec" describes, whose scop is
  * "scop" and AST "tree", to "out".  Returns -1 with an error on ctx:
  * EIN_ERROR_UNSUPPORTED for a constant tensor (spec->konst), whose data
- * C text does not hold; an internal error otherwise. */
+ * C text does not hold, or for a tensor or size named as isl names loop
+ * iterators ("c0", "c1", ...); an internal error otherwise. */
 int ein_emit_c(ein_ctx *ctx, FILE *out, const struct ein_wrap_spec *spec,
 	struct ein_scop *scop, __isl_keep isl_ast_node *tree);
 
