@@ -97,7 +97,9 @@ typedef enum ein_stage {
 	 * tree, after the schedule file's directives. */
 	EIN_STAGE_SCHEDULE = 6,
 	/* Assembly for the host CPU. */
-	EIN_STAGE_ASM = 7
+	EIN_STAGE_ASM = 7,
+	/* C source of the kernel (as ein_aot_write's EIN_AOT_C). */
+	EIN_STAGE_C = 8
 } ein_stage;
 
 typedef struct ein_ctx ein_ctx;
@@ -340,7 +342,11 @@ typedef enum ein_aot_format {
 	/* LLVM IR after optimisation, as text. */
 	EIN_AOT_LLVM = 2,
 	/* Assembly. */
-	EIN_AOT_ASM = 3
+	EIN_AOT_ASM = 3,
+	/* C source: each definition as a C function with the same
+	 * signature and results, scalar code from the same loops (no
+	 * constant tensors: EIN_ERROR_UNSUPPORTED). */
+	EIN_AOT_C = 4
 } ein_aot_format;
 
 /* Start compiling definitions of "prog" ahead of time, for the host CPU

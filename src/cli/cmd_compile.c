@@ -13,7 +13,7 @@
 /* The options of "ein compile".
  * target: a target name; triple, cpu, features: an explicit LLVM target;
  * emit: "obj" (the default: an object, or an archive if output ends in
- *	".a"), "llvm" or "asm". */
+ *	".a"), "llvm", "asm" or "c". */
 struct compile_opts {
 	const char *file;
 	const char *output;
@@ -102,9 +102,9 @@ static int parse_args(int argc, char **argv, struct compile_opts *o)
 		return -1;
 	}
 	if (o->emit && strcmp(o->emit, "obj") && strcmp(o->emit, "llvm") &&
-	    strcmp(o->emit, "asm")) {
-		fprintf(stderr, "ein compile: error: --emit takes obj, llvm or "
-			"asm, not '%s'\n", o->emit);
+	    strcmp(o->emit, "asm") && strcmp(o->emit, "c")) {
+		fprintf(stderr, "ein compile: error: --emit takes obj, llvm, "
+			"asm or c, not '%s'\n", o->emit);
 		return -1;
 	}
 	return 0;
@@ -175,6 +175,8 @@ static ein_aot_format output_format(const struct compile_opts *o)
 		return EIN_AOT_LLVM;
 	if (o->emit && !strcmp(o->emit, "asm"))
 		return EIN_AOT_ASM;
+	if (o->emit && !strcmp(o->emit, "c"))
+		return EIN_AOT_C;
 	if (n > 2 && !strcmp(o->output + n - 2, ".a"))
 		return EIN_AOT_ARCHIVE;
 	return EIN_AOT_OBJECT;

@@ -18,6 +18,7 @@ static const struct {
 	{ "deps", EIN_STAGE_DEPS },
 	{ "schedule", EIN_STAGE_SCHEDULE },
 	{ "asm", EIN_STAGE_ASM },
+	{ "c", EIN_STAGE_C },
 };
 
 static int parse_stage(const char *name, ein_stage *stage)
@@ -30,7 +31,8 @@ static int parse_stage(const char *name, ein_stage *stage)
 			return 0;
 		}
 	fprintf(stderr, "ein show: error: unknown stage '%s' (stages: "
-		"source, domains, deps, schedule, ast, llvm-unopt, llvm, asm)\n", name);
+		"source, domains, deps, schedule, ast, llvm-unopt, llvm, asm, "
+		"c)\n", name);
 	return -1;
 }
 

@@ -84,8 +84,9 @@ static const struct help_opt compile_cmd_opts[] = {
 	{ "--cpu CPU", "The CPU to compile for (with --target-triple)." },
 	{ "--features F", "The CPU features, as LLVM spells them "
 	  "(+avx2,+fma)." },
-	{ "--emit=obj|llvm|asm", "Write an object file (the default), LLVM "
-	  "IR or assembly." },
+	{ "--emit=obj|llvm|asm|c", "Write an object file (the default), LLVM "
+	  "IR, assembly, or C text (scalar C functions with the same "
+	  "signatures, docs/design.md)." },
 	{ "-o FILE", "The object file (FILE.o) or static library "
 	  "(FILE.a) to write." },
 	{ "--header FILE.h", "The C header declaring the compiled functions "
@@ -97,7 +98,8 @@ static const struct help_opt show_opts[] = {
 	{ "--def NAME", "The definition to show." },
 	{ "--sizes M=7,...", "Compile for these sizes, as --fix-sizes does." },
 	{ "--stage=STAGE", "What to print: source, domains, deps, schedule, "
-	  "ast (the default), llvm-unopt, llvm or asm." },
+	  "ast (the default), llvm-unopt, llvm, asm, or c (the kernel as C "
+	  "text)." },
 	{ NULL, NULL }
 };
 
@@ -149,7 +151,7 @@ static const struct help_cmd cmds[] = {
 	  "GFLOP/s, and compares every output with the reference "
 	  "interpreter.  Exits 1 on a mismatch.", run_opts, 1 },
 	{ "compile", "FILE.ein [--def NAME]... [--sizes M=64,...] "
-	  "[--const W=FILE]... [--target T] [--emit=obj|llvm|asm] "
+	  "[--const W=FILE]... [--target T] [--emit=obj|llvm|asm|c] "
 	  "[-o FILE] [--header FILE.h] [OPTIONS]",
 	  "compile definitions ahead of time into an object file or a "
 	  "static library and a C header",
@@ -166,7 +168,8 @@ static const struct help_cmd cmds[] = {
 	  "Prints one stage of the compilation of a definition: the source, "
 	  "the iteration domains and accesses, the dependences, the schedule "
 	  "tree, the loops of isl's AST, the LLVM IR before and after "
-	  "optimisation, or the assembly.", show_opts, 1 },
+	  "optimisation, the assembly, or the kernel as C text.", show_opts,
+	  1 },
 	{ "tune", "FILE.ein [--def NAME] --sizes M=512,... "
 	  "[--trials N | --time 60s] [OPTIONS]",
 	  "search for a fast schedule and write it",

@@ -586,7 +586,7 @@ static int access_can_pad(const struct ein_scop *scop,
 }
 
 /* The iterations that a vector loop over dimension "pos" of "own" (kept)
- * runs when it is padded to whole vectors of "width" (walk.c): on each
+ * runs when it is padded to whole vectors of "width" (vector_loop.c): on each
  * line along dimension pos, all else equal, from its first iteration lo
  * to lo + width * ceil(n / width) - 1, with n = hi - lo + 1 and hi its
  * last. */

@@ -200,17 +200,17 @@ static LLVMValueRef build_erf(LLVMBuilderRef b, LLVMModuleRef m,
 	return LLVMBuildFDiv(b, num, den, "");
 }
 
-int ein_mathfn_has(const char *name, LLVMTypeRef ty)
+int ein_mathfn_has(enum ein_builtin fn, LLVMTypeRef ty)
 {
 	if (LLVMGetTypeKind(scalar_of(ty)) != LLVMFloatTypeKind)
 		return 0;
-	return !strcmp(name, "exp") || !strcmp(name, "erf");
+	return fn == EIN_BUILTIN_EXP || fn == EIN_BUILTIN_ERF;
 }
 
 LLVMValueRef ein_mathfn_build(LLVMBuilderRef b, LLVMModuleRef m,
-	const char *name, LLVMValueRef x, int avx512)
+	enum ein_builtin fn, LLVMValueRef x, int avx512)
 {
-	if (!strcmp(name, "exp"))
+	if (fn == EIN_BUILTIN_EXP)
 		return build_exp(b, m, x, avx512);
 	return build_erf(b, m, x);
 }

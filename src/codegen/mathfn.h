@@ -12,11 +12,12 @@
 #define EIN_CODEGEN_MATHFN_H
 
 #include <llvm-c/Core.h>
+#include "frontend/builtin.h"
 
-/* 1 if "name" ("exp", "erf") of a value of type "ty" has an inline
+/* 1 if "fn" (exp, erf) of a value of type "ty" has an inline
  * expansion: float32 or vectors of it only (float64 keeps the C
  * library's). */
-int ein_mathfn_has(const char *name, LLVMTypeRef ty);
+int ein_mathfn_has(enum ein_builtin fn, LLVMTypeRef ty);
 
 /* The constant "v" of the floating-point type "ty", or of each lane of
  * "ty" if it is a vector type. */
@@ -28,8 +29,8 @@ LLVMValueRef ein_mathfn_int(LLVMTypeRef ty, long long v);
 /* exp(x) or erf(x) of the float32 "x" (or vector of float32), with
  * AVX-512's instructions for 16-float vectors if "avx512", built by "b"
  * in module "m" (which receives the declarations of the intrinsics
- * used); "name" must be one that ein_mathfn_has accepts. */
+ * used); "fn" must be one that ein_mathfn_has accepts. */
 LLVMValueRef ein_mathfn_build(LLVMBuilderRef b, LLVMModuleRef m,
-	const char *name, LLVMValueRef x, int avx512);
+	enum ein_builtin fn, LLVMValueRef x, int avx512);
 
 #endif

@@ -19,6 +19,7 @@
 #include "ctx.h"
 #include "diag.h"
 #include "codegen/target.h"
+#include "frontend/builtin.h"
 #include "sched/lookup.h"
 
 /* triple, cpu, features: as LLVM names them (owned, LLVM messages);
@@ -49,7 +50,7 @@ static const struct {
 	{ "aarch64", "aarch64-unknown-linux-gnu", "generic", "+neon" },
 };
 
-/* Loops calling exp, log, pow, sin, cos, tanh or erf vectorise into calls
+/* Loops calling exp, log, pow, tanh or erf vectorise into calls
  * to glibc's vector math library, libmvec (_ZGVdN8v_expf and the like: a
  * softmax's exp is otherwise a scalar call per element), on x86-64 targets
  * with AVX2.  LLVM 16's own way, its -vector-library option, is
@@ -70,29 +71,20 @@ static void use_libmvec(void)
 #endif
 }
 
-/* The functions of libmvec used, by their scalar names, and the
- * parameters of each in the vector function ABI ("v": one vector). */
-static const struct {
-	const char *name;
-	const char *params;
-} libmvec_fn[] = {
-	{ "exp", "v" }, { "log", "v" }, { "sin", "v" }, { "cos", "v" },
-	{ "pow", "vv" }, { "tanh", "v" }, { "erf", "v" },
-};
-
-#define N_LIBMVEC_FN (sizeof(libmvec_fn) / sizeof(libmvec_fn[0]))
-
-/* The function "name" of libmvec, or -1: as the C library's name
- * ("expf", "exp") or LLVM's intrinsic ("llvm.exp.f32"); *dbl is set for
- * the double versions. */
-static int find_libmvec_fn(const char *name, int *dbl)
+/* The builtin function (frontend/builtin.h) that libmvec has a vector
+ * version of and whose call is "name", or EIN_BUILTIN_NONE: as the C
+ * library's name ("expf", "exp") or LLVM's intrinsic ("llvm.exp.f32");
+ * *dbl is set for the double versions. */
+static enum ein_builtin find_libmvec_fn(const char *name, int *dbl)
 {
-	size_t i;
+	int i;
 	char buf[32];
 
-	for (i = 0; i < N_LIBMVEC_FN; ++i) {
-		const char *f = libmvec_fn[i].name;
+	for (i = EIN_BUILTIN_NONE + 1; i < EIN_BUILTIN_N; ++i) {
+		const char *f = ein_builtin_name(i);
 
+		if (!ein_builtin_get(i)->libmvec)
+			continue;
 		*dbl = 1;
 		if (!strcmp(name, f))
 			return i;
@@ -107,7 +99,7 @@ static int find_libmvec_fn(const char *name, int *dbl)
 		if (!strcmp(name, buf))
 			return i;
 	}
-	return -1;
+	return EIN_BUILTIN_NONE;
 }
 
 static void add_fn_attr(LLVMValueRef fn, LLVMAttributeRef attr)
@@ -118,9 +110,9 @@ static void add_fn_attr(LLVMValueRef fn, LLVMAttributeRef attr)
 /* Declare the vector version "vname" of function k with "lanes" lanes of
  * "elem" into used[(*n)++], and append its mapping for the scalar "name"
  * to "list" (of "len" bytes, *pos used). */
-static void declare_variant(LLVMModuleRef m, int k, LLVMTypeRef elem,
-	int lanes, const char *vname, const char *name, char *list,
-	size_t len, size_t *pos, LLVMValueRef *used, int *n)
+static void declare_variant(LLVMModuleRef m, enum ein_builtin k,
+	LLVMTypeRef elem, int lanes, const char *vname, const char *name,
+	char *list, size_t len, size_t *pos, LLVMValueRef *used, int *n)
 {
 	LLVMTypeRef vec = LLVMVectorType(elem, lanes);
 	LLVMTypeRef params[2] = { vec, vec };
@@ -128,10 +120,11 @@ static void declare_variant(LLVMModuleRef m, int k, LLVMTypeRef elem,
 
 	if (!v)
 		v = LLVMAddFunction(m, vname, LLVMFunctionType(vec, params,
-			strlen(libmvec_fn[k].params), 0));
+			strlen(ein_builtin_get(k)->libmvec), 0));
 	used[(*n)++] = v;
 	*pos += snprintf(list + *pos, len - *pos, "%s_ZGV_LLVM_N%d%s_%s(%s)",
-		*pos ? "," : "", lanes, libmvec_fn[k].params, name, vname);
+		*pos ? "," : "", lanes, ein_builtin_get(k)->libmvec, name,
+		vname);
 }
 
 /* Tell the loop vectoriser of the libmvec versions of declaration "fn",
@@ -144,23 +137,24 @@ static void add_variants(LLVMModuleRef m, LLVMValueRef fn,
 {
 	LLVMContextRef c = LLVMGetModuleContext(m);
 	const char *name = LLVMGetValueName(fn);
-	int dbl, k = find_libmvec_fn(name, &dbl);
+	int dbl;
+	enum ein_builtin k = find_libmvec_fn(name, &dbl);
 	LLVMTypeRef elem;
 	char list[256], vname[64];
 	const char *f, *suffix;
 	size_t pos = 0;
 
-	if (k < 0)
+	if (k == EIN_BUILTIN_NONE)
 		return;
 	elem = dbl ? LLVMDoubleTypeInContext(c) : LLVMFloatTypeInContext(c);
-	f = libmvec_fn[k].name;
+	f = ein_builtin_name(k);
 	suffix = dbl ? "" : "f";
 	snprintf(vname, sizeof(vname), "_ZGVdN%d%s_%s%s", dbl ? 4 : 8,
-		libmvec_fn[k].params, f, suffix);
+		ein_builtin_get(k)->libmvec, f, suffix);
 	declare_variant(m, k, elem, dbl ? 4 : 8, vname, name, list,
 		sizeof(list), &pos, used, n);
 	snprintf(vname, sizeof(vname), "_ZGVbN%d%s_%s%s", dbl ? 2 : 4,
-		libmvec_fn[k].params, f, suffix);
+		ein_builtin_get(k)->libmvec, f, suffix);
 	declare_variant(m, k, elem, dbl ? 2 : 4, vname, name, list,
 		sizeof(list), &pos, used, n);
 	add_fn_attr(fn, LLVMCreateStringAttribute(c,
@@ -208,7 +202,7 @@ int ein_target_has_avx512(const struct ein_target *t)
  * mappings are): unused, they would be removed before it. */
 static void add_libmvec_variants(struct ein_target *t, LLVMModuleRef m)
 {
-	LLVMValueRef fn, used[4 * N_LIBMVEC_FN], g;
+	LLVMValueRef fn, used[4 * EIN_BUILTIN_N], g;
 	LLVMTypeRef ptr;
 	int n = 0;
 
@@ -217,7 +211,7 @@ static void add_libmvec_variants(struct ein_target *t, LLVMModuleRef m)
 	    LLVMGetNamedGlobal(m, "llvm.compiler.used"))
 		return;
 	for (fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
-		if (LLVMIsDeclaration(fn) && n + 2 <= (int) (4 * N_LIBMVEC_FN))
+		if (LLVMIsDeclaration(fn) && n + 2 <= (int) (4 * EIN_BUILTIN_N))
 			add_variants(m, fn, used, &n);
 	if (n == 0)
 		return;

@@ -36,11 +36,16 @@ typedef void *ein_value;
  * vector_stmt: may statement "us", in the body of a vectorised loop over
  *	"iter", be emitted as explicit vectors, lane l of an iteration
  *	being the loop's iteration iter + l?  1 if so, 0 if not, -1 on
- *	error; NULL: never.  The walker emits a loop whose statements all
- *	may so (walk.c, explicit_lanes), and leaves the others to LLVM's
- *	loop vectoriser;
- * scop: the statements' scop, with which the walker may run a vector loop
- *	in whole vectors (walk.c), NULL if it must not. */
+ *	error; NULL: never.  The CPU's vector loops (vector_loop.c,
+ *	explicit_lanes) emit a loop whose statements all may so, and leave
+ *	the others to LLVM's loop vectoriser;
+ * scop: the statements' scop, with which the CPU's vector loops may run
+ *	in whole vectors (vector_loop.c), NULL if they must not;
+ * for_loop: emit the for node "node", whose attributes are "attr" (NULL
+ *	if none), in a form of the backend's own, calling back
+ *	ein_walk_loop or ein_walk_for (the CPU's: ein_vector_loop,
+ *	vector_loop.h); NULL: the walker emits each loop as isl wrote it
+ *	(ein_walk_for). */
 struct ein_emitter {
 	void *user;
 	ein_value (*expr_int)(void *user, long v);
@@ -60,10 +65,26 @@ struct ein_emitter {
 	int (*vector_stmt)(void *user, const struct ein_user_stmt *us,
 		__isl_keep isl_id *iter);
 	const struct ein_scop *scop;
+	int (*for_loop)(const struct ein_emitter *e,
+		__isl_keep isl_ast_node *node,
+		const struct ein_loop_attr *attr);
 };
 
 /* Emit "node" and everything under it.  Returns -1 on error. */
 int ein_walk_node(const struct ein_emitter *e, __isl_keep isl_ast_node *node);
+/* Emit the for node "node" as isl wrote it: through parallel_for if
+ * "attr" marks it parallel and the emitter has parallel_for, else as a
+ * sequential loop.  Returns -1 on error. */
+int ein_walk_for(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
+	const struct ein_loop_attr *attr);
+/* Emit the for node "node" over "iter" as a sequential loop from "init",
+ * with attributes "attr", and with the condition "cond" and increment
+ * "inc" (both taken) in place of its own (for_open, for_test, the body,
+ * for_close).  Returns -1 on error. */
+int ein_walk_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
+	__isl_keep isl_id *iter, ein_value init,
+	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *cond,
+	__isl_take isl_ast_expr *inc);
 /* Lower "expr" through e's expression callbacks; NULL on error. */
 ein_value ein_walk_expr(const struct ein_emitter *e,
 	__isl_keep isl_ast_expr *expr);

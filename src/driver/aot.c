@@ -25,6 +25,7 @@
 #include "diag.h"
 #include "outfile.h"
 #include "codegen/cheader.h"
+#include "codegen/emit_c.h"
 #include "codegen/target.h"
 #include "codegen/wrap.h"
 #include "frontend/type.h"
@@ -58,10 +59,13 @@ struct aot_data {
 };
 
 /* A definition added: its wrapper's description (arrays owned, konst[i]
- * owned too), and its fixed sizes as a parameter set for the pipeline. */
+ * owned too), its fixed sizes as a parameter set for the pipeline, and
+ * its scop and AST (owned), kept for C text (EIN_AOT_C). */
 struct aot_def {
 	struct ein_wrap_spec spec;
 	isl_set *sizes;
+	struct ein_scop *scop;
+	isl_ast_node *tree;
 };
 
 /* ctx: the context (not owned); prog: a reference to the program;
@@ -113,6 +117,8 @@ static void def_clear(struct aot_def *d)
 	free(d->spec.value);
 	isl_set_free(d->spec.valid);
 	isl_set_free(d->sizes);
+	isl_ast_node_free(d->tree);
+	ein_scop_free(d->scop);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -426,8 +432,13 @@ static int compile_def(ein_aot *aot, struct aot_def *d,
 	job.llctx = aot->llctx;
 	job.for_target = aot->target;
 	ok = ein_compile(aot->ctx, &job);
-	if (ok == 0)
+	if (ok == 0) {
+		d->scop = job.scop;
+		d->tree = job.tree;
+		job.scop = NULL;
+		job.tree = NULL;
 		ok = ein_wrap_kernel(aot->ctx, job.module, &d->spec);
+	}
 	if (ok == 0)
 		ok = ein_target_optimize(aot->ctx, aot->target, job.module);
 	if (ok == 0) {
@@ -675,6 +686,28 @@ static int write_asm(ein_aot *aot, const char *path)
 	return ok;
 }
 
+/* The definitions as C text (emit_c.h), in memory first so that the file
+ * is replaced whole. */
+static int write_c(ein_aot *aot, const char *path)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	int i, ok = f ? 0 : -1;
+
+	if (f)
+		ein_emit_c_prelude(f);
+	for (i = 0; i < aot->n_def && ok == 0; ++i)
+		ok = ein_emit_c(aot->ctx, f, &aot->def[i].spec,
+			aot->def[i].scop, aot->def[i].tree);
+	if (f && (ferror(f) | fclose(f)))
+		ok = -1;
+	if (ok == 0)
+		ok = ein_outfile_write_bytes(aot->ctx, path, text, len, 0);
+	free(text);
+	return ok;
+}
+
 ein_status ein_aot_write(ein_aot *aot, const char *path,
 	ein_aot_format format)
 {
@@ -693,6 +726,7 @@ ein_status ein_aot_write(ein_aot *aot, const char *path,
 	case EIN_AOT_ARCHIVE: ok = write_object(aot, path, 1); break;
 	case EIN_AOT_LLVM: ok = write_llvm(aot, path); break;
 	case EIN_AOT_ASM: ok = write_asm(aot, path); break;
+	case EIN_AOT_C: ok = write_c(aot, path); break;
 	default:
 		ein_error(aot->ctx, EIN_ERROR_INVALID, "unknown format %d",
 			(int) format);

@@ -10,6 +10,7 @@
 #include "ctx.h"
 #include "diag.h"
 #include "codegen/ast_build.h"
+#include "codegen/emit_c.h"
 #include "codegen/wrap.h"
 #include "driver/pipeline.h"
 #include "driver/program.h"
@@ -148,6 +149,38 @@ static char *show_job(ein_ctx *ctx, struct ein_job *job, ein_stage stage)
 	return str;
 }
 
+/* The kernel of "job" (run up to its AST) as C text (emit_c.h), with the
+ * sizes fixed to fixed[i] where that is not 0. */
+static char *show_c(ein_ctx *ctx, struct ein_job *job, int64_t *fixed)
+{
+	const struct ein_func *func = job->func;
+	int i, is_fixed[func->n_size + 1], ok;
+	const char *konst[func->n_tensor + 1];
+	struct ein_wrap_spec spec = { .func = func, .fixed = is_fixed,
+		.value = fixed, .konst = konst };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	for (i = 0; i < func->n_size; ++i)
+		is_fixed[i] = fixed[i] != 0;
+	memset(konst, 0, sizeof(konst));
+	spec.valid = ein_wrap_valid_sizes(ctx, func);
+	out = spec.valid ? open_memstream(&text, &len) : NULL;
+	if (!out)
+		return (isl_set_free(spec.valid), NULL);
+	ein_emit_c_prelude(out);
+	ok = ein_emit_c(ctx, out, &spec, job->scop, job->tree);
+	if (ferror(out) | fclose(out))
+		ok = -1;
+	isl_set_free(spec.valid);
+	if (ok < 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 static char *show_source(const struct ein_func *func)
 {
 	char *text = NULL;
@@ -177,6 +210,7 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 		[EIN_STAGE_DEPS] = EIN_PASS_DEPS,
 		[EIN_STAGE_SCHEDULE] = EIN_PASS_SCHEDULE,
 		[EIN_STAGE_ASM] = EIN_PASS_OPT,
+		[EIN_STAGE_C] = EIN_PASS_AST,
 	};
 	struct ein_job job = { 0 };
 	int64_t *fixed;
@@ -191,7 +225,7 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 		return NULL;
 	if (stage == EIN_STAGE_SOURCE)
 		return show_source(job.func);
-	if (stage < EIN_STAGE_SOURCE || stage > EIN_STAGE_ASM) {
+	if (stage < EIN_STAGE_SOURCE || stage > EIN_STAGE_C) {
 		ein_error(prog->ctx, EIN_ERROR_INVALID, "unknown stage %d",
 			stage);
 		return NULL;
@@ -207,7 +241,8 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 	fixed = calloc(job.func->n_size + 1, sizeof(*fixed));
 	if (fixed && ein_wrap_options_sizes(prog->ctx, job.func, opts, fixed,
 			&job.sizes) == 0 && ein_compile(prog->ctx, &job) == 0)
-		str = show_job(prog->ctx, &job, stage);
+		str = stage == EIN_STAGE_C ? show_c(prog->ctx, &job, fixed) :
+			show_job(prog->ctx, &job, stage);
 	free(fixed);
 	job.sizes = isl_set_free(job.sizes);
 	ein_job_clear(&job);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "diag.h"
+#include "frontend/builtin.h"
 
 /* Element types.  The numbers index ein_type_name. */
 enum ein_type {
@@ -61,6 +62,7 @@ enum ein_ident_kind {
  * kind: which of the union's readings applies (see enum ein_expr_kind);
  * loc: where the node starts;
  * name: identifier, tensor or function name (IDENT, ACCESS, CALL);
+ * fn: the function called (CALL), set by the parser;
  * ival, fval: literal values (INT, FLOAT);
  * height: the length of the longest path to a leaf below (0 for a leaf),
  *	which the parser keeps below EIN_AST_MAX_HEIGHT so that the passes
@@ -78,6 +80,7 @@ struct ein_ast_expr {
 	enum ein_expr_kind kind;
 	struct ein_loc loc;
 	char *name;
+	enum ein_builtin fn;
 	int64_t ival;
 	double fval;
 	int height;

@@ -112,11 +112,6 @@ static const struct {
 	{ "char", "int8" },
 };
 
-static const char *const builtins[] = {
-	"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "abs",
-	"floor", "ceil", "pow", "min", "max", "fma",
-};
-
 #define MAX_PREC 6
 
 /* The deepest nesting of expressions the parser accepts (that of
@@ -201,14 +196,12 @@ static enum ein_type tok_type(const struct ein_token *tok)
 	return EIN_TYPE_NONE;
 }
 
-static int tok_is_builtin(const struct ein_token *tok)
+/* The builtin function "tok" names (frontend/builtin.h), if any. */
+static enum ein_builtin tok_builtin(const struct ein_token *tok)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(builtins); ++i)
-		if (tok_is(tok, builtins[i]))
-			return 1;
-	return 0;
+	if (tok->kind != EIN_TOK_IDENT)
+		return EIN_BUILTIN_NONE;
+	return ein_builtin_find(tok->start, tok->len);
 }
 
 /* The precedence of the binary operator "kind" (and the operator in *op),
@@ -444,17 +437,19 @@ static struct ein_ast_expr *parse_cast(struct parser *p,
 static struct ein_ast_expr *parse_name(struct parser *p)
 {
 	struct ein_token name = p->tok;
-	int call;
+	struct ein_ast_expr *expr;
+	enum ein_builtin fn;
 
 	next(p);
 	if (p->tok.kind != EIN_TOK_LPAREN)
 		return name_expr(p, &name, EIN_EXPR_IDENT);
 	if (tok_type(&name) != EIN_TYPE_NONE)
 		return parse_cast(p, &name);
-	call = tok_is_builtin(&name);
-	return parse_args(p, name_expr(p, &name,
-		call ? EIN_EXPR_CALL : EIN_EXPR_ACCESS), &name,
-		call ? "arguments" : "indices");
+	fn = tok_builtin(&name);
+	expr = name_expr(p, &name, fn ? EIN_EXPR_CALL : EIN_EXPR_ACCESS);
+	if (expr)
+		expr->fn = fn;
+	return parse_args(p, expr, &name, fn ? "arguments" : "indices");
 }
 
 /* INT | FLOAT */

@@ -26,19 +26,9 @@
 #include <isl/val.h>
 #include "ctx.h"
 #include "diag.h"
+#include "frontend/builtin.h"
 #include "frontend/sema.h"
 #include "frontend/type.h"
-
-/* The builtin functions and their arities. */
-static const struct {
-	const char *name;
-	int n_arg;
-} builtins[] = {
-	{ "exp", 1 }, { "log", 1 }, { "sqrt", 1 }, { "rsqrt", 1 },
-	{ "tanh", 1 }, { "sigmoid", 1 }, { "erf", 1 }, { "abs", 1 },
-	{ "floor", 1 }, { "ceil", 1 }, { "pow", 2 }, { "min", 2 },
-	{ "max", 2 }, { "fma", 3 },
-};
 
 int ein_func_find_tensor(const struct ein_func *func, const char *name)
 {
@@ -57,16 +47,6 @@ int ein_func_find_size(const struct ein_func *func, const char *name)
 	for (i = 0; i < func->n_size; ++i)
 		if (!strcmp(func->size[i], name))
 			return i;
-	return -1;
-}
-
-static int builtin_arity(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); ++i)
-		if (!strcmp(builtins[i].name, name))
-			return builtins[i].n_arg;
 	return -1;
 }
 
@@ -447,19 +427,9 @@ static int assigned_later(const struct ein_func *func, const char *name)
  * more likely tensors). */
 static const char *near_builtin(const char *name)
 {
-	size_t i, len = strlen(name);
-	int best = len < 3 ? 0 : len < 5 ? 2 : 3, d;
-	const char *found = NULL;
+	size_t len = strlen(name);
 
-	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); ++i) {
-		d = ein_diag_edit_distance(name, strlen(name),
-			builtins[i].name);
-		if (d < best) {
-			best = d;
-			found = builtins[i].name;
-		}
-	}
-	return found;
+	return ein_builtin_nearest(name, len < 3 ? 0 : len < 5 ? 2 : 3);
 }
 
 /* An unknown name used as "NAME(args)": a misspelt function if it is
@@ -484,7 +454,7 @@ static void resolve_access(ein_ctx *ctx, struct ein_func *func,
 	const struct ein_tensor *t;
 
 	if (pos < 0) {
-		int n_arg = builtin_arity(expr->name);
+		int n_arg = ein_builtin_arity(expr->name);
 
 		if (n_arg >= 0) {
 			ein_error_at(ctx, expr->loc, "'%s' takes %d "
@@ -518,10 +488,11 @@ static void resolve_expr(ein_ctx *ctx, struct ein_func *func,
 	else if (expr->kind == EIN_EXPR_ACCESS)
 		resolve_access(ctx, func, stmt, expr);
 	else if (expr->kind == EIN_EXPR_CALL &&
-		 builtin_arity(expr->name) != expr->n_arg)
+		 ein_builtin_get(expr->fn)->n_arg != expr->n_arg)
 		ein_error_at(ctx, expr->loc, "'%s' takes %d argument%s, not "
-			"%d", expr->name, builtin_arity(expr->name),
-			builtin_arity(expr->name) == 1 ? "" : "s", expr->n_arg);
+			"%d", expr->name, ein_builtin_get(expr->fn)->n_arg,
+			ein_builtin_get(expr->fn)->n_arg == 1 ? "" : "s",
+			expr->n_arg);
 	for (i = 0; i < expr->n_arg; ++i)
 		resolve_expr(ctx, func, stmt, expr->args[i]);
 }

@@ -215,7 +215,7 @@ static void check_binary(struct checker *c, struct ein_ast_expr *x)
 }
 
 /* exp, log, ... compute in a float type; abs, min and max in the
- * arithmetic type of their arguments. */
+ * arithmetic type of their arguments (the table's type rule). */
 static void check_call(struct checker *c, struct ein_ast_expr *x)
 {
 	enum ein_type t = EIN_TYPE_BOOL;
@@ -226,8 +226,7 @@ static void check_call(struct checker *c, struct ein_ast_expr *x)
 		t = ein_type_arith(t, x->args[i]->vtype);
 	}
 	if (t != EIN_TYPE_NONE && !ein_type_is_float(t) &&
-	    strcmp(x->name, "abs") && strcmp(x->name, "min") &&
-	    strcmp(x->name, "max"))
+	    ein_builtin_get(x->fn)->type_rule == EIN_BUILTIN_FLOAT)
 		t = EIN_TYPE_F32;
 	for (i = 0; i < x->n_arg; ++i)
 		adapt(x->args[i], t);

@@ -130,20 +130,7 @@ static double eval_call(struct interp *in, const struct ein_ast_expr *x,
 
 	for (i = 0; i < x->n_arg && i < 3; ++i)
 		a[i] = to_float(in, x->args[i], ok);
-	if (!strcmp(x->name, "exp")) return exp(a[0]);
-	if (!strcmp(x->name, "log")) return log(a[0]);
-	if (!strcmp(x->name, "sqrt")) return sqrt(a[0]);
-	if (!strcmp(x->name, "rsqrt")) return 1 / sqrt(a[0]);
-	if (!strcmp(x->name, "tanh")) return tanh(a[0]);
-	if (!strcmp(x->name, "sigmoid")) return 1 / (1 + exp(-a[0]));
-	if (!strcmp(x->name, "erf")) return erf(a[0]);
-	if (!strcmp(x->name, "abs")) return fabs(a[0]);
-	if (!strcmp(x->name, "floor")) return floor(a[0]);
-	if (!strcmp(x->name, "ceil")) return ceil(a[0]);
-	if (!strcmp(x->name, "pow")) return pow(a[0], a[1]);
-	if (!strcmp(x->name, "min")) return fmin(a[0], a[1]);
-	if (!strcmp(x->name, "max")) return fmax(a[0], a[1]);
-	return fma(a[0], a[1], a[2]);
+	return ein_builtin_get(x->fn)->eval(a);
 }
 
 static double float_binary(enum ein_op op, double a, double b)
@@ -251,10 +238,10 @@ static int64_t eval_int_call(struct interp *in, const struct ein_ast_expr *x,
 {
 	int64_t a = eval_int(in, x->args[0], ok), b;
 
-	if (!strcmp(x->name, "abs"))
+	if (x->fn == EIN_BUILTIN_ABS)
 		return ein_type_wrap(x->vtype, a < 0 ? -a : a);
 	b = eval_int(in, x->args[1], ok);
-	if (!strcmp(x->name, "min"))
+	if (x->fn == EIN_BUILTIN_MIN)
 		return a < b ? a : b;
 	return a > b ? a : b;
 }

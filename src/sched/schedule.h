@@ -53,8 +53,8 @@
  * one_step: with vector, whether the loop runs at most "vector"
  *	iterations whatever the outer loops (the inner loop of a split by
  *	the width): a single vector step;
- * partial: never in a mark; set by the code generator's walk
- *	(codegen/walk.c) on its copy of a one_step loop's attributes when
+ * partial: never in a mark; set by the CPU's vector loops
+ *	(codegen/vector_loop.c) on their copy of a one_step loop's attributes when
  *	the loop's trip count is not a known multiple of "vector" (a
  *	partial tile that the AST generator isolated): vectorised with
  *	masks (LLVM's tail folding), where a loop shorter than the width

@@ -257,6 +257,8 @@ START_TEST(show_stages)
 		{ EIN_STAGE_AST, "S0(c0, c2, c1)" },
 		{ EIN_STAGE_LLVM_UNOPT, "define void @matmul(ptr noalias" },
 		{ EIN_STAGE_LLVM, " x float>" },
+		{ EIN_STAGE_C, "int matmul(const float *restrict A, "
+			"const float *restrict B, float *restrict C" },
 	};
 	ein_ctx *ctx = ein_ctx_alloc();
 	ein_program *prog = ein_program_parse(ctx, matmul_src, "m.ein");

@@ -28,14 +28,23 @@
  * around it.  The interpreter computes in double precision, so the bound
  * is that of the compiled kernel alone.  A failure names the kernel, the
  * size set, the output and its worst element.
+ *
+ * Every definition also runs as the C text of ein show --stage=c (the
+ * C emitter over the same walker, codegen/emit_c.c), compiled by $CC into
+ * a shared object, on the same inputs, with the same bound.  The golden
+ * inputs of tests/codegen run here too, each with its schedule X.sched
+ * where it has one (the JIT code and the C text alike).
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <check.h>
 #include "ein.h"
 #include "cli/cli.h"
@@ -365,19 +374,117 @@ static void sizes_text(ein_kernel *k, const int64_t *sizes, char *buf,
 			(long long) sizes[i]);
 }
 
-/* Run "k" compiled and interpreted at "sizes" and compare the outputs;
- * append a line to "msg" for each output beyond the bound.  Returns the
- * number of failing outputs. */
-static int run_size_set(ein_ctx *ctx, ein_kernel *k, const char *text,
-	const char *def,
+/* Compare the outputs "out" of "k" (run as "how") with "ref" within
+ * "tol" eps ("tol_spec"); append a line to "msg" for each beyond it.
+ * Returns the number of failing outputs. */
+static int compare_outputs(ein_kernel *k, const char *def, const char *how,
+	const char *stext, struct ktensor *out, struct ktensor *ref,
+	double tol, const char *tol_spec, char *msg, size_t msg_size)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < ein_kernel_n_tensor(k); ++i) {
+		double eps = is_f64(&out[i]) ? DBL_EPSILON : is_int(&out[i]) ?
+			0 : FLT_EPSILON, w;
+		int64_t at;
+
+		if (!ein_kernel_tensor_is_output(k, i))
+			continue;
+		w = worst_element(&out[i], &ref[i], &at);
+		if (eps == 0)
+			printf("%s (%s) at %s: %s %s the reference exactly (an "
+				"integer type)\n", def, how, stext,
+				ein_kernel_get_tensor_name(k, i),
+				w == 0 ? "matches" : "does not match");
+		else
+			printf("%s (%s) at %s: %s within %.3g eps of the "
+				"reference (tol %g)\n", def, how, stext,
+				ein_kernel_get_tensor_name(k, i), w / eps, tol);
+		if (w <= tol * eps)
+			continue;
+		failed++;
+		report(msg, msg_size, "\n  %s (%s) at %s: %s[%lld] = %.9g, "
+			"reference %.9g: error %.3g * (1 + |ref|) > tol %s = "
+			"%g eps", def, how, stext,
+			ein_kernel_get_tensor_name(k, i), (long long) at,
+			get(&out[i], at), get(&ref[i], at), w, tol_spec, tol);
+	}
+	return failed;
+}
+
+/* An argument of a kernel's C function: a pointer or an int64_t. */
+typedef intptr_t c_arg;
+
+#define C_ARGS_1 c_arg
+#define C_ARGS_2 C_ARGS_1, c_arg
+#define C_ARGS_3 C_ARGS_2, c_arg
+#define C_ARGS_4 C_ARGS_3, c_arg
+#define C_ARGS_5 C_ARGS_4, c_arg
+#define C_ARGS_6 C_ARGS_5, c_arg
+#define C_ARGS_7 C_ARGS_6, c_arg
+#define C_ARGS_8 C_ARGS_7, c_arg
+#define C_ARGS_9 C_ARGS_8, c_arg
+#define C_ARGS_10 C_ARGS_9, c_arg
+#define C_ARGS_11 C_ARGS_10, c_arg
+#define C_ARGS_12 C_ARGS_11, c_arg
+#define C_CALL(n, ...) case n: return ((int (*)(C_ARGS_##n)) fn)(__VA_ARGS__)
+
+/* Call the kernel's C function "fn" with the "n" arguments "a".  Its
+ * parameters are pointers and int64_t, which the C calling conventions
+ * of x86-64 and AArch64 pass alike, in order, in integer registers and
+ * then on the stack: a function type of as many intptr_t parameters
+ * calls it as its own type would.  Returns -1 for too many arguments. */
+static int call_c(void *fn, const c_arg *a, int n)
+{
+	switch (n) {
+	C_CALL(1, a[0]);
+	C_CALL(2, a[0], a[1]);
+	C_CALL(3, a[0], a[1], a[2]);
+	C_CALL(4, a[0], a[1], a[2], a[3]);
+	C_CALL(5, a[0], a[1], a[2], a[3], a[4]);
+	C_CALL(6, a[0], a[1], a[2], a[3], a[4], a[5]);
+	C_CALL(7, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+	C_CALL(8, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+	C_CALL(9, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+	C_CALL(10, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+		a[9]);
+	C_CALL(11, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+		a[9], a[10]);
+	C_CALL(12, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+		a[9], a[10], a[11]);
+	default: return -1;
+	}
+}
+
+/* Run the C function "fn" of "k" on the tensors "t" at "sizes": the
+ * tensors in signature order, then the sizes, as the prototype of
+ * ein show --stage=c has them. */
+static int run_c(void *fn, ein_kernel *k, struct ktensor *t,
+	const int64_t *sizes)
+{
+	int i, n = ein_kernel_n_tensor(k), n_size = ein_kernel_n_size(k);
+	c_arg a[MAX_TENSORS + MAX_SIZES];
+
+	for (i = 0; i < n; ++i)
+		a[i] = (c_arg) t[i].dl.data;
+	for (i = 0; i < n_size; ++i)
+		a[n + i] = (c_arg) sizes[i];
+	return call_c(fn, a, n + n_size);
+}
+
+/* Run "k" compiled, as the C function "cfn" and interpreted at "sizes"
+ * and compare the outputs; append a line to "msg" for each output beyond
+ * the bound.  Returns the number of failing outputs. */
+static int run_size_set(ein_ctx *ctx, ein_kernel *k, void *cfn,
+	const char *text, const char *def,
 	const int64_t *sizes, uint64_t seed, char *msg, size_t msg_size)
 {
 	int n = ein_kernel_n_tensor(k), n_size = ein_kernel_n_size(k), i;
-	struct ktensor out[MAX_TENSORS], ref[MAX_TENSORS];
+	struct ktensor out[MAX_TENSORS], ref[MAX_TENSORS], cout[MAX_TENSORS];
 	DLTensor *a_out[MAX_TENSORS], *a_ref[MAX_TENSORS];
 	char ranges[512] = "", tol_spec[128] = "4", stext[256];
 	double tol;
-	int failed = 0;
+	int failed;
 
 	ck_assert_int_le(n, MAX_TENSORS);
 	directive(text, "range", def, ranges, sizeof(ranges));
@@ -390,9 +497,13 @@ static int run_size_set(ein_ctx *ctx, ein_kernel *k, const char *text,
 
 		ktensor_alloc(&out[i], k, i, sizes);
 		ktensor_alloc(&ref[i], k, i, sizes);
+		ktensor_alloc(&cout[i], k, i, sizes);
 		input_range(ranges, ein_kernel_get_tensor_name(k, i), &lo, &hi);
-		if (ein_kernel_tensor_is_input(k, i))
+		if (ein_kernel_tensor_is_input(k, i)) {
 			ktensor_fill(&out[i], &ref[i], lo, hi, seed + 977 * i);
+			ktensor_fill(&out[i], &cout[i], lo, hi,
+				seed + 977 * i);
+		}
 		a_out[i] = &out[i].dl;
 		a_ref[i] = &ref[i].dl;
 	}
@@ -400,65 +511,95 @@ static int run_size_set(ein_ctx *ctx, ein_kernel *k, const char *text,
 		"%s (%s): %s", def, stext, ein_ctx_last_error(ctx));
 	ck_assert_msg(ein_kernel_call_reference(k, a_ref, n, sizes, n_size) ==
 		EIN_OK, "%s (%s): the reference interpreter failed", def, stext);
-	for (i = 0; i < n; ++i) {
-		double eps = is_f64(&out[i]) ? DBL_EPSILON : is_int(&out[i]) ?
-			0 : FLT_EPSILON, w;
-		int64_t at;
-
-		if (!ein_kernel_tensor_is_output(k, i))
-			continue;
-		w = worst_element(&out[i], &ref[i], &at);
-		if (eps == 0)
-			printf("%s at %s: %s %s the reference exactly (an "
-				"integer type)\n", def, stext,
-				ein_kernel_get_tensor_name(k, i),
-				w == 0 ? "matches" : "does not match");
-		else
-			printf("%s at %s: %s within %.3g eps of the reference "
-				"(tol %g)\n", def, stext,
-				ein_kernel_get_tensor_name(k, i), w / eps, tol);
-		if (w <= tol * eps)
-			continue;
-		failed++;
-		report(msg, msg_size, "\n  %s at %s: %s[%lld] = %.9g, reference "
-			"%.9g: error %.3g * (1 + |ref|) > tol %s = %g eps", def,
-			stext, ein_kernel_get_tensor_name(k, i), (long long) at,
-			get(&out[i], at), get(&ref[i], at), w, tol_spec, tol);
-	}
+	ck_assert_msg(run_c(cfn, k, cout, sizes) == 0,
+		"%s (%s): its C function failed", def, stext);
+	failed = compare_outputs(k, def, "compiled", stext, out, ref, tol,
+		tol_spec, msg, msg_size);
+	failed += compare_outputs(k, def, "C text", stext, cout, ref, tol,
+		tol_spec, msg, msg_size);
 	for (i = 0; i < n; ++i) {
 		free(out[i].dl.data);
 		free(ref[i].dl.data);
+		free(cout[i].dl.data);
 	}
 	return failed;
 }
 
+/* Definition "def" of "prog" as C text (ein show --stage=c) compiled by
+ * $CC into a shared object in "dir" and loaded: its function, and its
+ * handle in *handle. */
+static void *compile_c(ein_program *prog, const char *def,
+	const ein_options *opts, const char *dir, void **handle)
+{
+	char *text = ein_program_show_with(prog, def, EIN_STAGE_C, opts);
+	const char *cc = getenv("CC");
+	char src[4200], so[4200], cmd[9000];
+	FILE *f;
+	void *fn;
+
+	ck_assert_msg(text != NULL, "%s: no C text", def);
+	snprintf(src, sizeof(src), "%s/%s.c", dir, def);
+	snprintf(so, sizeof(so), "%s/%s.so", dir, def);
+	f = fopen(src, "w");
+	ck_assert_msg(f != NULL, "cannot write %s", src);
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "%s -std=c99 -O1 -fPIC -shared -o %s %s "
+		"-lm", cc && *cc ? cc : "cc", so, src);
+	ck_assert_msg(system(cmd) == 0, "%s: '%s' failed", def, cmd);
+	*handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(*handle != NULL, "%s: %s", so, dlerror());
+	fn = dlsym(*handle, def);
+	ck_assert_msg(fn != NULL, "%s: no function %s", so, def);
+	return fn;
+}
+
 /* ---- one file ---------------------------------------------------------- */
+
+/* Remove the files of "def" in "dir", and "dir". */
+static void remove_dir(const char *dir, const char *def)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s.c", dir, def);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/%s.so", dir, def);
+	remove(path);
+	rmdir(dir);
+}
 
 /* Compile definition "def" of "prog" once and run it at every size set of
  * its header; append failures to "msg".  Returns the number of failures. */
-static int check_def(ein_ctx *ctx, ein_program *prog, const char *text,
-	const char *def, uint64_t seed, char *msg, size_t msg_size)
+static int check_def(ein_ctx *ctx, ein_program *prog,
+	const ein_options *opts, const char *text, const char *def,
+	uint64_t seed, char *msg, size_t msg_size)
 {
-	ein_kernel *k = ein_kernel_compile(prog, def);
+	ein_kernel *k = ein_kernel_compile_with(prog, def, opts);
 	int64_t sizes[MAX_SIZES];
-	char spec[1024], err[256];
+	char spec[1024], err[256], dir[] = "/tmp/ein_check_c_XXXXXX";
+	void *cfn, *handle;
 	const char *p;
 	int failed = 0, n_set = 0;
 
 	ck_assert_msg(k != NULL, "%s: %s", def, ein_ctx_last_error(ctx));
+	ck_assert_msg(mkdtemp(dir) != NULL, "cannot make %s", dir);
+	cfn = compile_c(prog, def, opts, dir, &handle);
 	ck_assert_int_le(ein_kernel_n_size(k), MAX_SIZES);
 	ck_assert_msg(directive(text, "sizes", def, spec, sizeof(spec)),
 		"%s: no '# sizes:' line", def);
 	for (p = spec; *p; ++n_set) {
 		p = parse_size_set(k, p, sizes, err, sizeof(err));
 		ck_assert_msg(p != NULL, "%s: %s in '%s'", def, err, spec);
-		failed += run_size_set(ctx, k, text, def, sizes,
+		failed += run_size_set(ctx, k, cfn, text, def, sizes,
 			seed + 7919 * n_set, msg, msg_size);
 		if (*p == ';')
 			++p;
 	}
 	ck_assert_msg(n_set >= 2, "%s: %d size set(s), at least 2 needed",
 		def, n_set);
+	dlclose(handle);
+	remove_dir(dir, def);
 	ein_kernel_free(k);
 	return failed;
 }
@@ -466,21 +607,28 @@ static int check_def(ein_ctx *ctx, ein_program *prog, const char *text,
 START_TEST(kernel_file)
 {
 	const char *path = kernel_files[_i];
-	char *text = tt_read_text(path), msg[8192] = "";
+	char *text = tt_read_text(path), msg[8192] = "", sched[4200];
 	ein_ctx *ctx = ein_ctx_alloc();
+	ein_options *opts = ein_options_alloc();
 	ein_program *prog;
 	int d, failed = 0;
 
 	ck_assert_msg(text != NULL, "cannot read %s", path);
+	snprintf(sched, sizeof(sched), "%.*s.sched",
+		(int) strlen(path) - 4, path);
+	if (access(sched, R_OK) == 0)
+		ck_assert_int_eq(ein_options_set_schedule(opts, sched),
+			EIN_OK);
 	prog = ein_program_parse(ctx, text, path);
 	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
 	for (d = 0; d < ein_program_n_def(prog); ++d)
-		failed += check_def(ctx, prog, text,
+		failed += check_def(ctx, prog, opts, text,
 			ein_program_get_def_name(prog, d), 1000 * (d + 1),
 			msg, sizeof(msg));
 	ck_assert_msg(failed == 0, "%s: %d output(s) beyond the bound:%s",
 		path, failed, msg);
 	ein_program_free(prog);
+	ein_options_free(opts);
 	ein_ctx_free(ctx);
 	free(text);
 }
@@ -493,7 +641,7 @@ int main(void)
 	Suite *s = suite_create("kernel_files");
 	TCase *tc = tcase_create("catalogue");
 	SRunner *sr;
-	int failed, i;
+	int failed, i, n;
 
 	snprintf(dir, sizeof(dir), "%s/tests/kernels", srcdir ? srcdir : ".");
 	if ((n_kernel_files = tt_list_files(dir, ".ein", kernel_files,
@@ -502,6 +650,14 @@ int main(void)
 			n_kernel_files);
 		return EXIT_FAILURE;
 	}
+	snprintf(dir, sizeof(dir), "%s/tests/codegen", srcdir ? srcdir : ".");
+	n = tt_list_files(dir, ".ein", kernel_files + n_kernel_files,
+		MAX_FILES - n_kernel_files);
+	if (n < 4) {
+		fprintf(stderr, "%s: %d files, 4 expected\n", dir, n);
+		return EXIT_FAILURE;
+	}
+	n_kernel_files += n;
 	/* One test per file: each definition is JIT-compiled once (about
 	 * 0.2 s with LLVM's O3 pipeline) and run at two or three sizes, and
 	 * the interpreter takes up to a second on the largest sets; under

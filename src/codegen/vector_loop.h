@@ -1,0 +1,25 @@
+/*
+ * vector_loop.h: the CPU's vector loops, the LLVM emitter's for_loop
+ * (walk.h).
+ *
+ * A loop the schedule vectorises is emitted in one of three forms:
+ * explicit vectors (each statement of its body computed on vectors of
+ * the loop's width by the emitter, where every statement qualifies:
+ * ein_emitter.vector_stmt), a loop padded to whole vectors (where every
+ * statement may run past the loop's end), or a loop left to LLVM's loop
+ * vectoriser with masked vectors (partial).  Backends without explicit
+ * vectors (C text) leave for_loop NULL and get the loops as isl wrote
+ * them.
+ */
+#ifndef EIN_CODEGEN_VECTOR_LOOP_H
+#define EIN_CODEGEN_VECTOR_LOOP_H
+
+#include <isl/ast.h>
+#include "codegen/walk.h"
+
+/* Emit the for node "node", with attributes "attr" (NULL if none), in the
+ * CPU's form for it, through e's callbacks.  Returns -1 on error. */
+int ein_vector_loop(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, const struct ein_loop_attr *attr);
+
+#endif
