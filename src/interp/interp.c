@@ -24,6 +24,7 @@
 #include "diag.h"
 #include "frontend/type.h"
 #include "interp/interp.h"
+#include "poly/specialize.h"
 
 /* The state of one run.
  * func: what runs; sizes: the size values; data: one array per tensor;
@@ -409,9 +410,10 @@ static isl_bool bounds_are_box(const struct interp *in,
 	int i;
 
 	for (i = 0; i < in->func->n_size; ++i)
-		box = isl_set_fix_si(box, isl_dim_param, i, in->sizes[i]);
+		box = ein_specialize_fix(box, isl_dim_param, i,
+			in->sizes[i]);
 	for (i = 0; i < d; ++i)
-		box = isl_set_fix_si(box, isl_dim_set, i, in->idx[i]);
+		box = ein_specialize_fix(box, isl_dim_set, i, in->idx[i]);
 	for (i = d; i < n; ++i) {
 		isl_val *min = isl_set_dim_min_val(isl_set_copy(set), i);
 		isl_val *max = isl_set_dim_max_val(isl_set_copy(set), i);
@@ -420,8 +422,10 @@ static isl_bool bounds_are_box(const struct interp *in,
 		hi[i] = isl_val_get_num_si(max);
 		isl_val_free(min);
 		isl_val_free(max);
-		box = isl_set_lower_bound_si(box, isl_dim_set, i, lo[i]);
-		box = isl_set_upper_bound_si(box, isl_dim_set, i, hi[i]);
+		box = isl_set_lower_bound_val(box, isl_dim_set, i,
+			isl_val_int_from_si(isl_set_get_ctx(set), lo[i]));
+		box = isl_set_upper_bound_val(box, isl_dim_set, i,
+			isl_val_int_from_si(isl_set_get_ctx(set), hi[i]));
 	}
 	equal = isl_set_is_equal(set, box);
 	isl_set_free(box);
@@ -451,7 +455,7 @@ static int run_set(struct interp *in, __isl_take isl_set *set, int d, int n)
 	}
 	for (i = lo[d]; ok == 0 && i <= hi[d]; ++i) {
 		in->idx[d] = i;
-		ok = run_set(in, isl_set_fix_si(isl_set_copy(set), isl_dim_set,
+		ok = run_set(in, ein_specialize_fix(isl_set_copy(set), isl_dim_set,
 			d, i), d + 1, n);
 	}
 	isl_set_free(set);
@@ -464,7 +468,8 @@ static isl_set *fix_sizes(const struct interp *in, __isl_take isl_set *set)
 	int i;
 
 	for (i = 0; i < in->func->n_size; ++i)
-		set = isl_set_fix_si(set, isl_dim_param, i, in->sizes[i]);
+		set = ein_specialize_fix(set, isl_dim_param, i,
+			in->sizes[i]);
 	return set;
 }
 

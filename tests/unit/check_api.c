@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <check.h>
 #include "ein.h"
 #include "ctx.h"
@@ -558,6 +559,102 @@ START_TEST(compile_cache_errors)
 }
 END_TEST
 
+/* 2^32 + 1: a size that an int would hold as 1. */
+#define BIG_SIZE ((int64_t) 4294967297LL)
+
+/* A float32 tensor of "n" elements whose data is address space that no
+ * access may touch (PROT_NONE), for a size too large to allocate that the
+ * kernel never reads.  Returns the mapping, MAP_FAILED on failure. */
+static void *untouchable(struct tt *t, int64_t n)
+{
+	void *p = mmap(NULL, n * sizeof(float), PROT_NONE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	tt_alloc(t, 1, (int64_t[]) { 1 });
+	t->shape[0] = n;
+	if (p != MAP_FAILED)
+		t->dl.data = p;
+	return p;
+}
+
+/* ein_options_fix_size with a value above 2^31 - 1 specialises the kernel
+ * to that value, not to its low 32 bits: with N = 2^32 + 1 the window
+ * 0 : N - 4294967295 is Y(0) and Y(1), where N truncated to 1 would make
+ * it empty and leave Y unwritten.  The flop count (the reference
+ * interpreter's enumeration) sees the same N; the reference itself would
+ * need T as 2^32 doubles. */
+START_TEST(fixed_size_above_int_max)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k = NULL;
+	struct tt x, t, y;
+	float *data;
+	DLTensor *args[3] = { &x.dl, &t.dl, &y.dl };
+	int64_t n = BIG_SIZE, shape = 0;
+	void *map;
+	int i;
+
+	k = tt_compile(ctx, &prog, "def window(float32(4) X, float32(N) T) "
+		"-> (float32(4) Y) {\n"
+		"    Y(i) = X(i) + 1.0 where i in 0 : N - 4294967295\n}\n",
+		"window");
+	ein_kernel_free(k);
+	ck_assert_int_eq(ein_options_fix_size(opts, "N", n), EIN_OK);
+	k = ein_kernel_compile_with(prog, "window", opts);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_int_eq(ein_kernel_tensor_shape(k, 1, &n, 1, &shape), EIN_OK);
+	ck_assert_int_eq(shape, n);
+	ck_assert(ein_kernel_flops(k, &n, 1) == 2);
+	tt_alloc(&x, 1, (int64_t[]) { 4 });
+	tt_alloc(&y, 1, (int64_t[]) { 4 });
+	map = untouchable(&t, n);
+	ck_assert(map != MAP_FAILED);
+	for (i = 0; i < 4; ++i) {
+		x.f[i] = i + 1;
+		y.f[i] = -1;
+	}
+	ck_assert_int_eq(ein_kernel_call(k, args, 3, &n, 1), EIN_OK);
+	data = y.f;
+	ck_assert_msg(data[0] == 2 && data[1] == 3 && data[2] == -1 &&
+		data[3] == -1, "Y = %g %g %g %g", data[0], data[1], data[2],
+		data[3]);
+	munmap(map, n * sizeof(float));
+	t.dl.data = t.f;
+	tt_free(&x);
+	tt_free(&t);
+	tt_free(&y);
+	ein_kernel_free(k);
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* The flops of a matmul whose N is 2^32 + 5 (fixed or not) are
+ * 2 M K N, not those of N = 5. */
+START_TEST(flops_of_size_above_int_max)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k = tt_compile(ctx, &prog, matmul_src, "matmul"), *kf;
+	int64_t sizes[3] = { 3, 2, BIG_SIZE + 4 };
+
+	ck_assert(ein_kernel_flops(k, sizes, 3) == 2.0 * 3 * 2 * sizes[2]);
+	ck_assert_int_eq(ein_options_fix_size(opts, "N", sizes[2]), EIN_OK);
+	kf = ein_kernel_compile_with(prog, "matmul", opts);
+	ck_assert_msg(kf != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert(ein_kernel_flops(kf, sizes, 3) == 2.0 * 3 * 2 * sizes[2]);
+	ein_kernel_free(kf);
+	ein_kernel_free(k);
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -580,6 +677,8 @@ int main(void)
 	tcase_add_test(tc, compile_cache_errors);
 	tcase_add_test(tc, fixed_sizes);
 	tcase_add_test(tc, fixed_sizes_invalid);
+	tcase_add_test(tc, fixed_size_above_int_max);
+	tcase_add_test(tc, flops_of_size_above_int_max);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
