@@ -240,9 +240,16 @@ ein_status ein_kernel_tensor_shape(ein_kernel *kernel, int pos,
 /* Run the kernel.  "tensors" holds n_tensor pointers in signature order;
  * each must be a dense row-major (strides NULL or compact) tensor on the CPU
  * of the declared element type whose shape agrees with "sizes".  Outputs are
- * overwritten.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch,
- * EIN_ERROR_INVALID if kernel is NULL.  The tensors are the caller's and
- * are not kept.  Thread-safe: one kernel may be called from several threads
+ * overwritten.  No output may share memory with another tensor of the call
+ * (an input, or another output): the bytes each tensor addresses from
+ * data + byte_offset, through its shape and strides, must not overlap
+ * those of an output, since the compiled code reads inputs while it writes
+ * outputs.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch,
+ * a NULL array or tensor (the message names it), overlapping tensors (the
+ * message names both), and EIN_ERROR_INVALID if kernel is NULL; like every
+ * call, it replaces the context's message with its own, so that
+ * ein_ctx_last_error holds the last failure's.  The tensors are the
+ * caller's and are not kept.  Thread-safe: one kernel may be called from several threads
  * at once, each with its own output tensors (the checks of the arguments
  * take a lock of the context; the generated code runs unlocked). */
 ein_status ein_kernel_call(ein_kernel *kernel, DLTensor *const *tensors,
@@ -260,7 +267,8 @@ double ein_kernel_flops(ein_kernel *kernel, const int64_t *sizes,
 /* Run the reference interpreter instead of the compiled code, with the
  * same arguments and checks as ein_kernel_call: plain loops in the source's
  * order, every value a double, rounded to the element type when stored.
- * Slow; meant for checking results. */
+ * Slow; meant for checking results.  Also EIN_ERROR_NOMEM when the copies
+ * of the tensors as doubles cannot be allocated. */
 ein_status ein_kernel_call_reference(ein_kernel *kernel,
 	DLTensor *const *tensors, int n_tensor, const int64_t *sizes,
 	int n_size);

@@ -3,6 +3,7 @@
  * (never crashes), intermediate forms, ownership, concurrent calls and the
  * compile cache.
  */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -147,11 +148,11 @@ START_TEST(wrong_type_and_layout)
 	f.a.dl.strides = NULL;
 	f.c.dl.data = NULL;
 	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
-		"tensor 'C' (argument 2) has no data");
+		"tensor 'C' (argument 2) has NULL data");
 	f.c.dl.data = f.c.f;
 	f.args[1] = NULL;
 	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
-		"tensor 'B' (argument 1) has no data");
+		"tensor 'B' (argument 1) is NULL");
 	teardown(&f);
 }
 END_TEST
@@ -655,6 +656,160 @@ START_TEST(flops_of_size_above_int_max)
 }
 END_TEST
 
+/* A NULL pointer among the arguments is an error that says which one is
+ * NULL ("takes 3 tensors, not 3" said nothing), for the compiled code,
+ * the reference and the shape query alike. */
+START_TEST(null_argument_named)
+{
+	struct fixture f;
+	int64_t shape[2];
+	int ref;
+
+	setup(&f);
+	for (ref = 0; ref < 2; ++ref) {
+		ein_status (*call)(ein_kernel *, DLTensor *const *, int,
+			const int64_t *, int) = ref ?
+			ein_kernel_call_reference : ein_kernel_call;
+
+		assert_shape_error(&f, call(f.k, NULL, 3, f.sizes, 3),
+			"kernel 'matmul': the array of tensors is NULL (it "
+			"takes 3)");
+		assert_shape_error(&f, call(f.k, f.args, 3, NULL, 3),
+			"kernel 'matmul': the array of sizes is NULL (it "
+			"takes 3)");
+		f.args[2] = NULL;
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"tensor 'C' (argument 2) is NULL");
+		f.args[2] = &f.c.dl;
+		f.b.dl.shape = NULL;
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"tensor 'B' (argument 1) has a NULL shape");
+		f.b.dl.shape = f.b.shape;
+	}
+	ck_assert_int_eq(ein_kernel_tensor_shape(f.k, 2, f.sizes, 3, NULL),
+		EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"the shape array for tensor 'C' is NULL"));
+	ck_assert_int_eq(ein_kernel_tensor_shape(f.k, 3, f.sizes, 3, shape),
+		EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"kernel 'matmul' has no tensor 3 (it has 3)"));
+	teardown(&f);
+}
+END_TEST
+
+/* A tensor count of INT_MAX is an error, not an array of INT_MAX
+ * pointers on the stack. */
+START_TEST(huge_tensor_count)
+{
+	struct fixture f;
+
+	setup(&f);
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, INT_MAX, f.sizes,
+		3), "kernel 'matmul' takes 3 tensors, not 2147483647");
+	assert_shape_error(&f, ein_kernel_call_reference(f.k, f.args, INT_MAX,
+		f.sizes, 3), "kernel 'matmul' takes 3 tensors, not 2147483647");
+	teardown(&f);
+}
+END_TEST
+
+/* An ndim beyond the descriptor's shape and strides arrays is reported
+ * before any of them is read past the kernel's own number of
+ * dimensions. */
+START_TEST(ndim_beyond_shape)
+{
+	struct fixture f;
+	int64_t strides[2] = { 4, 1 };
+
+	setup(&f);
+	f.a.dl.strides = strides;
+	f.a.dl.ndim = 100000;
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
+		"tensor 'A' (argument 0) has 100000 dimensions, the kernel "
+		"expects 2");
+	teardown(&f);
+}
+END_TEST
+
+/* The context keeps the message of the last failing call, not those of
+ * every call since it was made: 100,000 failed calls leave one message. */
+START_TEST(error_text_bounded)
+{
+	struct fixture f;
+	int i;
+
+	setup(&f);
+	for (i = 0; i < 100000; ++i)
+		ein_kernel_call(f.k, f.args, 3, f.sizes, 2);
+	f.sizes[1] = 0;
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
+		"size K is 0");
+	ck_assert_msg(strlen(ein_ctx_last_error(f.ctx)) < 200,
+		"%zu bytes of messages", strlen(ein_ctx_last_error(f.ctx)));
+	ck_assert_ptr_null(strstr(ein_ctx_last_error(f.ctx), "takes 3 sizes"));
+	teardown(&f);
+}
+END_TEST
+
+/* An output that shares memory with another tensor of the call is an
+ * error naming both (the code assumes its pointers do not alias: a matmul
+ * into its own input got 4095 of 4096 elements wrong), with byte offsets
+ * and strides taken into account; tensors side by side in one buffer are
+ * fine. */
+START_TEST(aliased_output)
+{
+	struct fixture f;
+	float *buf = calloc(5 * 4 + 4 * 6 + 5 * 6, sizeof(float));
+	int64_t strides[2] = { 1000, 1 };
+	int ref;
+
+	setup(&f);
+	ck_assert_ptr_nonnull(buf);
+	for (ref = 0; ref < 2; ++ref) {
+		ein_status (*call)(ein_kernel *, DLTensor *const *, int,
+			const int64_t *, int) = ref ?
+			ein_kernel_call_reference : ein_kernel_call;
+
+		f.a.dl.data = buf;
+		f.b.dl.data = buf + 5 * 4;
+		f.c.dl.data = buf + 5 * 4 + 4 * 6;
+		ck_assert_int_eq(call(f.k, f.args, 3, f.sizes, 3), EIN_OK);
+		f.c.dl.data = buf;
+		f.c.dl.byte_offset = 5 * 4 * sizeof(float) - 1;
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"output 'C' (argument 2) shares memory with input 'A' "
+			"(argument 0)");
+		f.c.dl.byte_offset = 0;
+		f.c.dl.data = buf + 5 * 4 + 4 * 6 - 1;
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"output 'C' (argument 2) shares memory with input 'B' "
+			"(argument 1)");
+		/* K = 1: B is 1 x 6 with a row stride (of an extent of 1) that
+		 * addresses nothing, just before C. */
+		f.c.dl.data = buf + 5 * 4 + 4 * 6;
+		f.sizes[1] = 1;
+		f.a.shape[1] = 1;
+		f.b.shape[0] = 1;
+		f.b.dl.strides = strides;
+		f.b.dl.data = buf + 5 * 4 + 4 * 6 - 6;
+		ck_assert_int_eq(call(f.k, f.args, 3, f.sizes, 3), EIN_OK);
+		f.b.dl.byte_offset = sizeof(float);
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"output 'C' (argument 2) shares memory with input 'B'");
+		f.b.dl.strides = NULL;
+		f.b.dl.byte_offset = 0;
+		f.b.shape[0] = 4;
+		f.a.shape[1] = 4;
+		f.sizes[1] = 4;
+	}
+	f.a.dl.data = f.a.f;
+	f.b.dl.data = f.b.f;
+	f.c.dl.data = f.c.f;
+	free(buf);
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -679,6 +834,11 @@ int main(void)
 	tcase_add_test(tc, fixed_sizes_invalid);
 	tcase_add_test(tc, fixed_size_above_int_max);
 	tcase_add_test(tc, flops_of_size_above_int_max);
+	tcase_add_test(tc, null_argument_named);
+	tcase_add_test(tc, huge_tensor_count);
+	tcase_add_test(tc, ndim_beyond_shape);
+	tcase_add_test(tc, error_text_bounded);
+	tcase_add_test(tc, aliased_output);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
