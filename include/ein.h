@@ -260,7 +260,16 @@ ein_status ein_kernel_call(ein_kernel *kernel, DLTensor *const *tensors,
  * result or argument, and reduction steps into float tensors, counted on
  * the source; integer work such as index arithmetic or a padding guard's
  * comparisons does not count), for reporting GFLOP/s.  0 for a kernel
- * without floating-point work.  Returns -1 on error. */
+ * without floating-point work.  Returns -1 on error.  The instances are
+ * counted without visiting them, in time that grows with the number of
+ * corners of the domains, not with the sizes: exactly for boxes, and for
+ * other domains (triangles, guarded sums) from a few slices that fix the
+ * polynomial counting the others between corners, which further slices
+ * confirm.  Where 4096 slices of one statement's domain do not suffice
+ * (a domain with strides or "%" over a long range), the rest is an
+ * estimate, linear between the slices counted; the result is then within
+ * a small fraction of the true count, not exact.  Beyond 2^53 it is a
+ * double's rounding of the count. */
 double ein_kernel_flops(ein_kernel *kernel, const int64_t *sizes,
 	int n_size);
 

@@ -603,7 +603,7 @@ double ein_kernel_flops(ein_kernel *k, const int64_t *sizes, int n_size)
 	if (check_sizes(k, sizes, n_size) < 0)
 		return -1;
 	ein_ctx_lock_isl(k->ctx);
-	flops = ein_interp_count_flops(k->ctx, k->func, sizes);
+	flops = ein_interp_count_flops(k->ctx, k->func, sizes, NULL);
 	ein_ctx_unlock_isl(k->ctx);
 	return flops;
 }

@@ -810,6 +810,38 @@ START_TEST(aliased_output)
 }
 END_TEST
 
+/* ein_kernel_flops counts domains that are not boxes without visiting
+ * their points: a triangular product at N = 3000 (2 N (N + 1) (N + 2) / 6
+ * multiply-adds, 4.5 million rows to enumerate) and a literal extent of
+ * 2^62 (which never finished) are counted exactly. */
+START_TEST(flops_not_enumerated)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog, "def tri(float32(N, N) A, "
+		"float32(N, N) B) -> (float32(N, N) C) {\n"
+		"    C(i, j) +=! A(i, k) * B(k, j) where k in j : i + 1\n}\n"
+		"def far(float32(4) X, float32(4611686018427387904) T) -> "
+		"(float32(4) Y) {\n"
+		"    Y(i) +=! X(i) * T(k) where k in i : 4611686018427387904\n"
+		"}\n",
+		"tri");
+	ein_kernel *far = ein_kernel_compile(prog, "far");
+	int64_t n = 3000;
+
+	ck_assert_msg(far != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert(ein_kernel_flops(k, &n, 1) == 2.0 * n * (n + 1) * (n + 2) / 6);
+	/* k from i to 2^62 - 1 for i = 0 .. 3: 4 * 2^62 - 6 products and
+	 * as many reduction steps, 2^65 as a double. */
+	ck_assert(ein_kernel_flops(far, NULL, 0) ==
+		2 * (4.0 * 4611686018427387904.0 - 6));
+	ein_kernel_free(far);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -839,6 +871,7 @@ int main(void)
 	tcase_add_test(tc, ndim_beyond_shape);
 	tcase_add_test(tc, error_text_bounded);
 	tcase_add_test(tc, aliased_output);
+	tcase_add_test(tc, flops_not_enumerated);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
