@@ -658,11 +658,12 @@ END_TEST
 
 /* A NULL pointer among the arguments is an error that says which one is
  * NULL ("takes 3 tensors, not 3" said nothing), for the compiled code,
- * the reference and the shape query alike. */
+ * the reference, the shape query and ahead-of-time compilation alike. */
 START_TEST(null_argument_named)
 {
 	struct fixture f;
 	int64_t shape[2];
+	ein_aot *aot;
 	int ref;
 
 	setup(&f);
@@ -694,6 +695,18 @@ START_TEST(null_argument_named)
 		EIN_ERROR_INVALID);
 	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
 		"kernel 'matmul' has no tensor 3 (it has 3)"));
+	aot = ein_aot_alloc(f.prog);
+	ck_assert_ptr_nonnull(aot);
+	ck_assert_int_eq(ein_aot_fix_size(aot, NULL, 5), EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"ein_aot_fix_size: the size name is NULL"));
+	ck_assert_int_eq(ein_aot_set_const(aot, "B", NULL), EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"ein_aot_set_const: the file name is NULL"));
+	ck_assert_int_eq(ein_aot_write_header(aot, NULL), EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"ein_aot_write_header: the file name is NULL"));
+	ein_aot_free(aot);
 	teardown(&f);
 }
 END_TEST
