@@ -327,9 +327,9 @@ static int is_compact(const DLTensor *t)
 }
 
 /* Is descriptor "t" of argument "pos" usable at all: not NULL, with data,
- * a shape and strides where it needs them, and the kernel's number of
- * dimensions?  Nothing of t beyond its ndim dimensions is read before
- * ndim is checked. */
+ * the kernel's number of dimensions and a shape if it has any?  ndim is
+ * checked before anything reads the shape or the strides, whose length
+ * it gives. */
 static int check_descriptor(ein_kernel *k, int pos, const DLTensor *t)
 {
 	const struct ein_tensor *et = arg_tensor(k, pos);
