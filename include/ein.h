@@ -30,10 +30,12 @@
  *    thread at a time, except that ein_kernel_call,
  *    ein_kernel_call_reference, ein_kernel_tensor_shape and
  *    ein_kernel_flops may run concurrently from any number of threads, on
- *    one kernel or on several kernels of one context (the error message of
- *    ein_ctx_last_error is then that of one of the failing calls; each
- *    call's own status is exact).  Two contexts share nothing and may be
- *    used by two threads at once.
+ *    one kernel or on several kernels of one context (each of them
+ *    replaces the context's message with its own, so the message of
+ *    ein_ctx_last_error is then that of whichever call ran last, valid
+ *    until the next call, and a failing call's message is only reliable
+ *    when no other call runs; each call's own status is exact).  Two
+ *    contexts share nothing and may be used by two threads at once.
  *
  * Compile cache: each context keeps the code it compiled, keyed by the
  * source text, the definition, the schedule file's contents, the target,
