@@ -22,6 +22,7 @@
 #include "frontend/sema.h"
 #include "frontend/type.h"
 #include "poly/scop.h"
+#include "poly/specialize.h"
 #include "sched/schedule.h"
 #include "autotune/space.h"
 
@@ -145,8 +146,8 @@ static __isl_give isl_set *fixed_domain(const struct ein_func *func,
 			func->size[i]);
 
 		if (pos >= 0)
-			dom = isl_set_fix_si(dom, isl_dim_param, pos,
-				(int) sizes[i]);
+			dom = ein_specialize_fix(dom, isl_dim_param, pos,
+				sizes[i]);
 	}
 	return dom;
 }

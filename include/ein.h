@@ -30,10 +30,12 @@
  *    thread at a time, except that ein_kernel_call,
  *    ein_kernel_call_reference, ein_kernel_tensor_shape and
  *    ein_kernel_flops may run concurrently from any number of threads, on
- *    one kernel or on several kernels of one context (the error message of
- *    ein_ctx_last_error is then that of one of the failing calls; each
- *    call's own status is exact).  Two contexts share nothing and may be
- *    used by two threads at once.
+ *    one kernel or on several kernels of one context (each of them
+ *    replaces the context's message with its own, so the message of
+ *    ein_ctx_last_error is then that of whichever call ran last, valid
+ *    until the next call, and a failing call's message is only reliable
+ *    when no other call runs; each call's own status is exact).  Two
+ *    contexts share nothing and may be used by two threads at once.
  *
  * Compile cache: each context keeps the code it compiled, keyed by the
  * source text, the definition, the schedule file's contents, the target,
@@ -254,9 +256,17 @@ ein_status ein_kernel_tensor_shape(ein_kernel *kernel, int pos,
  * of the declared element type whose shape agrees with "sizes".  Outputs are
  * overwritten; their data on entry is their initial value, which a kernel
  * that reads an output (a tensor updated in place, an update without
- * "!") uses.  Returns EIN_ERROR_SHAPE (never crashes) on any mismatch,
- * EIN_ERROR_INVALID if kernel is NULL.  The tensors are the caller's and
- * are not kept.  Thread-safe: one kernel may be called from several threads
+ * "!") uses.  No output may share memory with another tensor of the call
+ * (an input, or another output): the bytes each tensor addresses from
+ * data + byte_offset, through its shape and strides, must not overlap
+ * those of an output, since the compiled code reads inputs while it writes
+ * outputs (a tensor updated in place is one argument).  Returns
+ * EIN_ERROR_SHAPE (never crashes) on any mismatch, a NULL array or tensor
+ * (the message names it), overlapping tensors (the message names both),
+ * and EIN_ERROR_INVALID if kernel is NULL; like every call, it replaces
+ * the context's message with its own, so that ein_ctx_last_error holds
+ * the last failure's.  The tensors are the caller's and are not kept.
+ * Thread-safe: one kernel may be called from several threads
  * at once, each with its own output tensors (the checks of the arguments
  * take a lock of the context; the generated code runs unlocked). */
 ein_status ein_kernel_call(ein_kernel *kernel, DLTensor *const *tensors,
@@ -267,7 +277,16 @@ ein_status ein_kernel_call(ein_kernel *kernel, DLTensor *const *tensors,
  * result or argument, and reduction steps into float tensors, counted on
  * the source; integer work such as index arithmetic or a padding guard's
  * comparisons does not count), for reporting GFLOP/s.  0 for a kernel
- * without floating-point work.  Returns -1 on error. */
+ * without floating-point work.  Returns -1 on error.  The instances are
+ * counted without visiting them, in time that grows with the number of
+ * corners of the domains, not with the sizes: exactly for boxes, and for
+ * other domains (triangles, guarded sums) from a few slices that fix the
+ * polynomial counting the others between corners, which further slices
+ * confirm.  Where 4096 slices of one statement's domain do not suffice
+ * (a domain with strides or "%" over a long range), the rest is an
+ * estimate, linear between the slices counted; the result is then within
+ * a small fraction of the true count, not exact.  Beyond 2^53 it is a
+ * double's rounding of the count. */
 double ein_kernel_flops(ein_kernel *kernel, const int64_t *sizes,
 	int n_size);
 
@@ -275,7 +294,8 @@ double ein_kernel_flops(ein_kernel *kernel, const int64_t *sizes,
  * same arguments and checks as ein_kernel_call: plain loops in the source's
  * order, every value a double, rounded to the element type when stored;
  * outputs start from the caller's data as in ein_kernel_call.  Slow; meant
- * for checking results. */
+ * for checking results.  Also EIN_ERROR_NOMEM when the copies of the
+ * tensors as doubles cannot be allocated. */
 ein_status ein_kernel_call_reference(ein_kernel *kernel,
 	DLTensor *const *tensors, int n_tensor, const int64_t *sizes,
 	int n_size);

@@ -2,6 +2,7 @@
  * diag.c: formatting of user and internal errors into the context.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,15 +42,31 @@ static void append(ein_ctx *ctx, const char *fmt, ...)
 
 static void record(ein_ctx *ctx, ein_status status)
 {
-	if (ctx->n_error++ == 0)
+	if (ctx->n_error == 0)
 		ctx->status = status;
+	if (ctx->n_error < INT_MAX)
+		ctx->n_error++;
 }
 
-/* The most user errors whose text one call keeps: a file of junk has an
+/* The most errors whose text one call keeps: a file of junk has an
  * error every few characters, and each quotes its line, so that without a
  * limit the messages would grow as the square of the text (the limit of
- * clang's -ferror-limit). */
+ * clang's -ferror-limit); and a caller that never clears the context's
+ * error would have it grow with every failed call. */
 #define MAX_SHOWN_ERRORS 20
+
+/* Has ctx (locked) recorded more errors than it keeps the text of?  The
+ * first time, say so.  This also bounds the text a context gathers over
+ * calls that do not clear it. */
+static int too_many(ein_ctx *ctx)
+{
+	if (ctx->n_error <= MAX_SHOWN_ERRORS)
+		return 0;
+	if (ctx->n_error == MAX_SHOWN_ERRORS + 1)
+		append(ctx, "error: too many errors; the others are not "
+			"shown\n");
+	return 1;
+}
 
 /* The widest part of a line quoted under a message, and how much of it
  * comes before the caret. */
@@ -96,10 +113,7 @@ void ein_error_at(ein_ctx *ctx, struct ein_loc loc, const char *fmt, ...)
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	record(ctx, EIN_ERROR_SOURCE);
-	if (ctx->n_error > MAX_SHOWN_ERRORS) {
-		if (ctx->n_error == MAX_SHOWN_ERRORS + 1)
-			append(ctx, "error: too many errors; the others are "
-				"not shown\n");
+	if (too_many(ctx)) {
 		pthread_mutex_unlock(&ctx->lock);
 		return;
 	}
@@ -144,6 +158,10 @@ void ein_error(ein_ctx *ctx, ein_status status, const char *fmt, ...)
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	record(ctx, status);
+	if (too_many(ctx)) {
+		pthread_mutex_unlock(&ctx->lock);
+		return;
+	}
 	append(ctx, "error: ");
 	va_start(ap, fmt);
 	append_v(ctx, fmt, ap);
@@ -161,6 +179,10 @@ void ein_internal_at(ein_ctx *ctx, const char *file, int line,
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	record(ctx, EIN_ERROR_INTERNAL);
+	if (too_many(ctx)) {
+		pthread_mutex_unlock(&ctx->lock);
+		return;
+	}
 	append(ctx, "internal error (%s:%d): ", file, line);
 	va_start(ap, fmt);
 	append_v(ctx, fmt, ap);

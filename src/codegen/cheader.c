@@ -13,6 +13,7 @@
 #include <isl/printer.h>
 #include "diag.h"
 #include "codegen/cheader.h"
+#include "poly/specialize.h"
 
 /* The C type of elements of "type" (bool: one byte, 0 or 1). */
 static const char *c_type(enum ein_type type)
@@ -73,7 +74,7 @@ static __isl_give isl_set *fixed_sizes(const struct ein_wrap_spec *spec)
 
 	for (i = 0; i < spec->func->n_size; ++i)
 		if (spec->fixed[i])
-			set = isl_set_fix_si(set, isl_dim_param, i,
+			set = ein_specialize_fix(set, isl_dim_param, i,
 				spec->value[i]);
 	return set;
 }

@@ -26,6 +26,7 @@
 #include "codegen/ast_build.h"
 #include "codegen/emit_c.h"
 #include "codegen/walk.h"
+#include "poly/specialize.h"
 #include "frontend/builtin.h"
 #include "frontend/type.h"
 
@@ -705,7 +706,7 @@ static int print_checks(struct c_emit *c)
 		if (c->spec->fixed[i]) {
 			line(c, "const int64_t %s = %lld;", func->size[i],
 				(long long) c->spec->value[i]);
-			fixed = isl_set_fix_si(fixed, isl_dim_param, i,
+			fixed = ein_specialize_fix(fixed, isl_dim_param, i,
 				c->spec->value[i]);
 		}
 	for (i = 0; i < func->n_tensor; ++i)

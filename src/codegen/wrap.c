@@ -18,6 +18,7 @@
 #include "codegen/walk.h"
 #include "codegen/wrap.h"
 #include "driver/options.h"
+#include "poly/specialize.h"
 
 /* The suffix of the kernel's name once the wrapper has taken it. */
 #define KERNEL_SUFFIX "__kernel"
@@ -63,7 +64,8 @@ __isl_give isl_set *ein_wrap_fix_sizes(ein_ctx *ctx,
 
 	for (i = 0; i < func->n_size; ++i)
 		if (value[i] > 0)
-			set = isl_set_fix_si(set, isl_dim_param, i, value[i]);
+			set = ein_specialize_fix(set, isl_dim_param, i,
+				value[i]);
 	left = isl_set_intersect(isl_set_copy(valid), isl_set_copy(set));
 	empty = isl_set_is_empty(left);
 	isl_set_free(left);
@@ -204,7 +206,7 @@ static LLVMValueRef emit_size_check(struct wrap_emit *w,
 
 	for (i = 0; i < w->func->n_size; ++i)
 		if (spec->fixed[i])
-			valid = isl_set_fix_si(valid, isl_dim_param, i,
+			valid = ein_specialize_fix(valid, isl_dim_param, i,
 				spec->value[i]);
 	build = isl_ast_build_from_context(isl_set_universe(
 		isl_set_get_space(valid)));

@@ -162,6 +162,14 @@ static int begin(ein_aot *aot)
 	return 0;
 }
 
+/* Argument "what" of "fn" is NULL: say which. */
+static ein_status null_argument(ein_aot *aot, const char *fn,
+	const char *what)
+{
+	ein_error(aot->ctx, EIN_ERROR_INVALID, "%s: %s is NULL", fn, what);
+	return EIN_ERROR_INVALID;
+}
+
 /* The target can only change before code is generated for it. */
 static ein_status set_target(ein_aot *aot, struct ein_target *target)
 {
@@ -198,10 +206,13 @@ ein_status ein_aot_fix_size(ein_aot *aot, const char *name, int64_t value)
 {
 	struct aot_size *size;
 
-	if (begin(aot) < 0 || !name || value < 1) {
-		if (aot)
-			ein_error(aot->ctx, EIN_ERROR_INVALID, "size %s must be "
-				"at least 1", name ? name : "(null)");
+	if (begin(aot) < 0)
+		return EIN_ERROR_INVALID;
+	if (!name)
+		return null_argument(aot, "ein_aot_fix_size", "the size name");
+	if (value < 1) {
+		ein_error(aot->ctx, EIN_ERROR_INVALID, "size %s must be at "
+			"least 1", name);
 		return EIN_ERROR_INVALID;
 	}
 	size = realloc(aot->size, (aot->n_size + 1) * sizeof(*size));
@@ -221,8 +232,11 @@ ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
 {
 	struct aot_const *c;
 
-	if (begin(aot) < 0 || !tensor || !path)
+	if (begin(aot) < 0)
 		return EIN_ERROR_INVALID;
+	if (!tensor || !path)
+		return null_argument(aot, "ein_aot_set_const", !tensor ?
+			"the tensor name" : "the file name");
 	c = realloc(aot->konst, (aot->n_const + 1) * sizeof(*c));
 	if (!c)
 		return EIN_ERROR_NOMEM;
@@ -713,8 +727,10 @@ ein_status ein_aot_write(ein_aot *aot, const char *path,
 {
 	int ok;
 
-	if (begin(aot) < 0 || !path)
+	if (begin(aot) < 0)
 		return EIN_ERROR_INVALID;
+	if (!path)
+		return null_argument(aot, "ein_aot_write", "the file name");
 	if (aot->n_def == 0) {
 		ein_error(aot->ctx, EIN_ERROR_INVALID, "no definition added");
 		return EIN_ERROR_INVALID;
@@ -742,8 +758,11 @@ ein_status ein_aot_write_header(ein_aot *aot, const char *path)
 	FILE *f;
 	int i, ok = 0;
 
-	if (begin(aot) < 0 || !path)
+	if (begin(aot) < 0)
 		return EIN_ERROR_INVALID;
+	if (!path)
+		return null_argument(aot, "ein_aot_write_header",
+			"the file name");
 	/* In memory first, so that the header is replaced whole. */
 	f = open_memstream(&text, &len);
 	if (!f)

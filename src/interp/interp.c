@@ -24,13 +24,14 @@
 #include "diag.h"
 #include "frontend/type.h"
 #include "interp/interp.h"
+#include "poly/count.h"
+#include "poly/specialize.h"
 
 /* The state of one run.
  * func: what runs; sizes: the size values; data: one array per tensor;
  * extent: the extents of each tensor at these sizes;
  * stmt: the statement running; is_init: whether it is an initialisation;
- * idx: the values of its indices at the current instance;
- * counting: count the instances in n_instance instead of running them. */
+ * idx: the values of its indices at the current instance. */
 struct interp {
 	ein_ctx *ctx;
 	const struct ein_func *func;
@@ -40,8 +41,6 @@ struct interp {
 	const struct ein_func_stmt *stmt;
 	int is_init;
 	int64_t idx[64];
-	int counting;
-	double n_instance;
 };
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -368,14 +367,7 @@ static int run_box(struct interp *in, int d, int n, const int64_t *lo,
 	const int64_t *hi)
 {
 	int64_t i;
-	double n_box = 1;
 
-	if (in->counting) {
-		for (i = d; i < n; ++i)
-			n_box *= (double) (hi[i] - lo[i] + 1);
-		in->n_instance += n_box;
-		return 0;
-	}
 	if (d == n)
 		return run_instance(in);
 	for (i = lo[d]; i <= hi[d]; ++i) {
@@ -396,9 +388,10 @@ static isl_bool bounds_are_box(const struct interp *in,
 	int i;
 
 	for (i = 0; i < in->func->n_size; ++i)
-		box = isl_set_fix_si(box, isl_dim_param, i, in->sizes[i]);
+		box = ein_specialize_fix(box, isl_dim_param, i,
+			in->sizes[i]);
 	for (i = 0; i < d; ++i)
-		box = isl_set_fix_si(box, isl_dim_set, i, in->idx[i]);
+		box = ein_specialize_fix(box, isl_dim_set, i, in->idx[i]);
 	for (i = d; i < n; ++i) {
 		isl_val *min = isl_set_dim_min_val(isl_set_copy(set), i);
 		isl_val *max = isl_set_dim_max_val(isl_set_copy(set), i);
@@ -407,8 +400,10 @@ static isl_bool bounds_are_box(const struct interp *in,
 		hi[i] = isl_val_get_num_si(max);
 		isl_val_free(min);
 		isl_val_free(max);
-		box = isl_set_lower_bound_si(box, isl_dim_set, i, lo[i]);
-		box = isl_set_upper_bound_si(box, isl_dim_set, i, hi[i]);
+		box = isl_set_lower_bound_val(box, isl_dim_set, i,
+			isl_val_int_from_si(isl_set_get_ctx(set), lo[i]));
+		box = isl_set_upper_bound_val(box, isl_dim_set, i,
+			isl_val_int_from_si(isl_set_get_ctx(set), hi[i]));
 	}
 	equal = isl_set_is_equal(set, box);
 	isl_set_free(box);
@@ -438,7 +433,7 @@ static int run_set(struct interp *in, __isl_take isl_set *set, int d, int n)
 	}
 	for (i = lo[d]; ok == 0 && i <= hi[d]; ++i) {
 		in->idx[d] = i;
-		ok = run_set(in, isl_set_fix_si(isl_set_copy(set), isl_dim_set,
+		ok = run_set(in, ein_specialize_fix(isl_set_copy(set), isl_dim_set,
 			d, i), d + 1, n);
 	}
 	isl_set_free(set);
@@ -451,7 +446,8 @@ static isl_set *fix_sizes(const struct interp *in, __isl_take isl_set *set)
 	int i;
 
 	for (i = 0; i < in->func->n_size; ++i)
-		set = isl_set_fix_si(set, isl_dim_param, i, in->sizes[i]);
+		set = ein_specialize_fix(set, isl_dim_param, i,
+			in->sizes[i]);
 	return set;
 }
 
@@ -555,25 +551,32 @@ static int count_ops(const struct ein_ast_expr *x)
 }
 
 double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
-	const int64_t *sizes)
+	const int64_t *sizes, int *exact)
 {
 	struct interp in = { .ctx = ctx, .func = func, .sizes = sizes };
 	double flops = 0;
-	int i;
+	int i, stmt_exact;
 
-	in.counting = 1;
+	if (exact)
+		*exact = 1;
 	for (i = 0; i < func->n_stmt; ++i) {
 		const struct ein_func_stmt *stmt = &func->stmt[i];
 		int ops = count_ops(stmt->ast->rhs) +
 			(stmt->ast->op != EIN_ASSIGN_SET &&
 			 ein_type_is_float(func->tensor[
 				stmt->ast->lhs->slot].type));
+		isl_set *dom = fix_sizes(&in, isl_set_copy(stmt->domain));
+		double n = ops ? ein_count_points(dom, &stmt_exact) : 0;
 
-		in.n_instance = 0;
-		if (run_set(&in, fix_sizes(&in, isl_set_copy(stmt->domain)),
-				0, stmt->n_index) < 0)
+		isl_set_free(dom);
+		if (n < 0) {
+			ein_internal(ctx, "cannot count the instances of a "
+				"statement of '%s'", func->def->name);
 			return -1;
-		flops += ops * in.n_instance;
+		}
+		if (ops && exact && !stmt_exact)
+			*exact = 0;
+		flops += ops * n;
 	}
 	return flops;
 }

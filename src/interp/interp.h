@@ -19,8 +19,10 @@ int ein_interp_run(ein_ctx *ctx, const struct ein_func *func,
 
 /* The number of floating-point operations "func" performs at "sizes":
  * each arithmetic operation or function call of a right-hand side, and
- * each reduction step, times the number of instances.  -1 on error. */
+ * each reduction step, times the number of instances, counted without
+ * visiting them (poly/count.h).  *exact (if not NULL) is 0 when a number
+ * of instances was estimated.  -1 on error. */
 double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
-	const int64_t *sizes);
+	const int64_t *sizes, int *exact);
 
 #endif

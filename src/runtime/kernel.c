@@ -210,10 +210,16 @@ static int check_sizes(ein_kernel *k, const int64_t *sizes, int n_size)
 {
 	int i;
 
-	if (n_size != k->func->n_size || (n_size > 0 && !sizes)) {
+	if (n_size != k->func->n_size) {
 		ein_error(k->ctx, EIN_ERROR_SHAPE, "kernel '%s' takes %d "
 			"size%s, not %d", k->func->def->name, k->func->n_size,
 			k->func->n_size == 1 ? "" : "s", n_size);
+		return -1;
+	}
+	if (n_size > 0 && !sizes) {
+		ein_error(k->ctx, EIN_ERROR_SHAPE, "kernel '%s': the array of "
+			"sizes is NULL (it takes %d)", k->func->def->name,
+			n_size);
 		return -1;
 	}
 	for (i = 0; i < n_size; ++i)
@@ -242,8 +248,15 @@ ein_status ein_kernel_tensor_shape(ein_kernel *k, int pos,
 	if (!k)
 		return EIN_ERROR_INVALID;
 	ein_ctx_clear_error(k->ctx);
-	if (!arg_tensor(k, pos) || !shape) {
-		ein_error(k->ctx, EIN_ERROR_INVALID, "no tensor %d", pos);
+	if (!arg_tensor(k, pos)) {
+		ein_error(k->ctx, EIN_ERROR_INVALID, "kernel '%s' has no "
+			"tensor %d (it has %d)", k->func->def->name, pos,
+			k->n_arg);
+		return EIN_ERROR_INVALID;
+	}
+	if (!shape) {
+		ein_error(k->ctx, EIN_ERROR_INVALID, "the shape array for "
+			"tensor '%s' is NULL", arg_tensor(k, pos)->name);
 		return EIN_ERROR_INVALID;
 	}
 	if (check_sizes(k, sizes, n_size) < 0 ||
@@ -320,6 +333,32 @@ static int is_compact(const DLTensor *t)
 	return 1;
 }
 
+/* Is descriptor "t" of argument "pos" usable at all: not NULL, with data,
+ * the kernel's number of dimensions and a shape if it has any?  ndim is
+ * checked before anything reads the shape or the strides, whose length
+ * it gives. */
+static int check_descriptor(ein_kernel *k, int pos, const DLTensor *t)
+{
+	const struct ein_tensor *et = arg_tensor(k, pos);
+	const char *what = NULL;
+
+	if (!t)
+		what = "is NULL";
+	else if (!t->data)
+		what = "has NULL data";
+	else if (t->ndim != et->n_dim) {
+		ein_error(k->ctx, EIN_ERROR_SHAPE, "tensor '%s' (argument %d) "
+			"has %d dimensions, the kernel expects %d", et->name,
+			pos, t->ndim, et->n_dim);
+		return -1;
+	} else if (et->n_dim > 0 && !t->shape)
+		what = "has a NULL shape";
+	if (what)
+		ein_error(k->ctx, EIN_ERROR_SHAPE, "tensor '%s' (argument %d) "
+			"%s", et->name, pos, what);
+	return what ? -1 : 0;
+}
+
 /* Check descriptor "t" against argument "pos" at the given sizes. */
 static int check_tensor(ein_kernel *k, int pos, const DLTensor *t,
 	const int64_t *sizes)
@@ -328,22 +367,13 @@ static int check_tensor(ein_kernel *k, int pos, const DLTensor *t,
 	int64_t shape[et->n_dim + 1];
 	int d;
 
-	if (!t || !t->data || (et->n_dim > 0 && !t->shape)) {
-		ein_error(k->ctx, EIN_ERROR_SHAPE, "tensor '%s' (argument %d) "
-			"has no data", et->name, pos);
+	if (check_descriptor(k, pos, t) < 0)
 		return -1;
-	}
 	if (t->device.device_type != kDLCPU ||
 	    !dtype_matches(&t->dtype, et->type) || !is_compact(t)) {
 		ein_error(k->ctx, EIN_ERROR_SHAPE, "tensor '%s' (argument %d) "
 			"must be a dense row-major %s tensor on the CPU",
 			et->name, pos, ein_type_name(et->type));
-		return -1;
-	}
-	if (t->ndim != et->n_dim) {
-		ein_error(k->ctx, EIN_ERROR_SHAPE, "tensor '%s' (argument %d) "
-			"has %d dimensions, the kernel expects %d", et->name,
-			pos, t->ndim, et->n_dim);
 		return -1;
 	}
 	if (eval_shape(k, sizes, pos, shape) < 0)
@@ -359,6 +389,61 @@ static int check_tensor(ein_kernel *k, int pos, const DLTensor *t,
 	return 0;
 }
 
+/* The bytes tensor "t" (checked) addresses, [*lo, *hi): every element
+ * data + byte_offset + sum_d i_d stride_d * size for 0 <= i_d < shape[d]
+ * (strides in elements, NULL for row-major).  Empty (lo == hi) if an
+ * extent is 0. */
+static void byte_range(const DLTensor *t, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t base = (uintptr_t) t->data + t->byte_offset;
+	int64_t elem = (t->dtype.bits + 7) / 8, below = 0, above = 0;
+	int64_t stride = 1;
+	int d;
+
+	for (d = t->ndim - 1; d >= 0; --d) {
+		int64_t s = t->strides ? t->strides[d] : stride;
+
+		if (t->shape[d] == 0) {
+			*lo = *hi = base;
+			return;
+		}
+		if (s < 0)
+			below += (t->shape[d] - 1) * -s;
+		else
+			above += (t->shape[d] - 1) * s;
+		stride *= t->shape[d];
+	}
+	*lo = base - below * elem;
+	*hi = base + (above + 1) * elem;
+}
+
+/* Does output "out" share memory with another tensor of the call?  The
+ * generated code assumes it does not (its pointers are noalias): an output
+ * that is also an input would be read after being partly overwritten. */
+static int check_aliasing(ein_kernel *k, DLTensor *const *tensors, int out)
+{
+	uintptr_t lo, hi, lo2, hi2;
+	int i;
+
+	byte_range(tensors[out], &lo, &hi);
+	for (i = 0; i < k->n_arg && lo < hi; ++i) {
+		if (i == out)
+			continue;
+		byte_range(tensors[i], &lo2, &hi2);
+		if (lo2 < hi2 && lo < hi2 && lo2 < hi) {
+			ein_error(k->ctx, EIN_ERROR_SHAPE, "output '%s' "
+				"(argument %d) shares memory with %s '%s' "
+				"(argument %d): outputs must not overlap "
+				"any other tensor of the call",
+				arg_tensor(k, out)->name, out,
+				ein_kernel_tensor_is_output(k, i) ?
+				"output" : "input", arg_tensor(k, i)->name, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int check_call(ein_kernel *k, DLTensor *const *tensors, int n_tensor,
 	const int64_t *sizes, int n_size)
 {
@@ -366,14 +451,24 @@ static int check_call(ein_kernel *k, DLTensor *const *tensors, int n_tensor,
 
 	if (check_sizes(k, sizes, n_size) < 0)
 		return -1;
-	if (n_tensor != k->n_arg || !tensors) {
+	if (n_tensor != k->n_arg) {
 		ein_error(k->ctx, EIN_ERROR_SHAPE, "kernel '%s' takes %d "
 			"tensors, not %d", k->func->def->name, k->n_arg,
 			n_tensor);
 		return -1;
 	}
+	if (!tensors) {
+		ein_error(k->ctx, EIN_ERROR_SHAPE, "kernel '%s': the array of "
+			"tensors is NULL (it takes %d)", k->func->def->name,
+			k->n_arg);
+		return -1;
+	}
 	for (i = 0; i < n_tensor; ++i)
 		if (check_tensor(k, i, tensors[i], sizes) < 0)
+			return -1;
+	for (i = 0; i < n_tensor; ++i)
+		if (ein_kernel_tensor_is_output(k, i) &&
+		    check_aliasing(k, tensors, i) < 0)
 			return -1;
 	return 0;
 }
@@ -383,20 +478,29 @@ static void *tensor_data(const DLTensor *t)
 	return (char *) t->data + t->byte_offset;
 }
 
-ein_status ein_kernel_call(ein_kernel *k, DLTensor *const *tensors,
-	int n_tensor, const int64_t *sizes, int n_size)
+/* Run the compiled code on "tensors" (checked: k->n_arg of them), sized
+ * only now, so that a wrong count never sizes an array on the stack. */
+static ein_status run_code(ein_kernel *k, DLTensor *const *tensors,
+	const int64_t *sizes)
 {
-	void *ptr[n_tensor > 0 ? n_tensor : 1];
+	void *ptr[k->n_arg + 1];
 	int i;
 
-	if (!k)
-		return EIN_ERROR_INVALID;
-	if (check_call(k, tensors, n_tensor, sizes, n_size) < 0)
-		return EIN_ERROR_SHAPE;
-	for (i = 0; i < n_tensor; ++i)
+	for (i = 0; i < k->n_arg; ++i)
 		ptr[i] = tensor_data(tensors[i]);
 	k->code->entry(ptr, sizes);
 	return EIN_OK;
+}
+
+ein_status ein_kernel_call(ein_kernel *k, DLTensor *const *tensors,
+	int n_tensor, const int64_t *sizes, int n_size)
+{
+	if (!k)
+		return EIN_ERROR_INVALID;
+	ein_ctx_clear_error(k->ctx);
+	if (check_call(k, tensors, n_tensor, sizes, n_size) < 0)
+		return EIN_ERROR_SHAPE;
+	return run_code(k, tensors, sizes);
 }
 
 static int64_t n_elements(const DLTensor *t)
@@ -461,15 +565,19 @@ ein_status ein_kernel_call_reference(ein_kernel *k, DLTensor *const *tensors,
 
 	if (!k)
 		return EIN_ERROR_INVALID;
+	ein_ctx_clear_error(k->ctx);
 	if (check_call(k, tensors, n_tensor, sizes, n_size) < 0)
 		return EIN_ERROR_SHAPE;
 	memset(data, 0, sizeof(data));
 	for (i = 0; i < n_tensor && ok == 0; ++i) {
 		data[k->arg[i]] = malloc(n_elements(tensors[i]) *
 			sizeof(double) + 1);
-		if (!data[k->arg[i]])
+		if (!data[k->arg[i]]) {
+			ein_error(k->ctx, EIN_ERROR_NOMEM, "out of memory for "
+				"a copy of tensor '%s' in doubles",
+				arg_tensor(k, i)->name);
 			ok = -1;
-		else
+		} else
 			convert(tensors[i], arg_tensor(k, i)->type,
 				data[k->arg[i]], 1);
 	}
@@ -484,7 +592,12 @@ ein_status ein_kernel_call_reference(ein_kernel *k, DLTensor *const *tensors,
 				data[k->arg[i]], 0);
 		free(data[k->arg[i]]);
 	}
-	return ok == 0 ? EIN_OK : ein_ctx_last_status(k->ctx);
+	if (ok == 0)
+		return EIN_OK;
+	if (ein_ctx_last_status(k->ctx) == EIN_OK)
+		ein_internal(k->ctx, "the reference interpreter failed "
+			"without a message");
+	return ein_ctx_last_status(k->ctx);
 }
 
 double ein_kernel_flops(ein_kernel *k, const int64_t *sizes, int n_size)
@@ -497,7 +610,7 @@ double ein_kernel_flops(ein_kernel *k, const int64_t *sizes, int n_size)
 	if (check_sizes(k, sizes, n_size) < 0)
 		return -1;
 	ein_ctx_lock_isl(k->ctx);
-	flops = ein_interp_count_flops(k->ctx, k->func, sizes);
+	flops = ein_interp_count_flops(k->ctx, k->func, sizes, NULL);
 	ein_ctx_unlock_isl(k->ctx);
 	return flops;
 }

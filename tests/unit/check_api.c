@@ -3,12 +3,14 @@
  * (never crashes), intermediate forms, ownership, concurrent calls and the
  * compile cache.
  */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <check.h>
 #include "ein.h"
 #include "ctx.h"
@@ -206,11 +208,11 @@ START_TEST(wrong_type_and_layout)
 	f.a.dl.strides = NULL;
 	f.c.dl.data = NULL;
 	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
-		"tensor 'C' (argument 2) has no data");
+		"tensor 'C' (argument 2) has NULL data");
 	f.c.dl.data = f.c.f;
 	f.args[1] = NULL;
 	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
-		"tensor 'B' (argument 1) has no data");
+		"tensor 'B' (argument 1) is NULL");
 	teardown(&f);
 }
 END_TEST
@@ -620,6 +622,301 @@ START_TEST(compile_cache_errors)
 }
 END_TEST
 
+/* 2^32 + 1: a size that an int would hold as 1. */
+#define BIG_SIZE ((int64_t) 4294967297LL)
+
+/* A float32 tensor of "n" elements whose data is address space that no
+ * access may touch (PROT_NONE), for a size too large to allocate that the
+ * kernel never reads.  Returns the mapping, MAP_FAILED on failure. */
+static void *untouchable(struct tt *t, int64_t n)
+{
+	void *p = mmap(NULL, n * sizeof(float), PROT_NONE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	tt_alloc(t, 1, (int64_t[]) { 1 });
+	t->shape[0] = n;
+	if (p != MAP_FAILED)
+		t->dl.data = p;
+	return p;
+}
+
+/* ein_options_fix_size with a value above 2^31 - 1 specialises the kernel
+ * to that value, not to its low 32 bits: with N = 2^32 + 1 the window
+ * 0 : N - 4294967295 is Y(0) and Y(1), where N truncated to 1 would make
+ * it empty and leave Y unwritten.  The flop count (the reference
+ * interpreter's enumeration) sees the same N; the reference itself would
+ * need T as 2^32 doubles. */
+START_TEST(fixed_size_above_int_max)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k = NULL;
+	struct tt x, t, y;
+	float *data;
+	DLTensor *args[3] = { &x.dl, &t.dl, &y.dl };
+	int64_t n = BIG_SIZE, shape = 0;
+	void *map;
+	int i;
+
+	k = tt_compile(ctx, &prog, "def window(float32(4) X, float32(N) T) "
+		"-> (float32(4) Y) {\n"
+		"    Y(i) = X(i) + 1.0 where i in 0 : N - 4294967295\n}\n",
+		"window");
+	ein_kernel_free(k);
+	ck_assert_int_eq(ein_options_fix_size(opts, "N", n), EIN_OK);
+	k = ein_kernel_compile_with(prog, "window", opts);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_int_eq(ein_kernel_tensor_shape(k, 1, &n, 1, &shape), EIN_OK);
+	ck_assert_int_eq(shape, n);
+	ck_assert(ein_kernel_flops(k, &n, 1) == 2);
+	tt_alloc(&x, 1, (int64_t[]) { 4 });
+	tt_alloc(&y, 1, (int64_t[]) { 4 });
+	map = untouchable(&t, n);
+	ck_assert(map != MAP_FAILED);
+	for (i = 0; i < 4; ++i) {
+		x.f[i] = i + 1;
+		y.f[i] = -1;
+	}
+	ck_assert_int_eq(ein_kernel_call(k, args, 3, &n, 1), EIN_OK);
+	data = y.f;
+	ck_assert_msg(data[0] == 2 && data[1] == 3 && data[2] == -1 &&
+		data[3] == -1, "Y = %g %g %g %g", data[0], data[1], data[2],
+		data[3]);
+	munmap(map, n * sizeof(float));
+	t.dl.data = t.f;
+	tt_free(&x);
+	tt_free(&t);
+	tt_free(&y);
+	ein_kernel_free(k);
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* The flops of a matmul whose N is 2^32 + 5 (fixed or not) are
+ * 2 M K N, not those of N = 5. */
+START_TEST(flops_of_size_above_int_max)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k = tt_compile(ctx, &prog, matmul_src, "matmul"), *kf;
+	int64_t sizes[3] = { 3, 2, BIG_SIZE + 4 };
+
+	ck_assert(ein_kernel_flops(k, sizes, 3) == 2.0 * 3 * 2 * sizes[2]);
+	ck_assert_int_eq(ein_options_fix_size(opts, "N", sizes[2]), EIN_OK);
+	kf = ein_kernel_compile_with(prog, "matmul", opts);
+	ck_assert_msg(kf != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert(ein_kernel_flops(kf, sizes, 3) == 2.0 * 3 * 2 * sizes[2]);
+	ein_kernel_free(kf);
+	ein_kernel_free(k);
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A NULL pointer among the arguments is an error that says which one is
+ * NULL ("takes 3 tensors, not 3" said nothing), for the compiled code,
+ * the reference, the shape query and ahead-of-time compilation alike. */
+START_TEST(null_argument_named)
+{
+	struct fixture f;
+	int64_t shape[2];
+	ein_aot *aot;
+	int ref;
+
+	setup(&f);
+	for (ref = 0; ref < 2; ++ref) {
+		ein_status (*call)(ein_kernel *, DLTensor *const *, int,
+			const int64_t *, int) = ref ?
+			ein_kernel_call_reference : ein_kernel_call;
+
+		assert_shape_error(&f, call(f.k, NULL, 3, f.sizes, 3),
+			"kernel 'matmul': the array of tensors is NULL (it "
+			"takes 3)");
+		assert_shape_error(&f, call(f.k, f.args, 3, NULL, 3),
+			"kernel 'matmul': the array of sizes is NULL (it "
+			"takes 3)");
+		f.args[2] = NULL;
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"tensor 'C' (argument 2) is NULL");
+		f.args[2] = &f.c.dl;
+		f.b.dl.shape = NULL;
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"tensor 'B' (argument 1) has a NULL shape");
+		f.b.dl.shape = f.b.shape;
+	}
+	ck_assert_int_eq(ein_kernel_tensor_shape(f.k, 2, f.sizes, 3, NULL),
+		EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"the shape array for tensor 'C' is NULL"));
+	ck_assert_int_eq(ein_kernel_tensor_shape(f.k, 3, f.sizes, 3, shape),
+		EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"kernel 'matmul' has no tensor 3 (it has 3)"));
+	aot = ein_aot_alloc(f.prog);
+	ck_assert_ptr_nonnull(aot);
+	ck_assert_int_eq(ein_aot_fix_size(aot, NULL, 5), EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"ein_aot_fix_size: the size name is NULL"));
+	ck_assert_int_eq(ein_aot_set_const(aot, "B", NULL), EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"ein_aot_set_const: the file name is NULL"));
+	ck_assert_int_eq(ein_aot_write_header(aot, NULL), EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"ein_aot_write_header: the file name is NULL"));
+	ein_aot_free(aot);
+	teardown(&f);
+}
+END_TEST
+
+/* A tensor count of INT_MAX is an error, not an array of INT_MAX
+ * pointers on the stack. */
+START_TEST(huge_tensor_count)
+{
+	struct fixture f;
+
+	setup(&f);
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, INT_MAX, f.sizes,
+		3), "kernel 'matmul' takes 3 tensors, not 2147483647");
+	assert_shape_error(&f, ein_kernel_call_reference(f.k, f.args, INT_MAX,
+		f.sizes, 3), "kernel 'matmul' takes 3 tensors, not 2147483647");
+	teardown(&f);
+}
+END_TEST
+
+/* An ndim beyond the descriptor's shape and strides arrays is reported
+ * before any of them is read past the kernel's own number of
+ * dimensions. */
+START_TEST(ndim_beyond_shape)
+{
+	struct fixture f;
+	int64_t strides[2] = { 4, 1 };
+
+	setup(&f);
+	f.a.dl.strides = strides;
+	f.a.dl.ndim = 100000;
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
+		"tensor 'A' (argument 0) has 100000 dimensions, the kernel "
+		"expects 2");
+	teardown(&f);
+}
+END_TEST
+
+/* The context keeps the message of the last failing call, not those of
+ * every call since it was made: 100,000 failed calls leave one message. */
+START_TEST(error_text_bounded)
+{
+	struct fixture f;
+	int i;
+
+	setup(&f);
+	for (i = 0; i < 100000; ++i)
+		ein_kernel_call(f.k, f.args, 3, f.sizes, 2);
+	f.sizes[1] = 0;
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
+		"size K is 0");
+	ck_assert_msg(strlen(ein_ctx_last_error(f.ctx)) < 200,
+		"%zu bytes of messages", strlen(ein_ctx_last_error(f.ctx)));
+	ck_assert_ptr_null(strstr(ein_ctx_last_error(f.ctx), "takes 3 sizes"));
+	teardown(&f);
+}
+END_TEST
+
+/* An output that shares memory with another tensor of the call is an
+ * error naming both (the code assumes its pointers do not alias: a matmul
+ * into its own input got 4095 of 4096 elements wrong), with byte offsets
+ * and strides taken into account; tensors side by side in one buffer are
+ * fine. */
+START_TEST(aliased_output)
+{
+	struct fixture f;
+	float *buf = calloc(5 * 4 + 4 * 6 + 5 * 6, sizeof(float));
+	int64_t strides[2] = { 1000, 1 };
+	int ref;
+
+	setup(&f);
+	ck_assert_ptr_nonnull(buf);
+	for (ref = 0; ref < 2; ++ref) {
+		ein_status (*call)(ein_kernel *, DLTensor *const *, int,
+			const int64_t *, int) = ref ?
+			ein_kernel_call_reference : ein_kernel_call;
+
+		f.a.dl.data = buf;
+		f.b.dl.data = buf + 5 * 4;
+		f.c.dl.data = buf + 5 * 4 + 4 * 6;
+		ck_assert_int_eq(call(f.k, f.args, 3, f.sizes, 3), EIN_OK);
+		f.c.dl.data = buf;
+		f.c.dl.byte_offset = 5 * 4 * sizeof(float) - 1;
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"output 'C' (argument 2) shares memory with input 'A' "
+			"(argument 0)");
+		f.c.dl.byte_offset = 0;
+		f.c.dl.data = buf + 5 * 4 + 4 * 6 - 1;
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"output 'C' (argument 2) shares memory with input 'B' "
+			"(argument 1)");
+		/* K = 1: B is 1 x 6 with a row stride (of an extent of 1) that
+		 * addresses nothing, just before C. */
+		f.c.dl.data = buf + 5 * 4 + 4 * 6;
+		f.sizes[1] = 1;
+		f.a.shape[1] = 1;
+		f.b.shape[0] = 1;
+		f.b.dl.strides = strides;
+		f.b.dl.data = buf + 5 * 4 + 4 * 6 - 6;
+		ck_assert_int_eq(call(f.k, f.args, 3, f.sizes, 3), EIN_OK);
+		f.b.dl.byte_offset = sizeof(float);
+		assert_shape_error(&f, call(f.k, f.args, 3, f.sizes, 3),
+			"output 'C' (argument 2) shares memory with input 'B'");
+		f.b.dl.strides = NULL;
+		f.b.dl.byte_offset = 0;
+		f.b.shape[0] = 4;
+		f.a.shape[1] = 4;
+		f.sizes[1] = 4;
+	}
+	f.a.dl.data = f.a.f;
+	f.b.dl.data = f.b.f;
+	f.c.dl.data = f.c.f;
+	free(buf);
+	teardown(&f);
+}
+END_TEST
+
+/* ein_kernel_flops counts domains that are not boxes without visiting
+ * their points: a triangular product at N = 3000 (2 N (N + 1) (N + 2) / 6
+ * multiply-adds, 4.5 million rows to enumerate) and a literal extent of
+ * 2^62 (which never finished) are counted exactly. */
+START_TEST(flops_not_enumerated)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog, "def tri(float32(N, N) A, "
+		"float32(N, N) B) -> (float32(N, N) C) {\n"
+		"    C(i, j) +=! A(i, k) * B(k, j) where k in j : i + 1\n}\n"
+		"def far(float32(4) X, float32(4611686018427387904) T) -> "
+		"(float32(4) Y) {\n"
+		"    Y(i) +=! X(i) * T(k) where k in i : 4611686018427387904\n"
+		"}\n",
+		"tri");
+	ein_kernel *far = ein_kernel_compile(prog, "far");
+	int64_t n = 3000;
+
+	ck_assert_msg(far != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert(ein_kernel_flops(k, &n, 1) == 2.0 * n * (n + 1) * (n + 2) / 6);
+	/* k from i to 2^62 - 1 for i = 0 .. 3: 4 * 2^62 - 6 products and
+	 * as many reduction steps, 2^65 as a double. */
+	ck_assert(ein_kernel_flops(far, NULL, 0) ==
+		2 * (4.0 * 4611686018427387904.0 - 6));
+	ein_kernel_free(far);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -643,6 +940,14 @@ int main(void)
 	tcase_add_test(tc, compile_cache_errors);
 	tcase_add_test(tc, fixed_sizes);
 	tcase_add_test(tc, fixed_sizes_invalid);
+	tcase_add_test(tc, fixed_size_above_int_max);
+	tcase_add_test(tc, flops_of_size_above_int_max);
+	tcase_add_test(tc, null_argument_named);
+	tcase_add_test(tc, huge_tensor_count);
+	tcase_add_test(tc, ndim_beyond_shape);
+	tcase_add_test(tc, error_text_bounded);
+	tcase_add_test(tc, aliased_output);
+	tcase_add_test(tc, flops_not_enumerated);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
