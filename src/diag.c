@@ -189,35 +189,66 @@ struct ein_src *ein_src_alloc(const char *name, const char *text)
 	return src;
 }
 
-/* Read all of "path" into a string the caller frees. */
+/* Read at most EIN_SRC_MAX_BYTES + 1 bytes of "f" into a string the
+ * caller frees, its length in *len.  Reading with a bound (rather than
+ * asking for the file's size) also serves pipes and devices: /dev/zero
+ * ends at the bound instead of filling the memory. */
+static char *read_bounded(FILE *f, size_t *len)
+{
+	size_t cap = 65536, n;
+	char *text = malloc(cap + 1), *grown;
+
+	*len = 0;
+	while (text && *len <= EIN_SRC_MAX_BYTES) {
+		if (*len == cap) {
+			cap *= 2;
+			grown = realloc(text, cap + 1);
+			if (!grown)
+				return (free(text), NULL);
+			text = grown;
+		}
+		n = fread(text + *len, 1, cap - *len, f);
+		if (n == 0)
+			break;
+		*len += n;
+	}
+	if (text)
+		text[*len] = '\0';
+	return text;
+}
+
+/* Read all of "path" into a string the caller frees: a text of at most
+ * EIN_SRC_MAX_BYTES bytes without NUL. */
 static char *read_text(ein_ctx *ctx, const char *path)
 {
 	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *text;
+	size_t len;
 
 	if (!f) {
 		ein_error(ctx, EIN_ERROR_IO, "cannot open '%s': %s", path,
 			strerror(errno));
 		return NULL;
 	}
-	out = open_memstream(&text, &len);
-	if (out) {
-		char buf[65536];
-		size_t n;
-
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, out);
-		fclose(out);
-	}
-	if (ferror(f) || !text) {
-		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s'", path);
-		free(text);
-		text = NULL;
-	}
+	text = read_bounded(f, &len);
+	if (!text)
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory reading '%s'",
+			path);
+	else if (ferror(f))
+		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s': %s", path,
+			strerror(errno ? errno : EIO));
+	else if (len > EIN_SRC_MAX_BYTES)
+		ein_error(ctx, EIN_ERROR_IO, "'%s' is larger than %d MiB, "
+			"the most a source file may hold", path,
+			EIN_SRC_MAX_BYTES >> 20);
+	else if (strlen(text) != len)
+		ein_error(ctx, EIN_ERROR_IO, "'%s' is not a text file: it "
+			"holds a NUL byte at offset %zu", path, strlen(text));
+	else
+		return (fclose(f), text);
+	free(text);
 	fclose(f);
-	return text;
+	return NULL;
 }
 
 struct ein_src *ein_src_read(ein_ctx *ctx, const char *path)

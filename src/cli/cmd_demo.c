@@ -18,6 +18,10 @@
 #include <cblas.h>
 #include "cli.h"
 
+/* The largest n of "ein demo --sizes": three n x n matrices of floats
+ * take 48 GiB at 65536. */
+#define MAX_DEMO_SIZE 65536
+
 /* The library and the functions the demo calls. */
 static const char *const blas_libs[] = { "libopenblas.so.0",
 	"libopenblas.so" };
@@ -83,12 +87,14 @@ static int demo_size(ein_kernel *k, int64_t n)
 	double ein_s, blas_s, err, scale, gflop = 2.0 * n * n * n * 1e-9;
 	int i, ok = 0;
 
+	/* Tensors after a failed allocation are freed too: start empty. */
+	memset(t, 0, sizeof(t));
 	for (i = 0; i < 4 && ok == 0; ++i)
 		ok = ein_cli_tensor_alloc(&t[i], k, i < 3 ? i : 2, sizes);
 	if (ok == 0) {
 		ein_cli_tensor_randomize(&t[0], &seed);
 		ein_cli_tensor_randomize(&t[1], &seed);
-		ein_s = ein_cli_time_call(k, args, 3, sizes, 10);
+		ein_s = ein_cli_time_call(k, args, 3, sizes, 10, NULL);
 		blas_s = time_sgemm(t[0].dl.data, t[1].dl.data, t[3].dl.data,
 			n, 10);
 		ein_cli_tensor_compare(&t[2], &t[3], &err, &scale);
@@ -114,6 +120,10 @@ int ein_cmd_demo(int argc, char **argv)
 
 	if (argc >= 3 && !strcmp(argv[1], "--sizes"))
 		spec = argv[2];
+	else if (argc >= 2) {
+		ein_cli_unexpected("ein demo", argv[1]);
+		return (ein_ctx_free(ctx), 2);
+	}
 	if (load_blas() < 0) {
 		ein_ctx_free(ctx);
 		return 1;
@@ -135,17 +145,20 @@ int ein_cmd_demo(int argc, char **argv)
 			"max |error|");
 	}
 	while (k && *spec) {
-		char *end;
-		long long n = strtoll(spec, &end, 10);
+		size_t len = strcspn(spec, ",");
+		char *one = strndup(spec, len);
+		int64_t n;
 
-		if (n < 1 || (*end && *end != ',')) {
-			fprintf(stderr, "ein demo: error: bad size list\n");
+		if (!one || ein_cli_parse_int("ein demo", "--sizes", one, 1,
+				MAX_DEMO_SIZE, &n) < 0) {
+			free(one);
 			ok = -1;
 			break;
 		}
+		free(one);
 		if (demo_size(k, n) < 0)
 			ok = -1;
-		spec = *end ? end + 1 : end;
+		spec += spec[len] ? len + 1 : len;
 	}
 	ein_kernel_free(k);
 	ein_program_free(prog);
