@@ -345,7 +345,11 @@ ein_status ein_aot_set_target(ein_aot *aot, const char *name);
 /* Generate code for an LLVM triple ("aarch64-unknown-linux-gnu"), CPU
  * ("cortex-a72"; NULL: generic) and features ("+neon,+dotprod"; NULL:
  * the CPU's), as llc's -mtriple, -mcpu and -mattr.  EIN_ERROR_INVALID if
- * LLVM does not know the triple. */
+ * LLVM does not know the triple, or, for x86-64 and AArch64 triples, the
+ * CPU or a feature (checked against the names this build's LLVM lists,
+ * before LLVM sees them: LLVM itself only warns on stderr, and for x86-64
+ * an unknown CPU aborted the process); an x86-64 triple always gets the
+ * "+64bit" feature, so that "-64bit" is an error too. */
 ein_status ein_aot_set_target_triple(ein_aot *aot, const char *triple,
 	const char *cpu, const char *features);
 /* Specialise the definitions added afterwards that have a size "name" to

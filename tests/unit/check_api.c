@@ -558,6 +558,46 @@ START_TEST(compile_cache_errors)
 }
 END_TEST
 
+/* An x86-64 target with an unknown processor made LLVM abort the calling
+ * application (a processor without 64-bit mode: "64-bit code requested on
+ * a subtarget that doesn't support it"); it is now an EIN_ERROR_INVALID
+ * error, and a known 32-bit processor compiles. */
+START_TEST(aot_bad_cpu_does_not_abort)
+{
+	static const char *const bad[][2] = {
+		{ "notacpu", NULL }, { NULL, "+notafeature" },
+		{ NULL, "avx2" }, { "x86-64", "-64bit" },
+	};
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, NULL);
+	char path[] = "/tmp/ein-check-cpu-XXXXXX";
+	int i, fd = mkstemp(path);
+	ein_aot *aot;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (i = 0; i < 4; ++i) {
+		aot = ein_aot_alloc(prog);
+		ck_assert_int_eq(ein_aot_set_target_triple(aot,
+			"x86_64-unknown-linux-gnu", bad[i][0], bad[i][1]),
+			EIN_ERROR_INVALID);
+		ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+			i == 0 ? "'notacpu' is not a processor" :
+			i == 3 ? "64bit" : "is not a feature"));
+		ein_aot_free(aot);
+	}
+	aot = ein_aot_alloc(prog);
+	ck_assert_int_eq(ein_aot_set_target_triple(aot,
+		"x86_64-unknown-linux-gnu", "pentium4", NULL), EIN_OK);
+	ck_assert_int_eq(ein_aot_add_def(aot, "matmul", NULL), EIN_OK);
+	ck_assert_int_eq(ein_aot_write(aot, path, EIN_AOT_OBJECT), EIN_OK);
+	ein_aot_free(aot);
+	unlink(path);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -580,6 +620,7 @@ int main(void)
 	tcase_add_test(tc, compile_cache_errors);
 	tcase_add_test(tc, fixed_sizes);
 	tcase_add_test(tc, fixed_sizes_invalid);
+	tcase_add_test(tc, aot_bad_cpu_does_not_abort);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
