@@ -380,6 +380,13 @@ ein_status ein_aot_write(ein_aot *aot, const char *path,
 /* Write the C header declaring the functions of the definitions added so
  * far, with include guards derived from the file name of "path". */
 ein_status ein_aot_write_header(ein_aot *aot, const char *path);
+/* Write the output "path" in "format" (as ein_aot_write; NULL: none) and
+ * the C header "header" (NULL: none) together: both are written as
+ * temporaries before either replaces its file, so that when one cannot be
+ * written (EIN_ERROR_IO) neither path has changed, and an object never
+ * goes with the header of another compile. */
+ein_status ein_aot_write_files(ein_aot *aot, const char *path,
+	ein_aot_format format, const char *header);
 
 /* The version of libein as "MAJOR.MINOR.PATCH", a static string.  May be
  * called from any thread. */

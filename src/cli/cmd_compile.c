@@ -203,10 +203,10 @@ int ein_cmd_compile(int argc, char **argv)
 		st = configure(aot, &o);
 	if (st == EIN_OK)
 		st = add_defs(aot, prog, &o);
-	if (st == EIN_OK && o.output)
-		st = ein_aot_write(aot, o.output, output_format(&o));
-	if (st == EIN_OK && o.header)
-		st = ein_aot_write_header(aot, o.header);
+	/* Both files or neither: never an object with a stale header. */
+	if (st == EIN_OK)
+		st = ein_aot_write_files(aot, o.output, o.output ?
+			output_format(&o) : EIN_AOT_OBJECT, o.header);
 	if (st != EIN_OK)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	ein_aot_free(aot);

@@ -13,6 +13,9 @@
 #include "ein.h"
 #include "ctx.h"
 #include "runtime/cache.h"
+#include "outfile.h"
+#include <dirent.h>
+#include <sys/wait.h>
 #include "testutil.h"
 
 static const char matmul_src[] =
@@ -598,6 +601,87 @@ START_TEST(aot_bad_cpu_does_not_abort)
 }
 END_TEST
 
+/* The number of entries of directory "dir" other than . and .. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* ein compile -o keep.o --header /unwritable/keep.h replaced keep.o and
+ * then failed: the object no longer matched its header.  Now neither file
+ * changes when one cannot be written. */
+START_TEST(aot_failed_header_keeps_object)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, NULL);
+	ein_aot *aot = ein_aot_alloc(prog);
+	char dir[] = "/tmp/ein-check-out-XXXXXX", obj[64], bad[80];
+	FILE *f;
+	char buf[8] = "";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(obj, sizeof(obj), "%s/keep.o", dir);
+	snprintf(bad, sizeof(bad), "%s/missing/keep.h", dir);
+	f = fopen(obj, "w");
+	fputs("old", f);
+	fclose(f);
+	ck_assert_int_eq(ein_aot_add_def(aot, "matmul", NULL), EIN_OK);
+	ck_assert_int_eq(ein_aot_write_files(aot, obj, EIN_AOT_OBJECT, bad),
+		EIN_ERROR_IO);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx), bad));
+	f = fopen(obj, "r");
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "old");
+	ck_assert_int_eq(count_entries(dir), 1);
+	unlink(obj);
+	rmdir(dir);
+	ein_aot_free(aot);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A compile killed (SIGINT, SIGTERM) while it wrote its outputs left
+ * "path.ein-PID-N" temporaries behind, as large as the object.  They have
+ * no name now until they are renamed. */
+START_TEST(interrupted_write_leaves_no_temporary)
+{
+	char dir[] = "/tmp/ein-check-int-XXXXXX", path[64];
+	static char data[1 << 20];
+	struct ein_out_piece p = { data, sizeof(data), -1, 0 };
+	int status;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/big.o", dir);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		ein_ctx *ctx = ein_ctx_alloc();
+		struct ein_outfile_set *set = ein_outfile_set_alloc(ctx);
+
+		if (ein_outfile_set_add(set, path, &p, 1, 0) < 0)
+			_exit(1);
+		/* Gone before the rename, running no cleanup, as a process
+		 * that SIGINT or SIGTERM ends. */
+		_exit(2);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+	ck_assert_int_eq(count_entries(dir), 0);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -621,6 +705,8 @@ int main(void)
 	tcase_add_test(tc, fixed_sizes);
 	tcase_add_test(tc, fixed_sizes_invalid);
 	tcase_add_test(tc, aot_bad_cpu_does_not_abort);
+	tcase_add_test(tc, aot_failed_header_keeps_object);
+	tcase_add_test(tc, interrupted_write_leaves_no_temporary);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
