@@ -156,10 +156,16 @@ static int fail(struct reader *r, const char *fmt, ...)
 	va_list ap;
 	int n = snprintf(r->err, r->len, "%s:%d: error: ", r->path, r->line);
 
+	char *c;
+
 	va_start(ap, fmt);
 	if (n >= 0 && n < r->len)
 		vsnprintf(r->err + n, r->len - n, fmt, ap);
 	va_end(ap);
+	/* The text of a damaged record must not drive the terminal. */
+	for (c = r->err; *c; ++c)
+		if ((unsigned char) *c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 

@@ -96,6 +96,9 @@ int ein_cli_parse_seconds(const char *cmd, const char *what, const char *s,
 /* Print "CMD: error: WHAT takes EXPECTED, not 'S'" as above. */
 void ein_cli_bad_value(const char *cmd, const char *what, const char *s,
 	const char *expected);
+/* Print a name from a source (a size, a tensor) in a message: at most 40
+ * characters of it, then "...", control characters escaped. */
+void ein_cli_print_name(FILE *f, const char *name);
 /* Print "CMD: error: unexpected argument 'ARG'", quoted as above. */
 void ein_cli_unexpected(const char *cmd, const char *arg);
 /* Print s[0 .. n) (or up to its NUL) with control characters as \xNN, so

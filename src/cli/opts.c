@@ -91,6 +91,15 @@ void ein_cli_bad_value(const char *cmd, const char *what, const char *s,
 	fputc('\n', stderr);
 }
 
+void ein_cli_print_name(FILE *f, const char *name)
+{
+	size_t n = strlen(name);
+
+	ein_cli_print_quoted(f, name, n > QUOTE_MAX ? QUOTE_MAX : n);
+	if (n > QUOTE_MAX)
+		fputs("...", f);
+}
+
 void ein_cli_unexpected(const char *cmd, const char *arg)
 {
 	fprintf(stderr, "%s: error: unexpected argument ", cmd);

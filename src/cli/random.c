@@ -200,9 +200,10 @@ static void print_size_names(ein_kernel *k)
 {
 	int i;
 
-	for (i = 0; i < ein_kernel_n_size(k); ++i)
-		fprintf(stderr, "%s%s", i ? ", " : "",
-			ein_kernel_get_size_name(k, i));
+	for (i = 0; i < ein_kernel_n_size(k); ++i) {
+		fprintf(stderr, "%s", i ? ", " : "");
+		ein_cli_print_name(stderr, ein_kernel_get_size_name(k, i));
+	}
 	fprintf(stderr, "\n");
 }
 
@@ -238,8 +239,10 @@ int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
 	for (i = 0; i < n; ++i)
 		if (sizes[i] < 0) {
 			fprintf(stderr, "ein: error: --sizes gives no value "
-				"for %s; the kernel's sizes are: ",
+				"for ");
+			ein_cli_print_name(stderr,
 				ein_kernel_get_size_name(k, i));
+			fprintf(stderr, "; the kernel's sizes are: ");
 			return print_size_names(k), -1;
 		}
 	return 0;
