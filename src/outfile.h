@@ -5,9 +5,12 @@
  * A file is written as a temporary in its directory and renamed over
  * "path" once complete, so that an interrupted or failed compile leaves
  * the previous file, never half of a new one.  The temporary has no name
- * while it is written (O_TMPFILE, where the file system allows it, else
- * "path.ein-PID-N"): a compile killed by SIGINT, SIGTERM or anything else
- * leaves no large temporary behind.  The files of one set (an object and
+ * while it is written (O_TMPFILE, which ext4, XFS, Btrfs and tmpfs
+ * allow): a compile killed by SIGINT, SIGTERM or anything else leaves no
+ * large temporary behind; it is named "path.ein-PID-N" only for the
+ * rename.  On a file system without O_TMPFILE (or without /proc) the
+ * temporary has that name from the start, and a killed compile can
+ * leave it.  The files of one set (an object and
  * its header) are all written before any is renamed, so that a failure
  * to write one (a header in a directory that cannot be written) leaves
  * every path as it was.  Paths that exist but are not regular files,
