@@ -641,8 +641,9 @@ static int replay(struct run *r, struct ein_tunelog *log)
 		memset(&t, 0, sizeof(t));
 		if (ein_cand_decode(&r->space, log->trial[i].plan,
 				log->trial[i].n_plan, &t.cand) < 0) {
-			fprintf(stderr, "ein tune: error: %s: trial %d does "
-				"not fit this kernel\n", r->log_path, i + 1);
+			fprintf(stderr, "ein tune: %s:%d: error: trial %d "
+				"does not fit this kernel\n", r->log_path,
+				log->trial[i].line, log->trial[i].trial);
 			return -1;
 		}
 		t.rec = log->trial[i];
@@ -670,6 +671,13 @@ static int same_run(const struct run *r, const struct ein_tunelog *log)
 	return 1;
 }
 
+static int io_error(const struct run *r)
+{
+	fprintf(stderr, "ein tune: error: cannot write %s: %s\n",
+		r->log_path, strerror(errno));
+	return -1;
+}
+
 /* Resume from the log, or start a new one. */
 static int open_log(struct run *r)
 {
@@ -680,10 +688,20 @@ static int open_log(struct run *r)
 		"random" : "evolve", (char *) ein_version(), r->o->seed };
 
 	r->rng = r->o->seed;
+	/* Locked before it is read or cut: another run may be writing it. */
+	r->log_fd = ein_tunelog_open(r->log_path);
+	if (r->log_fd < 0 && errno == EBUSY) {
+		fprintf(stderr, "ein tune: error: %s is in use by another ein "
+			"tune; one run at a time per log (and schedule)\n",
+			r->log_path);
+		return -1;
+	}
+	if (r->log_fd < 0)
+		goto fail_io;
 	if (!r->o->resume) {
-		r->log_fd = ein_tunelog_open(r->log_path, 0);
-		if (r->log_fd < 0 || ein_tunelog_write_start(r->log_fd, &s) < 0)
-			goto io_error;
+		if (ein_tunelog_truncate(r->log_fd, 0) < 0 ||
+		    ein_tunelog_write_start(r->log_fd, &s) < 0)
+			goto fail_io;
 		return 0;
 	}
 	if (ein_tunelog_load(r->log_path, &log, err, sizeof(err)) < 0) {
@@ -692,15 +710,12 @@ static int open_log(struct run *r)
 	}
 	if (!same_run(r, &log) || replay(r, &log) < 0)
 		return ein_tunelog_clear(&log), -1;
-	r->log_fd = ein_tunelog_open(r->log_path, log.good_bytes);
+	if (ein_tunelog_truncate(r->log_fd, log.good_bytes) < 0)
+		return ein_tunelog_clear(&log), io_error(r);
 	ein_tunelog_clear(&log);
-	if (r->log_fd < 0)
-		goto io_error;
 	return 0;
-io_error:
-	fprintf(stderr, "ein tune: error: cannot write %s: %s\n",
-		r->log_path, strerror(errno));
-	return -1;
+fail_io:
+	return io_error(r);
 }
 
 /* ---- the run ----------------------------------------------------------- */

@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <json-c/json.h>
 #include "autotune/measure.h"
@@ -16,14 +18,12 @@
 
 /* ---- writing ----------------------------------------------------------- */
 
-int ein_tunelog_open(const char *path, long at)
+int ein_tunelog_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
-	if (fd < 0)
-		return -1;
-	if (ftruncate(fd, at) < 0 || lseek(fd, at, SEEK_SET) < 0) {
-		int e = errno;
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno == EWOULDBLOCK ? EBUSY : errno;
 
 		close(fd);
 		errno = e;
@@ -32,8 +32,15 @@ int ein_tunelog_open(const char *path, long at)
 	return fd;
 }
 
+int ein_tunelog_truncate(int fd, long at)
+{
+	return ftruncate(fd, at);
+}
+
 /* Append "rec" (taken) and a newline to "fd" in one write(), then
- * fsync. */
+ * fsync.  A log (opened O_APPEND) that a write fills only in part (a full
+ * disk) is cut back to where it was, so that it still ends with a
+ * complete record. */
 static int append(int fd, json_object *rec)
 {
 	const char *text;
@@ -41,6 +48,7 @@ static int append(int fd, json_object *rec)
 	size_t len;
 	ssize_t n;
 	int r = -1;
+	off_t before = lseek(fd, 0, SEEK_END);
 
 	if (!rec)
 		return -1;
@@ -53,8 +61,11 @@ static int append(int fd, json_object *rec)
 		line[len] = '\n';
 		n = write(fd, line, len + 1);
 		r = n == (ssize_t) (len + 1) && fsync(fd) == 0 ? 0 : -1;
-		if (n >= 0 && n != (ssize_t) (len + 1))
-			errno = EIO;
+		if (n >= 0 && n != (ssize_t) (len + 1)) {
+			if (before >= 0 && ftruncate(fd, before) < 0)
+				before = -1;	/* the write's error is told */
+			errno = n > 0 ? ENOSPC : EIO;
+		}
 	}
 	free(line);
 	json_object_put(rec);
@@ -145,10 +156,16 @@ static int fail(struct reader *r, const char *fmt, ...)
 	va_list ap;
 	int n = snprintf(r->err, r->len, "%s:%d: error: ", r->path, r->line);
 
+	char *c;
+
 	va_start(ap, fmt);
 	if (n >= 0 && n < r->len)
 		vsnprintf(r->err + n, r->len - n, fmt, ap);
 	va_end(ap);
+	/* The text of a damaged record must not drive the terminal. */
+	for (c = r->err; *c; ++c)
+		if ((unsigned char) *c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 
@@ -222,9 +239,15 @@ static int read_trial(struct reader *r, json_object *o,
 	json_object *msg = NULL, *v;
 	char *rng;
 
+	int64_t number;
+
 	if (!n || !st || !ck || read_plan(r, o, t) < 0)
 		return -1;
-	t->trial = json_object_get_int(n);
+	number = json_object_get_int64(n);
+	if (number < 1 || number > INT_MAX)
+		return fail(r, "trial number %" PRId64 " out of range",
+			number);
+	t->trial = (int) number;
 	t->status = ein_trial_status_from_name(json_object_get_string(st));
 	if (t->status < 0)
 		return fail(r, "unknown status \"%s\"",
@@ -285,6 +308,7 @@ static int read_record(struct reader *r, json_object *o,
 	json_object *kind = field(r, o, "record", json_type_string);
 	const char *k = kind ? json_object_get_string(kind) : NULL;
 	struct ein_tunelog_trial *grown;
+	int n;
 
 	if (!k)
 		return -1;
@@ -311,11 +335,14 @@ static int read_record(struct reader *r, json_object *o,
 		ein_tunelog_trial_clear(&grown[log->n_trial]);
 		return -1;
 	}
-	if (grown[log->n_trial].trial != log->n_trial + 1) {
+	/* Named before the record is cleared (which zeroes its number). */
+	n = grown[log->n_trial].trial;
+	if (n != log->n_trial + 1) {
 		ein_tunelog_trial_clear(&grown[log->n_trial]);
-		return fail(r, "trial %d follows trial %d",
-			grown[log->n_trial].trial, log->n_trial);
+		return fail(r, "trial %d where trial %d was expected (after "
+			"trial %d)", n, log->n_trial + 1, log->n_trial);
 	}
+	grown[log->n_trial].line = r->line;
 	log->n_trial++;
 	return 0;
 }

@@ -10,8 +10,10 @@
  *   {"record":"done","trials":...,"best_trial":...,"best_gflops":...,
  *    "elapsed":...}
  *
- * Each record is appended with one write() and flushed to disk (fsync),
- * so a tuner killed at any moment leaves at most a torn last line.  The
+ * Each record is appended with one write() to a file opened O_APPEND
+ * and flushed to disk (fsync), so a tuner killed at any moment leaves at
+ * most a torn last line; a run holds an exclusive lock on its log, so
+ * that a second run on the same log is refused rather than interleaved.  The
  * loader tolerates exactly that (it drops a last line without its
  * newline) and reports any other damage with its line number.  A run
  * that ends normally appends a "done" record; a resumed run appends
@@ -34,9 +36,11 @@ struct ein_tunelog_start {
 /* One trial.  schedule, origin, message: owned strings (message may be
  * NULL); status: an enum ein_trial_status; seconds, gflops: -1 unless
  * measured; checked: 1 if compared with the reference interpreter;
- * rng: the generator's state after the trial was generated. */
+ * rng: the generator's state after the trial was generated;
+ * line: the log's line that holds it (0 for a trial not read from one). */
 struct ein_tunelog_trial {
 	int trial;
+	int line;
 	char *origin;
 	int status;
 	char *schedule;
@@ -69,10 +73,14 @@ int ein_tunelog_load(const char *path, struct ein_tunelog *log, char *err,
 void ein_tunelog_clear(struct ein_tunelog *log);
 void ein_tunelog_trial_clear(struct ein_tunelog_trial *t);
 
-/* Open "path" for appending at byte "at" (0 with truncate: a new log;
- * a loaded log's good_bytes to resume).  Returns a file descriptor or
- * -1 (errno set). */
-int ein_tunelog_open(const char *path, long at);
+/* Open (or create) "path" for appending, locked (flock) against every
+ * other ein tune until closed: two runs on one log would interleave their
+ * records.  Returns a file descriptor, or -1 with errno set: EBUSY if
+ * another process holds the log. */
+int ein_tunelog_open(const char *path);
+/* Cut the open log "fd" to its first "at" bytes (0: a new log; a loaded
+ * log's good_bytes to resume); 0 or -1 (errno set). */
+int ein_tunelog_truncate(int fd, long at);
 
 /* Append one record; 0 or -1 (errno set). */
 int ein_tunelog_write_start(int fd, const struct ein_tunelog_start *s);

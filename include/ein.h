@@ -384,7 +384,11 @@ ein_status ein_aot_set_target(ein_aot *aot, const char *name);
 /* Generate code for an LLVM triple ("aarch64-unknown-linux-gnu"), CPU
  * ("cortex-a72"; NULL: generic) and features ("+neon,+dotprod"; NULL:
  * the CPU's), as llc's -mtriple, -mcpu and -mattr.  EIN_ERROR_INVALID if
- * LLVM does not know the triple. */
+ * LLVM does not know the triple, or, for x86-64 and AArch64 triples, the
+ * CPU or a feature (checked against the names this build's LLVM lists,
+ * before LLVM sees them: LLVM itself only warns on stderr, and for x86-64
+ * an unknown CPU aborted the process); an x86-64 triple always gets the
+ * "+64bit" feature, so that "-64bit" is an error too. */
 ein_status ein_aot_set_target_triple(ein_aot *aot, const char *triple,
 	const char *cpu, const char *features);
 /* Specialise the definitions added afterwards that have a size "name" to
@@ -415,6 +419,13 @@ ein_status ein_aot_write(ein_aot *aot, const char *path,
 /* Write the C header declaring the functions of the definitions added so
  * far, with include guards derived from the file name of "path". */
 ein_status ein_aot_write_header(ein_aot *aot, const char *path);
+/* Write the output "path" in "format" (as ein_aot_write; NULL: none) and
+ * the C header "header" (NULL: none) together: both are written as
+ * temporaries before either replaces its file, so that when one cannot be
+ * written (EIN_ERROR_IO) neither path has changed, and an object never
+ * goes with the header of another compile. */
+ein_status ein_aot_write_files(ein_aot *aot, const char *path,
+	ein_aot_format format, const char *header);
 
 /* The version of libein as "MAJOR.MINOR.PATCH", a static string.  May be
  * called from any thread. */

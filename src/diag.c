@@ -1,6 +1,7 @@
 /*
  * diag.c: formatting of user and internal errors into the context.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,24 +11,88 @@
 #include "diag.h"
 #include "ctx_private.h"
 
-/* Append the formatted text to ctx->msg; ctx->lock is held. */
-static void append_v(ein_ctx *ctx, const char *fmt, va_list ap)
-{
-	va_list ap2;
-	int n;
-	char *msg;
+/* The longest run of identifier characters a message shows whole, and
+ * how much of a longer one it keeps before "...": a source may hold a
+ * 1 MB identifier, and each message that names it would echo it whole. */
+#define LONG_NAME 64
+#define LONG_KEEP 40
 
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0)
-		return;
-	msg = realloc(ctx->msg, ctx->len + n + 1);
+/* Append text[0 .. n) to ctx->msg as it is; ctx->lock is held. */
+static void append_raw(ein_ctx *ctx, const char *text, size_t n)
+{
+	char *msg = realloc(ctx->msg, ctx->len + n + 1);
+
 	if (!msg)
 		return;
 	ctx->msg = msg;
-	vsnprintf(ctx->msg + ctx->len, n + 1, fmt, ap);
+	memcpy(ctx->msg + ctx->len, text, n);
 	ctx->len += n;
+	ctx->msg[ctx->len] = '\0';
+}
+
+/* Is "c" a control character that a message shows escaped, as \xNN, so
+ * that a source cannot drive the terminal?  Newlines separate the lines
+ * of a message, and tabs keep the caret under a quoted line in place. */
+static int is_control(unsigned char c)
+{
+	return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
+}
+
+static int is_name_char(unsigned char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		(c >= '0' && c <= '9');
+}
+
+/* The width of "c" as a message shows it. */
+static int shown_width(unsigned char c)
+{
+	return is_control(c) ? 4 : 1;
+}
+
+/* Append text[0 .. n) with its control characters escaped and, if
+ * "shorten", its runs of identifier characters longer than LONG_NAME cut
+ * to LONG_KEEP and "...". */
+static void append_clean(ein_ctx *ctx, const char *text, size_t n,
+	int shorten)
+{
+	char *out = malloc(4 * n + 1), *o = out;
+	size_t i = 0, run;
+
+	if (!out)
+		return;
+	while (i < n) {
+		for (run = 0; i + run < n && is_name_char(text[i + run]); ++run)
+			;
+		if (shorten && run > LONG_NAME) {
+			memcpy(o, text + i, LONG_KEEP);
+			memcpy(o + LONG_KEEP, "...", 3);
+			o += LONG_KEEP + 3;
+			i += run;
+		} else if (run > 0) {
+			memcpy(o, text + i, run);
+			o += run;
+			i += run;
+		} else if (is_control(text[i])) {
+			o += sprintf(o, "\\x%02x", (unsigned char) text[i++]);
+		} else {
+			*o++ = text[i++];
+		}
+	}
+	append_raw(ctx, out, o - out);
+	free(out);
+}
+
+/* Append the formatted text to ctx->msg, cleaned (append_clean); ctx->lock
+ * is held. */
+static void append_v(ein_ctx *ctx, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+	int n = vasprintf(&text, fmt, ap);
+
+	if (n >= 0)
+		append_clean(ctx, text, n, 1);
+	free(text);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -97,11 +162,13 @@ static void quote_line(ein_ctx *ctx, const char *text, int line, int col)
 		from = p + (col - 1 < end - p ? col - 1 : end - p) -
 			QUOTE_BEFORE;
 	to = end - from > QUOTE_WIDTH ? from + QUOTE_WIDTH : end;
-	append(ctx, "    %s%.*s%s\n    %s", from > p ? "..." : "",
-		(int) (to - from), from, to < end ? "..." : "",
+	append(ctx, "    %s", from > p ? "..." : "");
+	append_clean(ctx, from, to - from, 0);
+	append(ctx, "%s\n    %s", to < end ? "..." : "",
 		from > p ? "   " : "");
 	for (i = from - p + 1; i < col && p + i - 1 < end; ++i)
-		append(ctx, "%c", p[i - 1] == '\t' ? '\t' : ' ');
+		append(ctx, "%*s", p[i - 1] == '\t' ? 0 : shown_width(p[i - 1]),
+			p[i - 1] == '\t' ? "\t" : "");
 	append(ctx, "^\n");
 }
 
@@ -211,35 +278,66 @@ struct ein_src *ein_src_alloc(const char *name, const char *text)
 	return src;
 }
 
-/* Read all of "path" into a string the caller frees. */
+/* Read at most EIN_SRC_MAX_BYTES + 1 bytes of "f" into a string the
+ * caller frees, its length in *len.  Reading with a bound (rather than
+ * asking for the file's size) also serves pipes and devices: /dev/zero
+ * ends at the bound instead of filling the memory. */
+static char *read_bounded(FILE *f, size_t *len)
+{
+	size_t cap = 65536, n;
+	char *text = malloc(cap + 1), *grown;
+
+	*len = 0;
+	while (text && *len <= EIN_SRC_MAX_BYTES) {
+		if (*len == cap) {
+			cap *= 2;
+			grown = realloc(text, cap + 1);
+			if (!grown)
+				return (free(text), NULL);
+			text = grown;
+		}
+		n = fread(text + *len, 1, cap - *len, f);
+		if (n == 0)
+			break;
+		*len += n;
+	}
+	if (text)
+		text[*len] = '\0';
+	return text;
+}
+
+/* Read all of "path" into a string the caller frees: a text of at most
+ * EIN_SRC_MAX_BYTES bytes without NUL. */
 static char *read_text(ein_ctx *ctx, const char *path)
 {
 	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *text;
+	size_t len;
 
 	if (!f) {
 		ein_error(ctx, EIN_ERROR_IO, "cannot open '%s': %s", path,
 			strerror(errno));
 		return NULL;
 	}
-	out = open_memstream(&text, &len);
-	if (out) {
-		char buf[65536];
-		size_t n;
-
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, out);
-		fclose(out);
-	}
-	if (ferror(f) || !text) {
-		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s'", path);
-		free(text);
-		text = NULL;
-	}
+	text = read_bounded(f, &len);
+	if (!text)
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory reading '%s'",
+			path);
+	else if (ferror(f))
+		ein_error(ctx, EIN_ERROR_IO, "cannot read '%s': %s", path,
+			strerror(errno ? errno : EIO));
+	else if (len > EIN_SRC_MAX_BYTES)
+		ein_error(ctx, EIN_ERROR_IO, "'%s' is larger than %d MiB, "
+			"the most a source file may hold", path,
+			EIN_SRC_MAX_BYTES >> 20);
+	else if (strlen(text) != len)
+		ein_error(ctx, EIN_ERROR_IO, "'%s' is not a text file: it "
+			"holds a NUL byte at offset %zu", path, strlen(text));
+	else
+		return (fclose(f), text);
+	free(text);
 	fclose(f);
-	return text;
+	return NULL;
 }
 
 struct ein_src *ein_src_read(ein_ctx *ctx, const char *path)

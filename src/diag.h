@@ -50,9 +50,15 @@ void ein_internal_at(ein_ctx *ctx, const char *file, int line,
 /* The number of errors recorded since the last clear. */
 int ein_diag_n_error(const ein_ctx *ctx);
 
+/* The largest source (or schedule) file read: 64 MiB.  Beyond it, or
+ * with a NUL byte, a file is not a source; the bound also stops a read of
+ * an endless device or pipe (/dev/zero). */
+#define EIN_SRC_MAX_BYTES (64 << 20)
+
 struct ein_src *ein_src_alloc(const char *name, const char *text);
 /* Read the file at "path" into a source named "path".  Returns NULL after
- * an EIN_ERROR_IO error when it cannot be read. */
+ * an EIN_ERROR_IO error when it cannot be read, is larger than
+ * EIN_SRC_MAX_BYTES or holds a NUL byte. */
 struct ein_src *ein_src_read(ein_ctx *ctx, const char *path);
 void ein_src_free(struct ein_src *src);
 

@@ -60,9 +60,12 @@ void ein_cli_tensor_compare(const struct ein_cli_tensor *a,
 
 /* Call "k" once to warm up, then up to "repeat" times (stopping after
  * two seconds); return the median time of a call in seconds, -1 if the
- * call fails. */
+ * call fails.  Unless "init" is NULL, the data of init[0 .. n) is copied
+ * into the arguments before every call (untimed), so that kernels that
+ * read their outputs see the same data each time and the arguments end
+ * up as after one call on "init". */
 double ein_cli_time_call(ein_kernel *k, DLTensor **args, int n,
-	const int64_t *sizes, int repeat);
+	const int64_t *sizes, int repeat, const struct ein_cli_tensor *init);
 
 /* Ranges of random input values (value_range.c): a list of NAME=LO:HI
  * separated by commas or spaces, as "ein run --range" and the "# range:"
@@ -102,8 +105,44 @@ int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i);
 
 /* Pass the sizes of "M=512,N=256" (NULL: none) to "opts" as hints for
  * choosing a schedule, and if "fix", as sizes to specialise the kernel
- * to; malformed parts are left to ein_cli_parse_sizes to report. */
-int ein_cli_size_hints(ein_options *opts, const char *spec, int fix);
+ * to.  Returns -1 after a message from "cmd" ("ein run") if a value is
+ * not an integer from 1 to EIN_CLI_MAX_SIZE. */
+int ein_cli_size_hints(const char *cmd, ein_options *opts, const char *spec,
+	int fix);
+
+/* The largest value of one size; whether the tensors it gives fit in
+ * memory is checked when they are allocated. */
+#define EIN_CLI_MAX_SIZE INT64_MAX
+
+/* The strict parsers of numbers on the command line, shared by every
+ * subcommand.  Each accepts the whole of "s" or nothing: on failure it
+ * prints "CMD: error: WHAT takes EXPECTED, not 'S'" (S quoted at most 40
+ * characters long, control characters escaped) and returns -1.
+ * ein_cli_parse_int: a decimal integer (optional sign) in [lo, hi].
+ * ein_cli_parse_u64: a decimal integer from 0 to 2^64 - 1 (seeds).
+ * ein_cli_parse_bytes: a positive byte count below 2^63, with an optional
+ *	suffix K, M, G or T (2^10 ... 2^40).
+ * ein_cli_parse_seconds: a duration "60", "60s", "2m" or "500ms" of at
+ *	most 1e9 seconds; positive: above 0, else at least 0. */
+int ein_cli_parse_int(const char *cmd, const char *what, const char *s,
+	int64_t lo, int64_t hi, int64_t *v);
+int ein_cli_parse_u64(const char *cmd, const char *what, const char *s,
+	uint64_t *v);
+int ein_cli_parse_bytes(const char *cmd, const char *what, const char *s,
+	int64_t *v);
+int ein_cli_parse_seconds(const char *cmd, const char *what, const char *s,
+	int positive, double *v);
+/* Print "CMD: error: WHAT takes EXPECTED, not 'S'" as above. */
+void ein_cli_bad_value(const char *cmd, const char *what, const char *s,
+	const char *expected);
+/* Print a name from a source (a size, a tensor) in a message: at most 40
+ * characters of it, then "...", control characters escaped. */
+void ein_cli_print_name(FILE *f, const char *name);
+/* Print "CMD: error: unexpected argument 'ARG'", quoted as above. */
+void ein_cli_unexpected(const char *cmd, const char *arg);
+/* Print s[0 .. n) (or up to its NUL) with control characters as \xNN, so
+ * that an argument cannot drive the terminal. */
+void ein_cli_print_quoted(FILE *f, const char *s, size_t n);
 
 /* Parse "M=512,N=256" into sizes[] in k's order.  Returns -1 after an
  * error message naming the missing or unknown size. */

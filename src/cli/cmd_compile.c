@@ -80,8 +80,7 @@ static int parse_one(int argc, char **argv, int *i, struct compile_opts *o)
 		o->file = argv[*i];
 		return 0;
 	}
-	fprintf(stderr, "ein compile: error: unexpected argument '%s'\n",
-		argv[*i]);
+	ein_cli_unexpected("ein compile", argv[*i]);
 	return -1;
 }
 
@@ -124,16 +123,21 @@ static ein_status configure(ein_aot *aot, const struct compile_opts *o)
 		st = ein_aot_set_target(aot, o->target);
 	for (tok = copy ? strtok_r(copy, ",", &save) : NULL;
 	     tok && st == EIN_OK; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '='), *end;
-		long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+		char *eq = strchr(tok, '=');
+		int64_t v;
 
-		if (!eq || end == eq + 1 || *end) {
-			fprintf(stderr, "ein compile: error: --sizes takes "
-				"NAME=VALUE,..., not '%s'\n", tok);
+		if (!eq || eq == tok) {
+			ein_cli_bad_value("ein compile", "--sizes", tok,
+				"NAME=VALUE,...");
 			st = EIN_ERROR_INVALID;
 			break;
 		}
 		*eq = '\0';
+		if (ein_cli_parse_int("ein compile", "a size", eq + 1, 1,
+				EIN_CLI_MAX_SIZE, &v) < 0) {
+			st = EIN_ERROR_INVALID;
+			break;
+		}
 		st = ein_aot_fix_size(aot, tok, v);
 	}
 	free(copy);
@@ -201,10 +205,10 @@ int ein_cmd_compile(int argc, char **argv)
 		st = configure(aot, &o);
 	if (st == EIN_OK)
 		st = add_defs(aot, prog, &o);
-	if (st == EIN_OK && o.output)
-		st = ein_aot_write(aot, o.output, output_format(&o));
-	if (st == EIN_OK && o.header)
-		st = ein_aot_write_header(aot, o.header);
+	/* Both files or neither: never an object with a stale header. */
+	if (st == EIN_OK)
+		st = ein_aot_write_files(aot, o.output, o.output ?
+			output_format(&o) : EIN_AOT_OBJECT, o.header);
 	if (st != EIN_OK)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	ein_aot_free(aot);

@@ -19,6 +19,10 @@
 #include <cblas.h>
 #include "cli.h"
 
+/* The largest n of "ein demo --sizes": three n x n matrices of floats
+ * take 48 GiB at 65536. */
+#define MAX_DEMO_SIZE 65536
+
 /* The library and the functions the demo calls. */
 static const char *const blas_libs[] = { "libopenblas.so.0",
 	"libopenblas.so" };
@@ -141,9 +145,9 @@ static int demo_size(const struct demo *d, int64_t n)
 	if (ok == 0) {
 		ein_cli_tensor_randomize(&t[0], &seed);
 		ein_cli_tensor_randomize(&t[1], &seed);
-		user_s = ein_cli_time_call(user, args, 3, sizes, 10);
+		user_s = ein_cli_time_call(user, args, 3, sizes, 10, NULL);
 		args[2] = &t[3].dl;
-		plain_s = ein_cli_time_call(d->plain, args, 3, sizes, 10);
+		plain_s = ein_cli_time_call(d->plain, args, 3, sizes, 10, NULL);
 		blas_s = time_sgemm(t[0].dl.data, t[1].dl.data, t[4].dl.data,
 			n, 10);
 		ok = user_s < 0 || plain_s < 0 ||
@@ -186,48 +190,51 @@ static int parse_args(int argc, char **argv, const char **spec,
 
 	for (i = 1; i < argc; ++i) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end;
 
 		if (!strcmp(argv[i], "--sizes") && v) {
 			*spec = v;
 			++i;
 		} else if (!strcmp(argv[i], "--threads") && v) {
-			long n = strtol(v, &end, 10);
+			int64_t n;
 
-			if (end == v || *end || n < 1 || n > 256) {
-				fprintf(stderr, "ein demo: error: --threads "
-					"takes a number from 1 to 256, not "
-					"'%s'\n", v);
+			if (ein_cli_parse_int("ein demo", "--threads", v, 1,
+					256, &n) < 0)
 				return -1;
-			}
 			d->threads = n;
 			++i;
 		} else {
-			fprintf(stderr, "ein demo: error: unexpected argument "
-				"'%s' (ein demo --help lists the options)\n",
-				argv[i]);
+			ein_cli_unexpected("ein demo", argv[i]);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* The next size of the list at "*spec"; 0 at its end, -1 if malformed. */
-static long long next_size(const char **spec)
+/* Parse the comma-separated list "spec" into sizes[0 .. *n) (at most
+ * "max"); -1 after a message. */
+static int parse_size_list(const char *spec, int64_t *sizes, int max,
+	int *n)
 {
-	char *end;
-	long long n;
+	char item[32];
+	size_t len;
 
-	if (!**spec)
-		return 0;
-	n = strtoll(*spec, &end, 10);
-	if (end == *spec || n < 1 || n > 16384 || (*end && *end != ',')) {
-		fprintf(stderr, "ein demo: error: bad size list: each size "
-			"is a number from 1 to 16384\n");
-		return -1;
+	for (*n = 0; *spec; spec += len + (spec[len] == ',')) {
+		len = strcspn(spec, ",");
+		if (*n == max) {
+			fprintf(stderr, "ein demo: error: --sizes takes at most "
+				"%d sizes\n", max);
+			return -1;
+		}
+		snprintf(item, sizeof(item), "%.*s", (int) len, spec);
+		if (len >= sizeof(item) || ein_cli_parse_int("ein demo",
+				"--sizes", item, 1, 16384, &sizes[(*n)++]) < 0) {
+			if (len >= sizeof(item))
+				ein_cli_bad_value("ein demo", "--sizes",
+					spec, "an integer from 1 to 16384");
+			return -1;
+		}
 	}
-	*spec = *end ? end + 1 : end;
-	return n;
+	return 0;
 }
 
 int ein_cmd_demo(int argc, char **argv)
@@ -235,10 +242,11 @@ int ein_cmd_demo(int argc, char **argv)
 	const char *spec = "128,256,512,1024";
 	struct demo d = { NULL, NULL, NULL, 1 };
 	ein_options *plain;
-	long long n;
-	int ok = 0;
+	int64_t sizes[64];
+	int i, n, ok = 0;
 
-	if (parse_args(argc, argv, &spec, &d) < 0)
+	if (parse_args(argc, argv, &spec, &d) < 0 ||
+	    parse_size_list(spec, sizes, 64, &n) < 0)
 		return 2;
 	if (load_blas() < 0)
 		return 1;
@@ -266,8 +274,8 @@ int ein_cmd_demo(int argc, char **argv)
 			"GFLOP/s", "BLAS ms", "GFLOP/s", "ein/BLAS",
 			"max |error|");
 	}
-	while (d.plain && (n = next_size(&spec)) != 0)
-		if (n < 0 || demo_size(&d, n) < 0)
+	for (i = 0; d.plain && i < n; ++i)
+		if (demo_size(&d, sizes[i]) < 0)
 			ok = -1;
 	ein_kernel_free(d.plain);
 	ein_program_free(d.prog);

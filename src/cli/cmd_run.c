@@ -10,12 +10,17 @@
  * (seconds) that "run" skips the check unless --check asks for it. */
 #define CHECK_LIMIT 2e9
 
+/* The most calls --repeat asks for (their timings are kept in memory:
+ * at most 800 MB, of which only the calls made in the two seconds of
+ * timing are touched). */
+#define MAX_REPEAT 100000000
+
 /* The options of "ein run". */
 struct run_opts {
 	const char *file;
 	const char *def;
 	const char *sizes;
-	int repeat;
+	int64_t repeat;
 	int check;	/* 1: always, 0: never, -1: when cheap enough */
 	int fix;	/* specialise the kernel to the sizes */
 	char *ranges;	/* the --range lists joined by commas, or NULL */
@@ -69,9 +74,11 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->sizes = argv[++i];
 		else if (!strncmp(argv[i], "--sizes=", 8))
 			o->sizes = argv[i] + 8;
-		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
-			o->repeat = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--range") && i + 1 < argc) {
+		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+			if (ein_cli_parse_int("ein run", "--repeat", argv[++i],
+					1, MAX_REPEAT, &o->repeat) < 0)
+				return -1;
+		} else if (!strcmp(argv[i], "--range") && i + 1 < argc) {
 			if (add_ranges(o, argv[++i]) < 0)
 				return -1;
 		} else if (!strncmp(argv[i], "--range=", 8)) {
@@ -86,37 +93,55 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		else if (argv[i][0] != '-' && !o->file)
 			o->file = argv[i];
 		else {
-			fprintf(stderr, "ein run: error: unexpected argument "
-				"'%s'\n", argv[i]);
+			ein_cli_unexpected("ein run", argv[i]);
 			return -1;
 		}
 	}
 	if (!o->file)
 		fprintf(stderr, "ein run: error: no .ein file given\n");
-	if (o->repeat < 1)
-		o->repeat = 1;
 	return o->file ? 0 : -1;
 }
 
-double ein_cli_time_call(ein_kernel *k, DLTensor **args, int n,
-	const int64_t *sizes, int repeat)
+/* Copy the data of "init" into the tensors of "args" (outside the timed
+ * part of a call). */
+static void restore(DLTensor **args, int n, const struct ein_cli_tensor *init)
 {
-	double t[repeat], start = ein_cli_now();
 	int i;
 
-	if (ein_kernel_call(k, args, n, sizes, ein_kernel_n_size(k)) != EIN_OK)
-		return -1;
-	for (i = 0; i < repeat; ++i) {
-		double t0 = ein_cli_now();
+	for (i = 0; init && i < n; ++i)
+		memcpy(args[i]->data, init[i].dl.data,
+			init[i].n * init[i].elem_size);
+}
 
-		ein_kernel_call(k, args, n, sizes, ein_kernel_n_size(k));
+double ein_cli_time_call(ein_kernel *k, DLTensor **args, int n,
+	const int64_t *sizes, int repeat, const struct ein_cli_tensor *init)
+{
+	double *t = malloc(repeat * sizeof(*t)), start = ein_cli_now(), med;
+	int i, ns = ein_kernel_n_size(k);
+
+	if (!t) {
+		fprintf(stderr, "ein: error: out of memory for %d timings\n",
+			repeat);
+		return -1;
+	}
+	restore(args, n, init);
+	if (ein_kernel_call(k, args, n, sizes, ns) != EIN_OK)
+		return (free(t), -1);
+	for (i = 0; i < repeat; ++i) {
+		double t0;
+
+		restore(args, n, init);
+		t0 = ein_cli_now();
+		ein_kernel_call(k, args, n, sizes, ns);
 		t[i] = ein_cli_now() - t0;
 		if (i >= 2 && ein_cli_now() - start > 2.0) {
 			repeat = i + 1;
 			break;
 		}
 	}
-	return ein_cli_median(t, repeat);
+	med = ein_cli_median(t, repeat);
+	free(t);
+	return med;
 }
 
 /* Compare every output of "out" with "ref"; print and return -1 if one
@@ -212,7 +237,7 @@ static int run_kernel(ein_kernel *k, const struct run_opts *o,
 	struct ein_cli_tensor t[n], init[n];
 	DLTensor *args[n];
 	uint64_t seed = 42;
-	double sec, flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
+	double sec, flops = 0;
 
 	/* Tensors after a failed allocation are freed too: start empty. */
 	memset(t, 0, sizeof(t));
@@ -227,10 +252,18 @@ static int run_kernel(ein_kernel *k, const struct run_opts *o,
 			ein_cli_tensor_copy(&t[i], &init[i]);
 		args[i] = &t[i].dl;
 	}
+	/* Counted once the tensors exist: the count may take as long as
+	 * the kernel's domain is large. */
+	if (ok == 0)
+		flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
+	/* Every call starts from the same data, "init": a kernel may read
+	 * its outputs (C(i, j) += ... without "!"), so that the result of
+	 * the last call, compared with one reference run below, is that of
+	 * one call on "init", and each call does the same work. */
 	if (ok == 0 && (sec = ein_cli_time_call(k, args, n, sizes,
-			o->repeat)) >= 0) {
-		printf("  run: median %.3f ms over up to %d runs", sec * 1e3,
-			o->repeat);
+			o->repeat, init)) >= 0) {
+		printf("  run: median %.3f ms over up to %lld runs",
+			sec * 1e3, (long long) o->repeat);
 		if (flops > 0)
 			printf(", %.2f GFLOP/s", flops / sec * 1e-9);
 		printf("\n");
@@ -259,9 +292,9 @@ int ein_cmd_run(int argc, char **argv)
 	int ok = -1;
 
 	o.opts = ein_options_alloc();
-	if (parse_args(argc, argv, &o) < 0)
+	if (parse_args(argc, argv, &o) < 0 ||
+	    ein_cli_size_hints("ein run", o.opts, o.sizes, o.fix) < 0)
 		return (ein_options_free(o.opts), free(o.ranges), 2);
-	ein_cli_size_hints(o.opts, o.sizes, o.fix);
 	ctx = ein_ctx_alloc();
 	t0 = ein_cli_now();
 	prog = ein_program_read_file(ctx, o.file);

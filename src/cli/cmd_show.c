@@ -52,16 +52,18 @@ int ein_cmd_show(int argc, char **argv)
 				return (ein_options_free(opts), 2);
 		} else if (!strcmp(argv[i], "--def") && i + 1 < argc)
 			def = argv[++i];
-		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
-			ein_cli_size_hints(opts, argv[++i], 1);
+		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+			if (ein_cli_size_hints("ein show", opts, argv[++i],
+					1) < 0)
+				return (ein_options_free(opts), 2);
+		}
 		else if (!strncmp(argv[i], "--stage=", 8)) {
 			if (parse_stage(argv[i] + 8, &stage) < 0)
 				return (ein_options_free(opts), 2);
 		} else if (argv[i][0] != '-' && !file)
 			file = argv[i];
 		else {
-			fprintf(stderr, "ein show: error: unexpected argument "
-				"'%s'\n", argv[i]);
+			ein_cli_unexpected("ein show", argv[i]);
 			return (ein_options_free(opts), 2);
 		}
 	}

@@ -13,36 +13,6 @@
 #include "cli.h"
 #include "autotune/tune.h"
 
-/* Seconds in "60", "60s", "2m", "0.5s"; -1 if malformed. */
-static double parse_seconds(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v < 0)
-		return -1;
-	if (!strcmp(end, "m"))
-		return v * 60;
-	if (!strcmp(end, "ms"))
-		return v / 1000;
-	return !*end || !strcmp(end, "s") ? v : -1;
-}
-
-/* Bytes in "4096M", "4G", "1000000"; -1 if malformed. */
-static long parse_bytes(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (end == s || v < 1)
-		return -1;
-	if (!strcmp(end, "G"))
-		return v << 30;
-	if (!strcmp(end, "M"))
-		return v << 20;
-	return *end ? -1 : v;
-}
-
 /* The command line as one string, for the schedule's tuned-by header
  * (without '#', which would start a comment). */
 static void command_text(int argc, char **argv, char *buf, size_t len)
@@ -71,8 +41,15 @@ static const char *value(int argc, char **argv, int *i, const char *name)
 
 static int bad(const char *what, const char *v)
 {
-	fprintf(stderr, "ein tune: error: bad %s '%s'\n", what, v);
+	ein_cli_bad_value("ein tune", what, v, "evolve or random");
 	return -1;
+}
+
+/* The strict parsers (cli.h) for the options of "ein tune". */
+static int seconds(const char *what, const char *v, int positive,
+	double *out)
+{
+	return ein_cli_parse_seconds("ein tune", what, v, positive, out);
 }
 
 /* Parse one option at argv[*i] into "o"; plot gets --plot's log. */
@@ -95,23 +72,31 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 	else if ((v = value(argc, argv, i, "--plot")))
 		*plot = v;
 	else if ((v = value(argc, argv, i, "--trials"))) {
-		if ((o->trials = atoi(v)) < 1)
-			return bad("--trials", v);
+		int64_t n;
+
+		if (ein_cli_parse_int("ein tune", "--trials", v, 1, 1000000,
+				&n) < 0)
+			return -1;
+		o->trials = (int) n;
 	} else if ((v = value(argc, argv, i, "--time"))) {
-		if ((o->time = parse_seconds(v)) <= 0)
-			return bad("--time", v);
+		if (seconds("--time", v, 1, &o->time) < 0)
+			return -1;
 	} else if ((v = value(argc, argv, i, "--timeout"))) {
-		if ((o->timeout = parse_seconds(v)) <= 0)
-			return bad("--timeout", v);
+		if (seconds("--timeout", v, 1, &o->timeout) < 0)
+			return -1;
 	} else if ((v = value(argc, argv, i, "--min-time"))) {
-		if ((o->min_time = parse_seconds(v)) < 0)
-			return bad("--min-time", v);
+		if (seconds("--min-time", v, 0, &o->min_time) < 0)
+			return -1;
 	} else if ((v = value(argc, argv, i, "--mem-limit"))) {
-		if ((o->mem_limit = parse_bytes(v)) < 0)
-			return bad("--mem-limit", v);
-	} else if ((v = value(argc, argv, i, "--seed")))
-		o->seed = strtoull(v, NULL, 0);
-	else if ((v = value(argc, argv, i, "--strategy"))) {
+		int64_t b;
+
+		if (ein_cli_parse_bytes("ein tune", "--mem-limit", v, &b) < 0)
+			return -1;
+		o->mem_limit = (long) b;
+	} else if ((v = value(argc, argv, i, "--seed"))) {
+		if (ein_cli_parse_u64("ein tune", "--seed", v, &o->seed) < 0)
+			return -1;
+	} else if ((v = value(argc, argv, i, "--strategy"))) {
 		if (!strcmp(v, "random"))
 			o->strategy = EIN_TUNE_RANDOM;
 		else if (strcmp(v, "evolve"))
@@ -125,8 +110,7 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 	else if (argv[*i][0] != '-' && !o->file)
 		o->file = argv[*i];
 	else {
-		fprintf(stderr, "ein tune: error: unexpected argument '%s'\n",
-			argv[*i]);
+		ein_cli_unexpected("ein tune", argv[*i]);
 		return -1;
 	}
 	return 0;

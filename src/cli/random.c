@@ -2,16 +2,44 @@
  * random.c: tensors, random data, clocks and size lists for the CLI.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cli.h"
 
+/* Print that argument "pos" of "k" cannot be allocated, and why. */
+static int alloc_failed(ein_kernel *k, int pos, const char *why)
+{
+	fprintf(stderr, "ein: error: cannot allocate tensor %s: %s\n",
+		ein_kernel_get_tensor_name(k, pos), why);
+	return -1;
+}
+
+/* The bytes of t's data, rounded up to whole 64-byte lines; -1 if that
+ * does not fit in a size_t (or the element count in an int64_t). */
+static int data_bytes(struct ein_cli_tensor *t, int ndim, size_t *bytes)
+{
+	int d;
+
+	t->n = 1;
+	for (d = 0; d < ndim; ++d)
+		if (t->shape[d] < 0 ||
+		    __builtin_mul_overflow(t->n, t->shape[d], &t->n))
+			return -1;
+	if (__builtin_mul_overflow((size_t) t->n, t->elem_size, bytes) ||
+	    *bytes > SIZE_MAX - 63 || *bytes > PTRDIFF_MAX)
+		return -1;
+	*bytes = (*bytes + 63) / 64 * 64;
+	return 0;
+}
+
 int ein_cli_tensor_alloc(struct ein_cli_tensor *t, ein_kernel *k, int pos,
 	const int64_t *sizes)
 {
-	int d, ndim = ein_kernel_tensor_ndim(k, pos);
+	int ndim = ein_kernel_tensor_ndim(k, pos);
 	size_t bytes;
 
 	memset(t, 0, sizeof(*t));
@@ -19,20 +47,23 @@ int ein_cli_tensor_alloc(struct ein_cli_tensor *t, ein_kernel *k, int pos,
 	    ein_kernel_tensor_dtype(k, pos, &t->dl.dtype) != EIN_OK)
 		return -1;
 	t->type = ein_kernel_get_tensor_type(k, pos);
-	t->elem_size = bytes = t->dl.dtype.bits / 8;
+	t->elem_size = t->dl.dtype.bits / 8;
 	if (ein_kernel_tensor_shape(k, pos, sizes, ein_kernel_n_size(k),
 			t->shape) != EIN_OK)
 		return -1;
-	t->n = 1;
-	for (d = 0; d < ndim; ++d)
-		t->n *= t->shape[d];
+	if (data_bytes(t, ndim, &bytes) < 0)
+		return alloc_failed(k, pos, "its size in bytes overflows");
 	t->dl.ndim = ndim;
 	t->dl.shape = t->shape;
 	t->dl.device.device_type = kDLCPU;
-	t->dl.data = aligned_alloc(64, ((t->n * bytes + 63) / 64) * 64);
-	if (!t->dl.data)
-		return -1;
-	memset(t->dl.data, 0, t->n * bytes);
+	t->dl.data = aligned_alloc(64, bytes ? bytes : 64);
+	if (!t->dl.data) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "out of memory (%zu bytes)", bytes);
+		return alloc_failed(k, pos, why);
+	}
+	memset(t->dl.data, 0, bytes);
 	return 0;
 }
 
@@ -184,9 +215,10 @@ static void print_size_names(ein_kernel *k)
 {
 	int i;
 
-	for (i = 0; i < ein_kernel_n_size(k); ++i)
-		fprintf(stderr, "%s%s", i ? ", " : "",
-			ein_kernel_get_size_name(k, i));
+	for (i = 0; i < ein_kernel_n_size(k); ++i) {
+		fprintf(stderr, "%s", i ? ", " : "");
+		ein_cli_print_name(stderr, ein_kernel_get_size_name(k, i));
+	}
 	fprintf(stderr, "\n");
 }
 
@@ -199,28 +231,33 @@ int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
 		sizes[i] = -1;
 	while (*p) {
 		const char *eq = strchr(p, '=');
-		char *end;
+		char *value;
+		size_t len;
 		int pos = eq ? find_size(k, p, eq - p) : -1;
 
 		if (pos < 0) {
-			fprintf(stderr, "ein: error: bad size '%.*s' in "
-				"--sizes; the kernel's sizes are: ",
-				(int) strcspn(p, ","), p);
+			fprintf(stderr, "ein: error: bad size '");
+			len = strcspn(p, ",");
+			ein_cli_print_quoted(stderr, p, len > 40 ? 40 : len);
+			fprintf(stderr, "%s' in --sizes; the kernel's sizes "
+				"are: ", len > 40 ? "..." : "");
 			return print_size_names(k), -1;
 		}
-		sizes[pos] = strtoll(eq + 1, &end, 10);
-		if (end == eq + 1 || (*end && *end != ',') || sizes[pos] < 1) {
-			fprintf(stderr, "ein: error: size %.*s needs a "
-				"positive integer value\n", (int) (eq - p), p);
-			return -1;
-		}
-		p = *end ? end + 1 : end;
+		len = strcspn(eq + 1, ",");
+		value = strndup(eq + 1, len);
+		if (!value || ein_cli_parse_int("ein", "a size", value, 1,
+				EIN_CLI_MAX_SIZE, &sizes[pos]) < 0)
+			return (free(value), -1);
+		free(value);
+		p = eq[1 + len] ? eq + 2 + len : eq + 1 + len;
 	}
 	for (i = 0; i < n; ++i)
 		if (sizes[i] < 0) {
 			fprintf(stderr, "ein: error: --sizes gives no value "
-				"for %s; the kernel's sizes are: ",
+				"for ");
+			ein_cli_print_name(stderr,
 				ein_kernel_get_size_name(k, i));
+			fprintf(stderr, "; the kernel's sizes are: ");
 			return print_size_names(k), -1;
 		}
 	return 0;

@@ -262,6 +262,103 @@ static char *llvm_strdup(const char *s)
 	return LLVMCreateMessage(s ? s : "");
 }
 
+/* The names LLVM accepts for the target named "target" (as
+ * LLVMGetTargetName names it): processors and features, each list ending
+ * in NULL.  cpu_table.h is generated from this LLVM (gen_cpu_table.sh). */
+struct cpu_table {
+	const char *target;
+	const char *const *cpus;
+	const char *const *features;
+};
+#include "codegen/cpu_table.h"
+
+static int in_list(const char *const *list, const char *name, size_t len)
+{
+	for (; *list; ++list)
+		if (strlen(*list) == len && !strncmp(*list, name, len))
+			return 1;
+	return 0;
+}
+
+/* Refuse a processor or feature name that LLVM would not know for
+ * "target": LLVM only warns about it on stderr and goes on without the
+ * processor's features, and for x86-64 then aborts the process ("64-bit
+ * code requested on a subtarget that doesn't support it"). */
+static int check_names(ein_ctx *ctx, LLVMTargetRef target, const char *cpu,
+	const char *features)
+{
+	const char *name = LLVMGetTargetName(target), *p;
+	const struct cpu_table *t;
+
+	for (t = cpu_tables; t->target && strcmp(t->target, name); ++t)
+		;
+	if (!t->target)
+		return 0;
+	if (cpu && *cpu && strcmp(cpu, "generic") &&
+	    !in_list(t->cpus, cpu, strlen(cpu))) {
+		ein_error(ctx, EIN_ERROR_INVALID, "'%s' is not a processor "
+			"of target %s (llc -mtriple=... -mcpu=help lists them)",
+			cpu, name);
+		return -1;
+	}
+	for (p = features ? features : ""; *p; p += *p == ',') {
+		size_t len = strcspn(p, ",");
+
+		if ((*p != '+' && *p != '-') || !in_list(t->features, p + 1,
+				len - 1)) {
+			ein_error(ctx, EIN_ERROR_INVALID, "'%.*s' is not a "
+				"feature of target %s (+NAME or -NAME, with "
+				"a name that llc -mattr=help lists)",
+				(int) len, p, name);
+			return -1;
+		}
+		p += len;
+	}
+	return 0;
+}
+
+/* Is "item" one of the comma-separated items of "list"? */
+static int has_item(const char *list, const char *item)
+{
+	size_t len = strlen(item);
+
+	for (; *list; list += *list == ',') {
+		size_t n = strcspn(list, ",");
+
+		if (n == len && !strncmp(list, item, len))
+			return 1;
+		list += n;
+	}
+	return 0;
+}
+
+/* The features to give LLVM (an LLVM message): "features", and for an
+ * x86-64 triple also "+64bit", so that a processor without 64-bit mode
+ * (i686, pentium4) cannot make LLVM abort.  NULL after an error if
+ * "features" turns 64bit off. */
+static char *llvm_features(ein_ctx *ctx, LLVMTargetRef target,
+	const char *features)
+{
+	const char *f = features ? features : "";
+	size_t n = strlen(f);
+	char *buf, *res;
+
+	if (strcmp(LLVMGetTargetName(target), "x86-64"))
+		return llvm_strdup(f);
+	if (has_item(f, "-64bit")) {
+		ein_error(ctx, EIN_ERROR_INVALID, "the features turn off "
+			"64bit, which an x86-64 target needs");
+		return NULL;
+	}
+	buf = malloc(n + 8);
+	if (!buf)
+		return NULL;
+	snprintf(buf, n + 8, "%s%s+64bit", f, n ? "," : "");
+	res = llvm_strdup(buf);
+	free(buf);
+	return res;
+}
+
 struct ein_target *ein_target_alloc(ein_ctx *ctx, const char *triple,
 	const char *cpu, const char *features)
 {
@@ -277,12 +374,16 @@ struct ein_target *ein_target_alloc(ein_ctx *ctx, const char *triple,
 		LLVMDisposeMessage(msg);
 		return NULL;
 	}
+	if (check_names(ctx, target, cpu, features) < 0)
+		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
 	t->triple = llvm_strdup(triple);
 	t->cpu = llvm_strdup(cpu);
-	t->features = llvm_strdup(features);
+	t->features = llvm_features(ctx, target, features);
+	if (!t->features)
+		return (ein_target_free(t), NULL);
 	t->tm = LLVMCreateTargetMachine(target, t->triple, t->cpu,
 		t->features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
 		LLVMCodeModelDefault);

@@ -627,10 +627,10 @@ static void out_pieces(ein_aot *aot, const struct iovec *iov, int n,
 	}
 }
 
-/* Write the pieces of the object, or an archive holding them, to
+/* Add the pieces of the object, or an archive holding them, to "set" as
  * "path". */
-static int write_pieces(ein_aot *aot, const char *path, int archive,
-	const struct iovec *iov, int n_iov)
+static int write_pieces(ein_aot *aot, struct ein_outfile_set *set,
+	const char *path, int archive, const struct iovec *iov, int n_iov)
 {
 	const char *syms[aot->n_def + 1];
 	struct ein_out_piece piece[n_iov];
@@ -639,17 +639,19 @@ static int write_pieces(ein_aot *aot, const char *path, int archive,
 
 	out_pieces(aot, iov, n_iov, piece);
 	if (!archive)
-		return ein_outfile_write(aot->ctx, path, piece, n_iov, 0);
+		return ein_outfile_set_add(set, path, piece, n_iov, 0);
 	for (i = 0; i < aot->n_def; ++i)
 		syms[i] = aot->def[i].spec.func->def->name;
 	member_name(path, member, sizeof(member));
-	return ein_archive_write(aot->ctx, path, member, piece, n_iov,
+	return ein_archive_write(aot->ctx, set, path, member, piece, n_iov,
 		aot->n_def, syms);
 }
 
-/* Write the object, or an archive holding it, to "path".  Constant data
- * go straight into ELF objects (elf.h), else through LLVM. */
-static int write_object(ein_aot *aot, const char *path, int archive)
+/* Add the object, or an archive holding it, to "set" as "path".
+ * Constant data go straight into ELF objects (elf.h), else through
+ * LLVM. */
+static int write_object(ein_aot *aot, struct ein_outfile_set *set,
+	const char *path, int archive)
 {
 	int elf = aot->n_data > 0 && ein_target_is_elf64le(aot->target);
 	LLVMMemoryBufferRef buf = NULL;
@@ -668,42 +670,51 @@ static int write_object(ein_aot *aot, const char *path, int archive)
 		patched = fill_object(aot, buf);
 	if (!elf || (patched && ein_elf_finish(aot->ctx, patched, &iov,
 			&n_iov) == 0))
-		ok = write_pieces(aot, path, archive, iov, n_iov);
+		ok = write_pieces(aot, set, path, archive, iov, n_iov);
 	ein_elf_free(patched);
 	LLVMDisposeMemoryBuffer(buf);
 	return ok;
 }
 
-static int write_llvm(ein_aot *aot, const char *path)
+static int write_llvm(ein_aot *aot, struct ein_outfile_set *set,
+	const char *path)
 {
+	struct ein_out_piece p = { NULL, 0, -1, 0 };
 	char *text;
 	int ok;
 
 	if (set_data(aot, 0) < 0)
 		return -1;
 	text = LLVMPrintModuleToString(aot->module);
-	ok = ein_outfile_write_bytes(aot->ctx, path, text, strlen(text), 0);
+	p.data = text;
+	p.len = strlen(text);
+	ok = ein_outfile_set_add(set, path, &p, 1, 0);
 	LLVMDisposeMessage(text);
 	return ok;
 }
 
-static int write_asm(ein_aot *aot, const char *path)
+static int write_asm(ein_aot *aot, struct ein_outfile_set *set,
+	const char *path)
 {
 	char *text = set_data(aot, 0) < 0 ? NULL :
 		ein_target_emit_asm(aot->ctx, aot->target, aot->module);
+	struct ein_out_piece p = { text, 0, -1, 0 };
 	int ok;
 
 	if (!text)
 		return -1;
-	ok = ein_outfile_write_bytes(aot->ctx, path, text, strlen(text), 0);
+	p.len = strlen(text);
+	ok = ein_outfile_set_add(set, path, &p, 1, 0);
 	free(text);
 	return ok;
 }
 
-/* The definitions as C text (emit_c.h), in memory first so that the file
- * is replaced whole. */
-static int write_c(ein_aot *aot, const char *path)
+/* Add the definitions as C text (emit_c.h) to "set" as "path", in
+ * memory first so that the file is replaced whole. */
+static int write_c(ein_aot *aot, struct ein_outfile_set *set,
+	const char *path)
 {
+	struct ein_out_piece p = { NULL, 0, -1, 0 };
 	char *text = NULL;
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -716,65 +727,99 @@ static int write_c(ein_aot *aot, const char *path)
 			aot->def[i].scop, aot->def[i].tree);
 	if (f && (ferror(f) | fclose(f)))
 		ok = -1;
+	p.data = text;
+	p.len = len;
 	if (ok == 0)
-		ok = ein_outfile_write_bytes(aot->ctx, path, text, len, 0);
+		ok = ein_outfile_set_add(set, path, &p, 1, 0);
 	free(text);
 	return ok;
 }
 
-ein_status ein_aot_write(ein_aot *aot, const char *path,
-	ein_aot_format format)
+/* Add the output "path" in "format" to "set". */
+static int add_output(ein_aot *aot, struct ein_outfile_set *set,
+	const char *path, ein_aot_format format)
 {
-	int ok;
-
-	if (begin(aot) < 0)
-		return EIN_ERROR_INVALID;
-	if (!path)
-		return null_argument(aot, "ein_aot_write", "the file name");
 	if (aot->n_def == 0) {
 		ein_error(aot->ctx, EIN_ERROR_INVALID, "no definition added");
-		return EIN_ERROR_INVALID;
+		return -1;
 	}
 	if (check_consts(aot) < 0)
-		return failed(aot);
+		return -1;
 	switch (format) {
-	case EIN_AOT_OBJECT: ok = write_object(aot, path, 0); break;
-	case EIN_AOT_ARCHIVE: ok = write_object(aot, path, 1); break;
-	case EIN_AOT_LLVM: ok = write_llvm(aot, path); break;
-	case EIN_AOT_ASM: ok = write_asm(aot, path); break;
-	case EIN_AOT_C: ok = write_c(aot, path); break;
-	default:
-		ein_error(aot->ctx, EIN_ERROR_INVALID, "unknown format %d",
-			(int) format);
-		return EIN_ERROR_INVALID;
+	case EIN_AOT_OBJECT: return write_object(aot, set, path, 0);
+	case EIN_AOT_ARCHIVE: return write_object(aot, set, path, 1);
+	case EIN_AOT_LLVM: return write_llvm(aot, set, path);
+	case EIN_AOT_ASM: return write_asm(aot, set, path);
+	case EIN_AOT_C: return write_c(aot, set, path);
 	}
-	return ok < 0 ? failed(aot) : EIN_OK;
+	ein_error(aot->ctx, EIN_ERROR_INVALID, "unknown format %d",
+		(int) format);
+	return -1;
 }
 
-ein_status ein_aot_write_header(ein_aot *aot, const char *path)
+/* Add the C header "path" to "set".  In memory first, so that the
+ * header is replaced whole. */
+static int add_header(ein_aot *aot, struct ein_outfile_set *set,
+	const char *path)
 {
+	struct ein_out_piece p = { NULL, 0, -1, 0 };
 	char *text = NULL;
 	size_t len;
-	FILE *f;
+	FILE *f = open_memstream(&text, &len);
 	int i, ok = 0;
 
-	if (begin(aot) < 0)
-		return EIN_ERROR_INVALID;
-	if (!path)
-		return null_argument(aot, "ein_aot_write_header",
-			"the file name");
-	/* In memory first, so that the header is replaced whole. */
-	f = open_memstream(&text, &len);
 	if (!f)
-		return failed(aot);
+		return -1;
 	ein_cheader_begin(f, path);
 	for (i = 0; i < aot->n_def && ok == 0; ++i)
 		ok = ein_cheader_print_def(aot->ctx, f, &aot->def[i].spec);
 	ein_cheader_end(f, path);
 	if (ferror(f) | fclose(f))
 		ok = -1;
+	p.data = text;
+	p.len = len;
 	if (ok == 0)
-		ok = ein_outfile_write_bytes(aot->ctx, path, text, len, 0);
+		ok = ein_outfile_set_add(set, path, &p, 1, 0);
 	free(text);
+	return ok;
+}
+
+ein_status ein_aot_write_files(ein_aot *aot, const char *path,
+	ein_aot_format format, const char *header)
+{
+	struct ein_outfile_set *set;
+	int ok;
+
+	if (begin(aot) < 0)
+		return EIN_ERROR_INVALID;
+	if (!path && !header) {
+		ein_error(aot->ctx, EIN_ERROR_INVALID, "no file to write");
+		return EIN_ERROR_INVALID;
+	}
+	set = ein_outfile_set_alloc(aot->ctx);
+	ok = set ? 0 : -1;
+	if (ok == 0 && path)
+		ok = add_output(aot, set, path, format);
+	if (ok == 0 && header)
+		ok = add_header(aot, set, header);
+	if (ok == 0)
+		ok = ein_outfile_set_commit(set);
+	ein_outfile_set_free(set);
 	return ok < 0 ? failed(aot) : EIN_OK;
+}
+
+ein_status ein_aot_write(ein_aot *aot, const char *path,
+	ein_aot_format format)
+{
+	if (aot && !path)
+		return null_argument(aot, "ein_aot_write", "the file name");
+	return ein_aot_write_files(aot, path, format, NULL);
+}
+
+ein_status ein_aot_write_header(ein_aot *aot, const char *path)
+{
+	if (aot && !path)
+		return null_argument(aot, "ein_aot_write_header",
+			"the file name");
+	return ein_aot_write_files(aot, NULL, EIN_AOT_OBJECT, path);
 }

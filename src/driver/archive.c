@@ -88,7 +88,8 @@ static char *prefix(const char *member, size_t size, int n_sym,
 	return buf;
 }
 
-int ein_archive_write(ein_ctx *ctx, const char *path, const char *member,
+int ein_archive_write(ein_ctx *ctx, struct ein_outfile_set *set,
+	const char *path, const char *member,
 	const struct ein_out_piece *piece, int n, int n_sym,
 	const char *const *syms)
 {
@@ -107,7 +108,7 @@ int ein_archive_write(ein_ctx *ctx, const char *path, const char *member,
 	all[0] = (struct ein_out_piece) { head, len, -1, 0 };
 	memcpy(all + 1, piece, n * sizeof(*piece));
 	all[n + 1] = (struct ein_out_piece) { "\n", size % 2, -1, 0 };
-	ok = ein_outfile_write(ctx, path, all, n + 2, 0);
+	ok = ein_outfile_set_add(set, path, all, n + 2, 0);
 	free(head);
 	return ok;
 }

@@ -115,8 +115,12 @@ const struct ein_func *ein_program_get_func(ein_program *prog,
 	for (i = 0; i < prog->cf->n_func; ++i)
 		if (!name || !strcmp(prog->cf->func[i]->def->name, name))
 			return prog->cf->func[i];
-	ein_error(prog->ctx, EIN_ERROR_INVALID, "no definition named '%s'",
-		name);
+	if (!name)
+		ein_error(prog->ctx, EIN_ERROR_INVALID, "the program has no "
+			"definition");
+	else
+		ein_error(prog->ctx, EIN_ERROR_INVALID, "no definition named "
+			"'%s'", name);
 	return NULL;
 }
 

@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <check.h>
 #include "ein.h"
 #include "ctx.h"
 #include "runtime/cache.h"
+#include "outfile.h"
 #include "testutil.h"
 
 static const char matmul_src[] =
@@ -917,6 +920,127 @@ START_TEST(flops_not_enumerated)
 }
 END_TEST
 
+/* An x86-64 target with an unknown processor made LLVM abort the calling
+ * application (a processor without 64-bit mode: "64-bit code requested on
+ * a subtarget that doesn't support it"); it is now an EIN_ERROR_INVALID
+ * error, and a known 32-bit processor compiles. */
+START_TEST(aot_bad_cpu_does_not_abort)
+{
+	static const char *const bad[][2] = {
+		{ "notacpu", NULL }, { NULL, "+notafeature" },
+		{ NULL, "avx2" }, { "x86-64", "-64bit" },
+	};
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, NULL);
+	char path[] = "/tmp/ein-check-cpu-XXXXXX";
+	int i, fd = mkstemp(path);
+	ein_aot *aot;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (i = 0; i < 4; ++i) {
+		aot = ein_aot_alloc(prog);
+		ck_assert_int_eq(ein_aot_set_target_triple(aot,
+			"x86_64-unknown-linux-gnu", bad[i][0], bad[i][1]),
+			EIN_ERROR_INVALID);
+		ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+			i == 0 ? "'notacpu' is not a processor" :
+			i == 3 ? "64bit" : "is not a feature"));
+		ein_aot_free(aot);
+	}
+	aot = ein_aot_alloc(prog);
+	ck_assert_int_eq(ein_aot_set_target_triple(aot,
+		"x86_64-unknown-linux-gnu", "pentium4", NULL), EIN_OK);
+	ck_assert_int_eq(ein_aot_add_def(aot, "matmul", NULL), EIN_OK);
+	ck_assert_int_eq(ein_aot_write(aot, path, EIN_AOT_OBJECT), EIN_OK);
+	ein_aot_free(aot);
+	unlink(path);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* The number of entries of directory "dir" other than . and .. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* ein compile -o keep.o --header /unwritable/keep.h replaced keep.o and
+ * then failed: the object no longer matched its header.  Now neither file
+ * changes when one cannot be written. */
+START_TEST(aot_failed_header_keeps_object)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, NULL);
+	ein_aot *aot = ein_aot_alloc(prog);
+	char dir[] = "/tmp/ein-check-out-XXXXXX", obj[64], bad[80];
+	FILE *f;
+	char buf[8] = "";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(obj, sizeof(obj), "%s/keep.o", dir);
+	snprintf(bad, sizeof(bad), "%s/missing/keep.h", dir);
+	f = fopen(obj, "w");
+	fputs("old", f);
+	fclose(f);
+	ck_assert_int_eq(ein_aot_add_def(aot, "matmul", NULL), EIN_OK);
+	ck_assert_int_eq(ein_aot_write_files(aot, obj, EIN_AOT_OBJECT, bad),
+		EIN_ERROR_IO);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx), bad));
+	f = fopen(obj, "r");
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "old");
+	ck_assert_int_eq(count_entries(dir), 1);
+	unlink(obj);
+	rmdir(dir);
+	ein_aot_free(aot);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A compile killed (SIGINT, SIGTERM) while it wrote its outputs left
+ * "path.ein-PID-N" temporaries behind, as large as the object.  They have
+ * no name now until they are renamed. */
+START_TEST(interrupted_write_leaves_no_temporary)
+{
+	char dir[] = "/tmp/ein-check-int-XXXXXX", path[64];
+	static char data[1 << 20];
+	struct ein_out_piece p = { data, sizeof(data), -1, 0 };
+	int status;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/big.o", dir);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		ein_ctx *ctx = ein_ctx_alloc();
+		struct ein_outfile_set *set = ein_outfile_set_alloc(ctx);
+
+		if (ein_outfile_set_add(set, path, &p, 1, 0) < 0)
+			_exit(1);
+		/* Gone before the rename, running no cleanup, as a process
+		 * that SIGINT or SIGTERM ends. */
+		_exit(2);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+	ck_assert_int_eq(count_entries(dir), 0);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -948,6 +1072,9 @@ int main(void)
 	tcase_add_test(tc, error_text_bounded);
 	tcase_add_test(tc, aliased_output);
 	tcase_add_test(tc, flops_not_enumerated);
+	tcase_add_test(tc, aot_bad_cpu_does_not_abort);
+	tcase_add_test(tc, aot_failed_header_keeps_object);
+	tcase_add_test(tc, interrupted_write_leaves_no_temporary);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -12,6 +12,14 @@
  * inputs (10,000 nested parentheses, 100,000-character names, long
  * operator chains) have their own tests.
  *
+ * The other readers of files get the same treatment (the "readers" case):
+ * the source reader (ein_program_read_file: files with NUL bytes, binary
+ * junk), the schedule-file reader (ein_sched_file_parse on mutated copies
+ * of the schedules under schedules/ and tests/sched), the .npy reader of
+ * --const (ein_weights_map on mutated headers, lengths and versions) and
+ * the tuning-log reader (ein_tunelog_load on mutated logs).  Each must
+ * give a result or an error with a message, never crash, hang or leak.
+ *
  * The mutations are drawn from a fixed seed, so a failure is reproducible;
  * EIN_FUZZ_SEED=n picks another seed and EIN_FUZZ_ROUNDS=n more mutations
  * per file, for longer runs.  A failure prints the variant's text.
@@ -20,7 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
+#include <unistd.h>
 #include "ein.h"
+#include "ctx.h"
+#include "diag.h"
+#include "sched/file.h"
+#include "driver/weights.h"
+#include "autotune/tunelog.h"
 #include "testutil.h"
 
 #define MAX_FILES 256
@@ -28,6 +42,8 @@
 /* The kernel files, their texts, and the run's parameters, set by main. */
 static char *kernel_files[MAX_FILES];
 static int n_kernel_files;
+static char *sched_files[MAX_FILES];
+static int n_sched_files;
 static uint64_t fuzz_seed = 1;
 static int fuzz_rounds = 60;
 
@@ -399,6 +415,261 @@ START_TEST(long_tokens)
 }
 END_TEST
 
+/* ---- the other readers ------------------------------------------------ */
+
+/* Write len bytes at "data" to a new temporary file; its path (to free and
+ * unlink). */
+static char *temp_file(const void *data, size_t len)
+{
+	char *path = strdup("/tmp/ein-fuzz-XXXXXX");
+	int fd = path ? mkstemp(path) : -1;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t) len);
+	close(fd);
+	return path;
+}
+
+/* Check a failed read: a status and a message. */
+static void check_error(ein_ctx *ctx, const char *what)
+{
+	ck_assert_msg(ein_ctx_last_status(ctx) != EIN_OK, "%s: failed with "
+		"status EIN_OK", what);
+	ck_assert_msg(ein_ctx_last_error(ctx)[0] != '\0', "%s: failed "
+		"without a message", what);
+}
+
+/* Source files with arbitrary bytes, NULs included, through the file
+ * reader. */
+START_TEST(source_reader)
+{
+	uint64_t st = fuzz_seed * 31 + 7;
+	char *text = tt_read_text(kernel_files[0]), what[64], *path;
+	size_t len = strlen(text);
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	int r, k;
+
+	for (r = 0; r < fuzz_rounds * 4; ++r) {
+		char *copy = malloc(len + 1);
+
+		memcpy(copy, text, len + 1);
+		for (k = 0; k < 1 + (int) pick(&st, 4); ++k)
+			copy[pick(&st, len)] = (char) next_random(&st);
+		path = temp_file(copy, pick(&st, len + 1));
+		snprintf(what, sizeof(what), "source round %d", r);
+		prog = ein_program_read_file(ctx, path);
+		if (!prog)
+			check_error(ctx, what);
+		ein_program_free(prog);
+		unlink(path);
+		free(path);
+		free(copy);
+	}
+	ein_ctx_free(ctx);
+	free(text);
+}
+END_TEST
+
+/* Parse one schedule text; the outcome must be a file or an error. */
+static void sched_variant(ein_ctx *ctx, const char *text, const char *what)
+{
+	struct ein_sched_file *f;
+
+	ein_ctx_clear_error(ctx);
+	f = ein_sched_file_parse(ctx, ein_src_alloc("fuzz.sched", text));
+	if (!f)
+		check_error(ctx, what);
+	ein_sched_file_free(f);
+}
+
+/* Every schedule file, cut short and mutated. */
+START_TEST(sched_reader)
+{
+	char *text = tt_read_text(sched_files[_i]), what[128];
+	ein_ctx *ctx = ein_ctx_alloc();
+	uint64_t st = fuzz_seed * 0x9e3779b9ULL + _i;
+	struct buf b = { NULL, 0, 0 };
+	size_t len, cut;
+	int r, m;
+
+	ck_assert_ptr_nonnull(text);
+	len = strlen(text);
+	for (cut = 0; cut <= len; cut += len / 50 + 1) {
+		char saved = text[cut];
+
+		text[cut] = '\0';
+		snprintf(what, sizeof(what), "%s cut at %zu", sched_files[_i],
+			cut);
+		sched_variant(ctx, text, what);
+		text[cut] = saved;
+	}
+	for (r = 0; r < fuzz_rounds; ++r) {
+		buf_set(&b, text);
+		for (m = 0; m < 1 + (int) pick(&st, 4) && b.len > 0; ++m)
+			mutate_once(&b, &st);
+		snprintf(what, sizeof(what), "%s, seed %llu, round %d",
+			sched_files[_i], (unsigned long long) fuzz_seed, r);
+		sched_variant(ctx, b.s, what);
+	}
+	free(b.s);
+	free(text);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A valid .npy file of a 3 x 4 float32 array into "p" (of 128 + 48
+ * bytes); its length. */
+static size_t make_npy(unsigned char *p)
+{
+	static const char dict[] = "{'descr': '<f4', 'fortran_order': False, "
+		"'shape': (3, 4), }";
+	size_t hlen = 128 - 10, i;
+
+	memcpy(p, "\x93NUMPY\x01\x00", 8);
+	p[8] = hlen & 0xff;
+	p[9] = hlen >> 8;
+	memset(p + 10, ' ', hlen);
+	memcpy(p + 10, dict, strlen(dict));
+	p[127] = '\n';
+	for (i = 0; i < 48; ++i)
+		p[128 + i] = (unsigned char) i;
+	return 128 + 48;
+}
+
+/* Mutated .npy files for a float32 tensor W of shape 3 x 4: bytes of the
+ * header and its length changed, the file cut short, the version
+ * changed. */
+START_TEST(npy_reader)
+{
+	static const int64_t shape[2] = { 3, 4 };
+	struct ein_tensor t = { .name = "W", .type = EIN_TYPE_F32,
+		.n_dim = 2 };
+	unsigned char good[176], p[176];
+	uint64_t st = fuzz_seed * 17 + 3;
+	size_t len = make_npy(good), n;
+	ein_ctx *ctx = ein_ctx_alloc();
+	struct ein_weights w;
+	char what[64], *path;
+	int r, k;
+
+	/* The unmutated file loads: the variants start from a valid one. */
+	path = temp_file(good, len);
+	ck_assert_msg(ein_weights_map(ctx, path, &t, shape, 48, &w) == 0,
+		"%s", ein_ctx_last_error(ctx));
+	ck_assert_int_eq(memcmp(w.data, good + 128, 48), 0);
+	ein_weights_unmap(&w);
+	unlink(path);
+	free(path);
+	for (r = 0; r < fuzz_rounds * 8; ++r) {
+		memcpy(p, good, len);
+		n = r % 5 == 0 ? pick(&st, len + 1) : len;
+		for (k = 0; k < 1 + (int) pick(&st, 3); ++k) {
+			size_t at = r % 3 ? pick(&st, 128) : 6 + pick(&st, 6);
+
+			p[at] = r % 2 ? (unsigned char) next_random(&st) :
+				"{}(),:' 0123456789<>|fiuFalseTrue"[pick(&st, 33)];
+		}
+		path = temp_file(p, n);
+		snprintf(what, sizeof(what), "npy round %d", r);
+		ein_ctx_clear_error(ctx);
+		memset(&w, 0, sizeof(w));
+		if (ein_weights_map(ctx, path, &t, shape, 48, &w) == 0)
+			ein_weights_unmap(&w);
+		else
+			check_error(ctx, what);
+		unlink(path);
+		free(path);
+	}
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* A valid tuning log (a start record, three trials, a done record), as
+ * text to free. */
+static char *make_log(void)
+{
+	struct ein_tunelog_start s = { "k.ein", "matmul", "x86_64",
+		"M=8,N=8,K=8", "evolve", "0.1.0", 1 };
+	struct ein_tunelog_trial t = { .origin = "default",
+		.schedule = "C: tile i 4 j 4\n", .n_plan = 3,
+		.plan = { 1, 2, 3 }, .seconds = 1e-3, .gflops = 1.5,
+		.rng = 42, .checked = 1 };
+	char *path = temp_file("", 0), *text;
+	int fd = ein_tunelog_open(path), i;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ein_tunelog_write_start(fd, &s), 0);
+	for (i = 1; i <= 3; ++i) {
+		t.trial = i;
+		ck_assert_int_eq(ein_tunelog_write_trial(fd, &t), 0);
+	}
+	ck_assert_int_eq(ein_tunelog_write_done(fd, 3, 2, 1.5, 0.5), 0);
+	close(fd);
+	text = tt_read_text(path);
+	unlink(path);
+	free(path);
+	return text;
+}
+
+/* Mutated tuning logs: loaded, or an error naming the file. */
+START_TEST(tunelog_reader)
+{
+	char *text = make_log(), err[1024], *path;
+	uint64_t st = fuzz_seed * 13 + 5;
+	struct buf b = { NULL, 0, 0 };
+	struct ein_tunelog log;
+	int r, m;
+
+	ck_assert_ptr_nonnull(text);
+	path = temp_file(text, strlen(text));
+	ck_assert_msg(ein_tunelog_load(path, &log, err, sizeof(err)) == 0,
+		"%s", err);
+	ck_assert_int_eq(log.n_trial, 3);
+	ck_assert_int_eq(log.done, 1);
+	ein_tunelog_clear(&log);
+	unlink(path);
+	free(path);
+	for (r = 0; r < fuzz_rounds * 4; ++r) {
+		buf_set(&b, text);
+		for (m = 0; m < 1 + (int) pick(&st, 4) && b.len > 0; ++m)
+			mutate_once(&b, &st);
+		path = temp_file(b.s, b.len);
+		err[0] = '\0';
+		if (ein_tunelog_load(path, &log, err, sizeof(err)) == 0)
+			ein_tunelog_clear(&log);
+		else
+			ck_assert_msg(!strncmp(err, path, strlen(path)),
+				"round %d: error '%s' does not name the log",
+				r, err);
+		unlink(path);
+		free(path);
+	}
+	free(b.s);
+	free(text);
+}
+END_TEST
+
+/* The schedule files of schedules/<target>/ and tests/sched into
+ * sched_files; their number. */
+static int list_schedules(const char *srcdir)
+{
+	static const char *const dirs[] = { "schedules/x86_64-avx2",
+		"schedules/x86_64-avx512", "schedules/x86_64",
+		"schedules/aarch64", "tests/sched" };
+	char dir[4096];
+	int i, n = 0, k;
+
+	for (i = 0; i < 5; ++i) {
+		snprintf(dir, sizeof(dir), "%s/%s", srcdir, dirs[i]);
+		k = tt_list_files(dir, ".sched", sched_files + n,
+			MAX_FILES - n);
+		if (k > 0)
+			n += k;
+	}
+	return n;
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("EIN_SRCDIR");
@@ -407,6 +678,7 @@ int main(void)
 	char dir[4096];
 	Suite *s = suite_create("fuzz");
 	TCase *tc = tcase_create("frontend");
+	TCase *tr = tcase_create("readers");
 	SRunner *sr;
 	int failed, i;
 
@@ -420,6 +692,7 @@ int main(void)
 		fprintf(stderr, "%s: no kernel files\n", dir);
 		return EXIT_FAILURE;
 	}
+	n_sched_files = list_schedules(srcdir ? srcdir : ".");
 	printf("fuzz seed %llu, %d mutations per file, %d files\n",
 		(unsigned long long) fuzz_seed, fuzz_rounds, n_kernel_files);
 	/* Each file's variants take a fraction of a second (range inference
@@ -431,11 +704,20 @@ int main(void)
 	tcase_add_test(tc, deep_chains);
 	tcase_add_test(tc, long_tokens);
 	suite_add_tcase(s, tc);
+	/* A few seconds in all: a few hundred small files each. */
+	tcase_set_timeout(tr, 120);
+	tcase_add_test(tr, source_reader);
+	tcase_add_loop_test(tr, sched_reader, 0, n_sched_files);
+	tcase_add_test(tr, npy_reader);
+	tcase_add_test(tr, tunelog_reader);
+	suite_add_tcase(s, tr);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	for (i = 0; i < n_kernel_files; ++i)
 		free(kernel_files[i]);
+	for (i = 0; i < n_sched_files; ++i)
+		free(sched_files[i]);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
