@@ -1,5 +1,6 @@
 /*
- * dataflow.c: reads of temporaries before they are written.
+ * dataflow.c: reads of temporaries before they are written, and elements
+ * of outputs never written.
  *
  * Outputs start from the caller's data, so reading them first is
  * meaningful ("+=" without "!"); temporaries start undefined.  A read of
@@ -13,8 +14,19 @@
  * written by earlier statements (and by the statement's own "!"
  * initialisation), and lex_gt o W_self maps an instance to the elements
  * that earlier instances of the same statement wrote.
+ *
+ * An output that the definition does not read must be written whole:
+ *
+ *	box(O) \ U_S lhs_S(D_S) = {}
+ *
+ * for every value of the sizes, where box(O) is { O[i] : 0 <= i < shape }
+ * and lhs_S(D_S) the elements statement S writes over its domain.  isl
+ * decides it on the sizes as parameters; nothing is enumerated.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <isl/local_space.h>
 #include <isl/map.h>
 #include <isl/set.h>
 #include <isl/aff.h>
@@ -181,6 +193,147 @@ static void check_update(struct flow *f)
 			ein_assign_name(s->ast->op, 1));
 }
 
+/* The elements of tensor "t" within its shape, for every value of the
+ * sizes in the context, named as the indices "name" (NULL: unnamed). */
+static isl_set *tensor_box(ein_ctx *ctx, const struct ein_func *func, int t,
+	const char **name)
+{
+	const struct ein_tensor *tensor = &func->tensor[t];
+	isl_space *space = ein_func_get_param_space(ctx, func);
+	isl_set *box;
+	int d;
+
+	space = isl_space_add_dims(space, isl_dim_set, tensor->n_dim);
+	for (d = 0; name && d < tensor->n_dim; ++d)
+		space = isl_space_set_dim_name(space, isl_dim_set, d, name[d]);
+	space = isl_space_set_tuple_name(space, isl_dim_set, tensor->name);
+	box = isl_set_universe(space);
+	box = isl_set_intersect_params(box, isl_set_copy(func->context));
+	for (d = 0; d < tensor->n_dim; ++d) {
+		isl_pw_aff *var = isl_pw_aff_var_on_domain(
+			isl_local_space_from_space(isl_set_get_space(box)),
+			isl_dim_set, d);
+		isl_pw_aff *ext = isl_pw_aff_insert_domain(
+			isl_pw_aff_copy(tensor->shape[d]),
+			isl_set_get_space(box));
+		isl_set *zero = isl_pw_aff_nonneg_set(isl_pw_aff_copy(var));
+
+		box = isl_set_intersect(box, zero);
+		box = isl_set_intersect(box, isl_pw_aff_lt_set(var, ext));
+	}
+	return box;
+}
+
+/* The elements of the tensor assigned by "stmt" that it writes (its "!"
+ * initialisation writes the same ones). */
+static isl_set *stmt_writes(ein_ctx *ctx, const struct ein_func *func,
+	const struct ein_func_stmt *stmt)
+{
+	isl_map *w = access_map(ctx, func, isl_set_copy(stmt->domain),
+		stmt->ast->lhs);
+
+	return isl_map_range(w);
+}
+
+/* Report the elements "bad" (taken) of output "t" that no statement
+ * writes, if any: the set, simplified under the sizes' context, and an
+ * example. */
+static int report_unwritten(ein_ctx *ctx, const struct ein_func *func,
+	int t, __isl_take isl_set *bad)
+{
+	isl_bool empty = isl_set_is_empty(bad);
+	isl_point *pnt;
+	char *str;
+
+	if (empty != isl_bool_false) {
+		isl_set_free(bad);
+		return empty < 0 ? -1 : 0;
+	}
+	pnt = isl_set_sample_point(isl_set_copy(bad));
+	bad = isl_set_coalesce(isl_set_gist_params(bad,
+		isl_set_copy(func->context)));
+	str = isl_set_to_str(bad);
+	isl_set_free(bad);
+	ein_error_at(ctx, func->tensor[t].loc, "no statement writes some "
+		"elements of output '%s': %s", func->tensor[t].name,
+		str && strlen(str) < 600 ? str : "(a set too long to show)");
+	free(str);
+	ein_hint(ctx, "declare the output's shape to match the writes, "
+		"or write those elements too");
+	ein_range_hint_witness(ctx, pnt);
+	return -1;
+}
+
+/* Does "expr" read tensor "t"? */
+static int expr_reads(const struct ein_ast_expr *expr, int t)
+{
+	int i;
+
+	if (expr->kind == EIN_EXPR_ACCESS && expr->slot == t)
+		return 1;
+	for (i = 0; i < expr->n_arg; ++i)
+		if (expr_reads(expr->args[i], t))
+			return 1;
+	return 0;
+}
+
+/* Does "func" read output "t": in an expression, or by an update
+ * without "!" ("C(i) += x" reads C(i))?  Its caller's data is then part
+ * of the definition's meaning, and an update of some elements only
+ * leaves the others as the caller gave them on purpose. */
+static int func_reads(const struct ein_func *func, int t)
+{
+	int i;
+
+	for (i = 0; i < func->n_stmt; ++i) {
+		const struct ein_ast_stmt *s = func->stmt[i].ast;
+
+		if (expr_reads(s->rhs, t))
+			return 1;
+		if (s->lhs->slot == t && s->op != EIN_ASSIGN_SET && !s->init)
+			return 1;
+	}
+	return 0;
+}
+
+/* Check that the statements assigning output "t" write every element of
+ * its shape, for all sizes: its box minus the images of their domains
+ * under their left-hand sides must be empty.  Nothing else initialises an
+ * output, so an element left out would keep whatever the caller's buffer
+ * held (a padded convolution whose inferred range missed row 0 did that,
+ * and the reference interpreter agreed).  An output the definition reads
+ * is an input as well, which it may update in part. */
+static int check_output(ein_ctx *ctx, const struct ein_func *func, int t)
+{
+	const char **name = NULL;
+	isl_set *left;
+	int i;
+
+	for (i = 0; i < func->n_stmt; ++i)
+		if (func->stmt[i].ast->lhs->slot == t && !name)
+			name = func->stmt[i].index;
+	if (!name || !func->tensor[t].shape || func_reads(func, t))
+		return 0;
+	left = tensor_box(ctx, func, t, name);
+	for (i = 0; i < func->n_stmt; ++i)
+		if (func->stmt[i].ast->lhs->slot == t)
+			left = isl_set_subtract(left,
+				stmt_writes(ctx, func, &func->stmt[i]));
+	return report_unwritten(ctx, func, t, left);
+}
+
+/* Check every output, see check_output. */
+static int check_outputs(ein_ctx *ctx, const struct ein_func *func)
+{
+	int i, ok = 0;
+
+	for (i = 0; i < func->n_tensor; ++i)
+		if (func->tensor[i].role == EIN_ROLE_OUTPUT &&
+		    check_output(ctx, func, i) < 0)
+			ok = -1;
+	return ok;
+}
+
 int ein_dataflow_check(ein_ctx *ctx, const struct ein_func *func)
 {
 	struct flow f = { ctx, func, 0, NULL, 0 };
@@ -192,5 +345,7 @@ int ein_dataflow_check(ein_ctx *ctx, const struct ein_func *func)
 			func->stmt[f.pos].ast->rhs, &check_read, &f);
 		isl_space_free(f.space);
 	}
+	if (check_outputs(ctx, func) < 0)
+		f.failed = 1;
 	return f.failed ? -1 : 0;
 }

@@ -8,7 +8,9 @@
  *   params    = [ param { "," param } ] ;
  *   param     = TYPE [ shape ] IDENT | IDENT ;
  *   shape     = "(" [ dim { "," dim } ] ")" ;
- *   dim       = IDENT | INT ;
+ *   dim       = binary(5) ;  (sema: sizes and integers, +, -, * and /
+ *                             or % by a constant; in inputs, a size or
+ *                             an integer only)
  *   body      = "{" { stmt } "}" ;
  *   stmt      = access ASSIGN expr { "where" range { "," range } } [ ";" ] ;
  *   range     = IDENT "in" expr ":" expr ;
@@ -134,6 +136,9 @@ static const struct {
 	{ EIN_TOK_STAR, EIN_OP_MUL, 6 }, { EIN_TOK_SLASH, EIN_OP_DIV, 6 },
 	{ EIN_TOK_PERCENT, EIN_OP_MOD, 6 },
 };
+
+/* The precedence of "+" and "-": an extent in a shape is a sum. */
+#define ADD_PREC	5
 
 /* ---- tokens ----------------------------------------------------------- */
 
@@ -882,20 +887,23 @@ static int add_dim(struct parser *p, struct ein_ast_param *param,
 	return 0;
 }
 
-/* dim = IDENT | INT ; */
+/* dim = binary(5) ;  an extent: a size symbol, an integer or, in an
+ * output's shape, an affine expression of them such as (H + 1) / 2,
+ * which sema checks. */
 static struct ein_ast_expr *parse_dim(struct parser *p)
 {
 	struct ein_ast_expr *dim;
 
-	if (p->tok.kind == EIN_TOK_INT)
-		return parse_literal(p);
-	if (p->tok.kind != EIN_TOK_IDENT) {
+	if (p->tok.kind != EIN_TOK_INT && p->tok.kind != EIN_TOK_IDENT &&
+	    p->tok.kind != EIN_TOK_LPAREN && p->tok.kind != EIN_TOK_MINUS) {
 		error_here(p, "expected a size symbol or an integer as the "
 			"extent of a dimension");
 		return NULL;
 	}
-	dim = name_expr(p, &p->tok, EIN_EXPR_IDENT);
-	next(p);
+	if (enter(p) < 0)
+		return NULL;
+	dim = parse_binary(p, ADD_PREC);
+	p->depth--;
 	return dim;
 }
 

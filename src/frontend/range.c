@@ -11,7 +11,11 @@
  * 0..N-R, never a parallelogram reaching below 0.  An access guarded by
  * an affine condition (guard.h) is used only for the indices that no
  * unguarded access bounds, so that the padded access I(h + r - 1) of a
- * convolution does not shrink h.  Every access is then checked to stay in
+ * convolution does not shrink h; for those it allows the values where its
+ * guard can hold with the access in bounds (as well as those where the
+ * access is in bounds for all values of the other indices), so that a
+ * padded stride-2 convolution with an inferred output writes its row 0
+ * (range 0 <= 2y <= H, not 1 <= y, 2y + 2 <= H).  Every access is then checked to stay in
  * bounds over the domain within its guard; one that may not is an error
  * with a witness.  Statements are visited in source order so that a
  * temporary's shape, inferred from the statements assigning it, is known
@@ -188,6 +192,73 @@ static isl_set *valid_values(struct ranges *r, const struct bound *b, int x)
 		bad));
 }
 
+/* The values of index x for which the guarded access of bound b can be
+ * evaluated in bounds: those for which some values of the other indices
+ * in their ranges (or any value, for those without one yet) satisfy the
+ * guard and keep the access within its extent.  For a padded stride-2
+ * convolution "(2y + r >= 1 && ...) ? I(2y + r - 1) : 0" these are
+ * 0 <= 2y <= H, where the guard can hold, not the values for which
+ * every r keeps I(2y + r - 1) in bounds (1 <= y and 2y + 2 <= H), which
+ * would leave row 0 of the output unwritten. */
+static isl_set *reachable_values(struct ranges *r, const struct bound *b,
+	int x)
+{
+	isl_set *set = isl_set_intersect(isl_set_copy(r->context),
+		isl_set_copy(b->guard));
+	int i, n = isl_space_dim(r->space, isl_dim_set);
+
+	set = isl_set_intersect(set, isl_set_copy(b->in));
+	for (i = 0; i < n; ++i)
+		if (i != x && r->range[i])
+			set = isl_set_intersect(set,
+				isl_set_copy(r->range[i]));
+	for (i = 0; i < n; ++i)
+		if (i != x)
+			set = isl_set_eliminate(set, isl_dim_set, i, 1);
+	return isl_set_coalesce(set);
+}
+
+static isl_bool is_bounded(__isl_keep isl_set *range, int pos);
+
+/* The slab min <= x <= max of the values of index x in "set" (taken), a
+ * set that constrains x only, so that the ranges stay simple functions of
+ * the sizes rather than growing existentials from round to round; "set"
+ * itself if x is unbounded in it. */
+static isl_set *slab_hull(__isl_take isl_set *set, int x)
+{
+	isl_space *space = isl_set_get_space(set);
+	isl_pw_aff *var, *lo, *hi;
+	isl_set *slab;
+
+	if (is_bounded(set, x) != isl_bool_true) {
+		isl_space_free(space);
+		return set;
+	}
+	lo = isl_pw_aff_insert_domain(isl_set_dim_min(isl_set_copy(set), x),
+		isl_space_copy(space));
+	hi = isl_pw_aff_insert_domain(isl_set_dim_max(set, x),
+		isl_space_copy(space));
+	var = isl_pw_aff_var_on_domain(isl_local_space_from_space(space),
+		isl_dim_set, x);
+	slab = isl_pw_aff_ge_set(isl_pw_aff_copy(var), lo);
+	slab = isl_set_intersect(slab, isl_pw_aff_le_set(var, hi));
+	return isl_set_coalesce(slab);
+}
+
+/* The values that bound b allows for index x: those for which it always
+ * holds and, for a guarded access, also those for which its guard can
+ * hold (the instances where it does not evaluate the other branch), as
+ * one slab. */
+static isl_set *allowed_values(struct ranges *r, const struct bound *b,
+	int x)
+{
+	isl_set *v = valid_values(r, b, x);
+
+	if (!b->guard)
+		return v;
+	return slab_hull(isl_set_union(v, reachable_values(r, b, x)), x);
+}
+
 /* Can bound b give index x a range: does it use x, and no other index
  * whose range is unknown?  A guarded access counts only for the indices
  * that no unguarded access bounds, and only when all the indices it uses
@@ -219,7 +290,7 @@ static int narrow(struct ranges *r, int x)
 
 		if (!determines(r, &r->bound[i], x))
 			continue;
-		v = valid_values(r, &r->bound[i], x);
+		v = allowed_values(r, &r->bound[i], x);
 		range = range ? isl_set_intersect(range, v) : v;
 	}
 	if (!range)

@@ -27,6 +27,7 @@
 #include "ctx.h"
 #include "diag.h"
 #include "frontend/builtin.h"
+#include "poly/affine.h"
 #include "frontend/sema.h"
 #include "frontend/type.h"
 
@@ -137,23 +138,66 @@ static int add_size(struct ein_func *func, const char *name)
 	return 0;
 }
 
-/* Collect the size symbols of "param"'s shape and check its constants. */
+/* Resolve the identifiers of "expr", an extent, as size symbols (new
+ * ones are added); anything but integers, sizes and arithmetic is an
+ * error, and ein_affine_from_expr checks the rest.  Returns -1 on
+ * error. */
+static int resolve_extent(ein_ctx *ctx, struct ein_func *func,
+	struct ein_ast_expr *expr)
+{
+	int i, ok = 0;
+
+	switch (expr->kind) {
+	case EIN_EXPR_IDENT:
+		if (add_size(func, expr->name) < 0) {
+			ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+			return -1;
+		}
+		expr->ident_kind = EIN_IDENT_SIZE;
+		expr->slot = ein_func_find_size(func, expr->name);
+		return 0;
+	case EIN_EXPR_INT:
+		return 0;
+	case EIN_EXPR_UNARY:
+	case EIN_EXPR_BINARY:
+		for (i = 0; i < expr->n_arg; ++i)
+			if (resolve_extent(ctx, func, expr->args[i]) < 0)
+				ok = -1;
+		return ok;
+	default:
+		ein_error_at(ctx, expr->loc, "an extent may only combine "
+			"sizes and integers with +, -, *, / and %%");
+		return -1;
+	}
+}
+
+/* Collect the size symbols of "param"'s shape and check its constants.
+ * An input's extents are sizes or integers, from which a caller's
+ * tensors give the sizes' values; an output's may be affine
+ * expressions of sizes, such as (H + 1) / 2. */
 static void collect_sizes(ein_ctx *ctx, struct ein_func *func,
-	struct ein_ast_param *param)
+	struct ein_ast_param *param, int output)
 {
 	int i;
 
 	for (i = 0; i < param->n_dim; ++i) {
 		struct ein_ast_expr *dim = param->dims[i];
 
-		if (dim->kind == EIN_EXPR_IDENT) {
-			dim->ident_kind = EIN_IDENT_SIZE;
-			if (add_size(func, dim->name) < 0)
-				ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		if (dim->kind == EIN_EXPR_IDENT ||
+		    (output && dim->kind != EIN_EXPR_INT)) {
+			if (resolve_extent(ctx, func, dim) == 0 &&
+			    !ein_affine_is_quasi_affine(dim))
+				ein_error_at(ctx, dim->loc, "the extent of a "
+					"dimension of '%s' is not affine in "
+					"the sizes", param->name);
 		} else if (dim->kind != EIN_EXPR_INT || dim->ival < 1) {
 			ein_error_at(ctx, dim->loc, "the extent of a dimension "
 				"of '%s' must be a size symbol or a positive "
 				"integer", param->name);
+			if (dim->kind != EIN_EXPR_INT)
+				ein_hint(ctx, "expressions of sizes, as in "
+					"float32(H / 2) O, may give the shape "
+					"of an output only");
 		}
 	}
 }
@@ -189,25 +233,36 @@ static int add_tensor(ein_ctx *ctx, struct ein_func *func, const char *name,
 	return func->n_tensor++;
 }
 
-/* The extent "dim" of a declared shape as a piecewise affine function of
- * the sizes. */
-static isl_pw_aff *dim_extent(isl_space *params, const struct ein_func *func,
+/* The extent "dim" of a declared shape of "t" as a piecewise quasi-affine
+ * function of the sizes, or NULL after reporting an extent that is not
+ * one or that is below 1 for all sizes. */
+static isl_pw_aff *dim_extent(ein_ctx *ctx, __isl_keep isl_space *params,
+	const struct ein_func *func, const struct ein_tensor *t,
 	const struct ein_ast_expr *dim)
 {
-	isl_local_space *ls = isl_local_space_from_space(isl_space_copy(params));
+	isl_pw_aff *pa = ein_affine_from_expr(ctx, params, dim);
+	isl_set *some;
+	isl_bool empty;
 
-	if (dim->kind == EIN_EXPR_IDENT)
-		return isl_pw_aff_from_aff(isl_aff_var_on_domain(ls,
-			isl_dim_param, ein_func_find_size(func, dim->name)));
-	return isl_pw_aff_from_aff(isl_aff_val_on_domain(ls,
-		isl_val_int_from_si(isl_space_get_ctx(params), dim->ival)));
+	if (!pa)
+		return NULL;
+	some = isl_pw_aff_pos_set(isl_pw_aff_copy(pa));
+	some = isl_set_intersect(some, isl_set_copy(func->context));
+	empty = isl_set_is_empty(some);
+	isl_set_free(some);
+	if (empty == isl_bool_false)
+		return pa;
+	if (empty == isl_bool_true)
+		ein_error_at(ctx, dim->loc, "the extent of a dimension of '%s' "
+			"is below 1 for all sizes", t->name);
+	return isl_pw_aff_free(pa);
 }
 
 /* Give the tensors with declared shapes their extents. */
 static int declare_shapes(ein_ctx *ctx, struct ein_func *func)
 {
 	isl_space *params = ein_func_get_param_space(ctx, func);
-	int i, d;
+	int i, d, ok = 0;
 
 	for (i = 0; i < func->n_tensor; ++i) {
 		struct ein_tensor *t = &func->tensor[i];
@@ -217,12 +272,15 @@ static int declare_shapes(ein_ctx *ctx, struct ein_func *func)
 		t->shape = calloc(t->n_dim + 1, sizeof(*t->shape));
 		if (!t->shape)
 			break;
-		for (d = 0; d < t->n_dim; ++d)
-			t->shape[d] = dim_extent(params, func,
+		for (d = 0; d < t->n_dim; ++d) {
+			t->shape[d] = dim_extent(ctx, params, func, t,
 				t->param->dims[d]);
+			if (!t->shape[d])
+				ok = -1;
+		}
 	}
 	isl_space_free(params);
-	return i < func->n_tensor ? -1 : 0;
+	return i < func->n_tensor ? -1 : ok;
 }
 
 /* The context: every size is at least 1. */
@@ -296,10 +354,10 @@ static void declare_params(ein_ctx *ctx, struct ein_func *func)
 	int i;
 
 	for (i = 0; i < def->n_input; ++i)
-		collect_sizes(ctx, func, def->inputs[i]);
+		collect_sizes(ctx, func, def->inputs[i], 0);
 	for (i = 0; i < def->n_output; ++i)
 		if (def->outputs[i]->n_dim >= 0)
-			collect_sizes(ctx, func, def->outputs[i]);
+			collect_sizes(ctx, func, def->outputs[i], 1);
 	for (i = 0; i < def->n_input; ++i) {
 		struct ein_ast_param *p = def->inputs[i];
 

@@ -143,9 +143,20 @@ static const struct {
 	  "    Y(i) = i >= 1 ? X(i - 1) : 0\n"
 	  "    Z(i) = Y(i) + (i + 2 < N ? X(i + 2) : 0)\n}\n", { 9 }, 2,
 	  { 9 } },
-	/* ... but bounds an index that only guarded accesses use. */
-	{ "def f(float32(N) X) -> (Y) {\n"
-	  "    Y(i) = i >= 1 ? X(i - 1) : 0\n}\n", { 5 }, 1, { 6 } },
+	/* ... but bounds an index that only guarded accesses use, to
+	 * where the guard can hold: a padded stride-2 convolution writes
+	 * Y(0) .. Y(N / 2), not Y(1) .. Y(N / 2 - 1) (issue 21). */
+	{ "def f(float32(N) X, float32(3) W) -> (Y) {\n"
+	  "    Y(i) +=! (2 * i + r >= 1 && 2 * i + r <= N)\n"
+	  "        ? X(2 * i + r - 1) * W(r) : 0\n}\n", { 8 }, 2, { 5 } },
+	{ "def f(float32(N) X, float32(3) W) -> (Y) {\n"
+	  "    Y(i) +=! (2 * i + r >= 1 && 2 * i + r <= N)\n"
+	  "        ? X(2 * i + r - 1) * W(r) : 0\n}\n", { 9 }, 2, { 5 } },
+	/* Declared extents may be affine expressions of the sizes. */
+	{ "def f(float32(N) X) -> (float32((N + 1) / 2) Y) {\n"
+	  "    Y(i) = X(2 * i)\n}\n", { 9 }, 1, { 5 } },
+	{ "def f(float32(M, N) X) -> (float32(2 * M, N - 1) Y) {\n"
+	  "    Y(i, j) = X(i / 2, j + 1)\n}\n", { 3, 4 }, 1, { 6, 3 } },
 };
 
 /* The element types untyped outputs take from their first statement. */
