@@ -558,6 +558,43 @@ START_TEST(compile_cache_errors)
 }
 END_TEST
 
+/* A compile over its budget (ein_options_set_compile_timeout) stopped
+ * nowhere: a guard of seven '%' terms kept isl busy for minutes.  It now
+ * fails with EIN_ERROR_BUDGET in about its budget, and the context
+ * compiles again afterwards (isl's abort is undone). */
+START_TEST(compile_over_budget)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx,
+		"def g(float32(N) A) -> (float32(N) B) {\n"
+		"    B(i) +=! (i % 2 == 0 || i % 3 == 1 || i % 5 == 2 || "
+		"i % 7 == 3 || i % 11 == 4 || i % 13 == 5 || i % 17 == 6) "
+		"? A(i) : 0\n}\n" "def s(float32(N) A) -> (float32(N) B) {\n"
+		"    B(i) = A(i) * 2.0\n}\n", NULL);
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k;
+
+	ck_assert_ptr_nonnull(prog);
+	ck_assert_int_eq(ein_options_set_compile_timeout(opts, -1),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_compile_timeout(opts, NAN),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_compile_timeout(NULL, 1),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_compile_timeout(opts, 0.5), EIN_OK);
+	ck_assert_ptr_null(ein_kernel_compile_with(prog, "g", opts));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_BUDGET);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+		"compilation exceeded its budget"));
+	k = ein_kernel_compile_with(prog, "s", opts);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	ein_kernel_free(k);
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -580,6 +617,7 @@ int main(void)
 	tcase_add_test(tc, compile_cache_errors);
 	tcase_add_test(tc, fixed_sizes);
 	tcase_add_test(tc, fixed_sizes_invalid);
+	tcase_add_test(tc, compile_over_budget);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
