@@ -268,6 +268,31 @@ static int check_full_unroll(struct apply *a, int stmt, int loop)
 	return -1;
 }
 
+/* The largest unroll factor and vector width a schedule may ask for.
+ * LLVM copies the body that many times, or makes vectors of that many
+ * lanes, and its passes grow faster than linearly with either: unroll
+ * 100000 and vectorize 65536 never finished compiling (or crashed it),
+ * unroll 1024 of a one-line body took 5 s, unroll 256 0.5 s.  A register
+ * tile needs 4 to 32; the widest vector of a machine is 64 bytes, so 256
+ * lanes are four vector registers even of int8. */
+#define MAX_UNROLL 256
+#define MAX_VECTOR_WIDTH 256
+
+/* The factor of a "vectorize" or "unroll" directive is over its cap
+ * "max"; "what" names it. */
+static int factor_error(struct apply *a, const char *what, int max)
+{
+	const char *verb = a->dir->verb == EIN_SCHED_VECTORIZE ?
+		"vectorize" : "unroll";
+
+	ein_error_at(a->ctx, a->dir->arg[1].loc, "%s %ld is too large "
+		"(at most %d)", what, a->dir->arg[1].value, max);
+	ein_hint(a->ctx, "split the loop first (for instance '%s: split "
+		"%s 16') and %s the inner loop", a->dir->stmt.tensor,
+		a->dir->arg[0].name, verb);
+	return -1;
+}
+
 /* Does loop "loop" of "stmt" prefetch? */
 static int prefetches(struct ein_schedule *s, int stmt, int loop)
 {
@@ -309,12 +334,18 @@ static int do_mark(struct apply *a, int stmt)
 		attr->parallel = 1;
 		break;
 	case EIN_SCHED_VECTORIZE:
+		if (a->dir->arg[1].value > MAX_VECTOR_WIDTH)
+			return factor_error(a, "vector width",
+				MAX_VECTOR_WIDTH);
 		attr->vector = a->dir->arg[1].value;
 		break;
 	case EIN_SCHED_STREAM:
 		attr->stream = 1;
 		break;
 	default:
+		if (a->dir->arg[1].kind == EIN_SCHED_ARG_INT &&
+		    a->dir->arg[1].value > MAX_UNROLL)
+			return factor_error(a, "unroll factor", MAX_UNROLL);
 		attr->unroll = a->dir->arg[1].kind == EIN_SCHED_ARG_INT ?
 			a->dir->arg[1].value : -1;
 		if (attr->unroll < 0)
