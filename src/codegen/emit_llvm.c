@@ -72,7 +72,9 @@ struct block_frame {
  * own: for each tensor, 1 if this function allocated it on the heap (and
  *	frees it at its exit);
  * n_iter, iter_id, iter_slot: the loop iterators seen so far;
- * n_frame, frame: the enclosing loops and conditions;
+ * n_frame, frame, max_frame: the enclosing loops and conditions, and
+ *	the room allocated for them (a loop unrolled by isl over a
+ *	parametric bound nests one condition per iteration, up to 256);
  * em: the walker's emitter, which statement bodies use for indices;
  * name: the kernel's name; n_par: the number of parallel loops outlined
  *	so far (shared by the functions of one kernel);
@@ -107,7 +109,8 @@ struct llvm_emit {
 	isl_id **iter_id;
 	LLVMValueRef *iter_slot;
 	int n_frame;
-	struct block_frame frame[64];
+	int max_frame;
+	struct block_frame *frame;
 	const char *name;
 	int *n_par;
 	int relaxed;
@@ -254,11 +257,21 @@ static LLVMBasicBlockRef new_block(struct llvm_emit *e, const char *name)
 	return LLVMAppendBasicBlockInContext(e->c, e->fn, name);
 }
 
+/* A new innermost frame.  The frames move when they grow: keep no
+ * pointer to one across a push. */
 static struct block_frame *push_frame(struct llvm_emit *e)
 {
-	if (e->n_frame >= (int) (sizeof(e->frame) / sizeof(e->frame[0]))) {
-		ein_internal(e->ctx, "loop nest too deep");
-		return NULL;
+	if (e->n_frame >= e->max_frame) {
+		int max = 2 * e->max_frame + 16;
+		struct block_frame *grown = realloc(e->frame,
+			max * sizeof(*grown));
+
+		if (!grown) {
+			ein_error(e->ctx, EIN_ERROR_NOMEM, "out of memory");
+			return NULL;
+		}
+		e->frame = grown;
+		e->max_frame = max;
 	}
 	return &e->frame[e->n_frame++];
 }
@@ -561,6 +574,8 @@ static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 	c.iter_id = NULL;
 	c.iter_slot = NULL;
 	c.n_frame = 0;
+	c.max_frame = 0;
+	c.frame = NULL;
 	ok = c.tensor && c.own && c.size ?
 		emit_body(&c, node, pass, n_cap, cap, attr) : -1;
 	llvm_emit_clear(&c);
@@ -2057,6 +2072,7 @@ static void llvm_emit_clear(struct llvm_emit *e)
 	free(e->size);
 	free(e->iter_id);
 	free(e->iter_slot);
+	free(e->frame);
 	if (e->b)
 		LLVMDisposeBuilder(e->b);
 }
