@@ -192,18 +192,18 @@ static void paths(struct run *r)
 	}
 }
 
-/* The budget of one compile: the time limit of a measurement, and no
- * more than what --time leaves (a tenth of a second at least), so that
- * a kernel that isl or LLVM takes minutes to compile costs a trial and
- * never the run (driver/budget.h). */
+/* The budget of one compile: --compile-timeout (as a measurement's
+ * --timeout, 10 s by default), and no more than what --time leaves (a
+ * tenth of a second at least), so that a kernel that isl takes minutes to
+ * compile costs a trial and never the run (driver/budget.h). */
 static double compile_budget(const struct run *r)
 {
-	double t = r->o->timeout, left;
+	double t = r->o->compile_timeout, left;
 
 	if (r->o->time <= 0)
 		return t;
 	left = r->o->time - (elapsed(r) - r->elapsed0);
-	if (left < t)
+	if (left < t || t == 0)
 		t = left > 0.1 ? left : 0.1;
 	return t;
 }

@@ -198,7 +198,7 @@ ein_status ein_options_fix_size(ein_options *opts, const char *name,
  * and float32 exp and erf are inline approximations within 1 and 6 units
  * in the last place, docs/language.md). */
 ein_status ein_options_set_strict_fp(ein_options *opts, int strict);
-/* Give each compile a budget of "seconds" (0: no limit; 60, the default,
+/* Give each compile a budget of "seconds" (0: no limit; 300, the default,
  * when not set or for NULL options).  isl's work is stopped once it has
  * done about that many seconds' worth of operations (a count, so the same
  * compile fails or succeeds on every run), and the wall clock is checked

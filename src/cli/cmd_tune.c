@@ -5,6 +5,7 @@
  *            [--trials N | --time 60s] [--seed S] [-o FILE] [--log FILE]
  *            [--resume] [--quiet | --json] [--strategy evolve|random]
  *            [--timeout 10s] [--min-time 0.2s] [--mem-limit 4096M]
+ *            [--compile-timeout 10s]
  *   ein tune --plot LOG -o FILE.svg
  */
 #include <stdio.h>
@@ -100,6 +101,9 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 	} else if ((v = value(argc, argv, i, "--time"))) {
 		if ((o->time = parse_seconds(v)) <= 0)
 			return bad("--time", v);
+	} else if ((v = value(argc, argv, i, "--compile-timeout"))) {
+		if ((o->compile_timeout = parse_seconds(v)) < 0)
+			return bad("--compile-timeout", v);
 	} else if ((v = value(argc, argv, i, "--timeout"))) {
 		if ((o->timeout = parse_seconds(v)) <= 0)
 			return bad("--timeout", v);
@@ -135,6 +139,7 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 int ein_cmd_tune(int argc, char **argv)
 {
 	struct ein_tune_opts o = { .seed = 1, .timeout = 10,
+		.compile_timeout = 10,
 		.min_time = 0.2, .mem_limit = 4L << 30 };
 	const char *plot = NULL;
 	char command[1024];

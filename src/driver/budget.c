@@ -99,8 +99,8 @@ static void report(ein_ctx *ctx, const struct ein_budget *budget)
 	ein_error(ctx, EIN_ERROR_BUDGET, "compilation exceeded its budget "
 		"of %.3g s", budget->seconds);
 	ein_hint(ctx, "simplify the kernel or its schedule, or raise the "
-		"budget (ein's --compile-timeout SECONDS, 0 for no limit; ein "
-		"tune's --timeout; ein_options_set_compile_timeout)");
+		"budget (--compile-timeout SECONDS, 0 for no limit; "
+		"ein_options_set_compile_timeout)");
 }
 
 int ein_budget_check(ein_ctx *ctx, const struct ein_budget *budget)

@@ -19,8 +19,11 @@
 #include <isl/ctx.h>
 #include "ein.h"
 
-/* The default of ein_options_set_compile_timeout, in seconds. */
-#define EIN_DEFAULT_COMPILE_TIMEOUT 60.0
+/* The default of ein_options_set_compile_timeout, in seconds: a bound on
+ * the pathological, far above the legitimate (the slowest shipped
+ * schedule, schedules/x86_64-avx512/matmul.large.sched, compiles in 54 s
+ * on a 2-core machine loaded ten deep). */
+#define EIN_DEFAULT_COMPILE_TIMEOUT 300.0
 
 /* One compile's budget.
  * seconds: the limit (0: none); deadline: when it runs out, on the
