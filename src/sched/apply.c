@@ -329,8 +329,8 @@ static int factor_error(struct apply *a, const char *what, int max)
 	return -1;
 }
 
-/* Do the unrolled and vectorised loops of "stmt", with the directive
- * just applied, ask for at most MAX_COPIES copies of its body? */
+/* Do the loops unrolled around each loop of "stmt", with the directive
+ * just applied, make at most MAX_LOOP_COPIES copies of it? */
 static int check_copies(struct apply *a, int stmt)
 {
 	long n = n_loop_copies(a, stmt);
