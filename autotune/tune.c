@@ -192,6 +192,22 @@ static void paths(struct run *r)
 	}
 }
 
+/* The budget of one compile: --compile-timeout (as a measurement's
+ * --timeout, 10 s by default), and no more than what --time leaves (a
+ * tenth of a second at least), so that a kernel that isl takes minutes to
+ * compile costs a trial and never the run (driver/budget.h). */
+static double compile_budget(const struct run *r)
+{
+	double t = r->o->compile_timeout, left;
+
+	if (r->o->time <= 0)
+		return t;
+	left = r->o->time - (elapsed(r) - r->elapsed0);
+	if (left < t || t == 0)
+		t = left > 0.1 ? left : 0.1;
+	return t;
+}
+
 static int setup(struct run *r)
 {
 	ein_options *opts = ein_options_alloc();
@@ -202,6 +218,7 @@ static int setup(struct run *r)
 		return ein_options_free(opts), -1;
 	r->def = r->o->def ? r->o->def : ein_program_get_def_name(r->prog, 0);
 	ein_options_set_schedule_lookup(opts, 0);
+	ein_options_set_compile_timeout(opts, compile_budget(r));
 	r->k0 = ein_kernel_compile_with(r->prog, r->def, opts);
 	ein_options_free(opts);
 	if (!r->k0)
@@ -277,8 +294,9 @@ static int add_trial(struct run *r, struct trial *t)
 }
 
 /* Write the schedule text "directives" to a file in the run's directory
- * and compile it; NULL with *status set if rejected, the first line of
- * the message in msg. */
+ * and compile it within compile_budget; NULL with *status set if
+ * rejected (timeout if over the budget), the first line of the message
+ * in msg. */
 static ein_kernel *compile_cand(struct run *r, const char *directives,
 	int *status, char *msg, int len)
 {
@@ -295,6 +313,7 @@ static ein_kernel *compile_cand(struct run *r, const char *directives,
 		fprintf(f, "ein-schedule 1\ndef %s\n%s", r->def, directives);
 		fclose(f);
 		ein_options_set_schedule(opts, path);
+		ein_options_set_compile_timeout(opts, compile_budget(r));
 		for (i = 0; i < r->n_size; ++i)
 			ein_options_set_size(opts,
 				ein_kernel_get_size_name(r->k0, i),
@@ -307,6 +326,8 @@ static ein_kernel *compile_cand(struct run *r, const char *directives,
 	err = ein_ctx_last_error(r->ctx);
 	*status = strstr(err, "is illegal") || strstr(err, "cannot ") ?
 		EIN_TRIAL_ILLEGAL : EIN_TRIAL_COMPILE_ERROR;
+	if (ein_ctx_last_status(r->ctx) == EIN_ERROR_BUDGET)
+		*status = EIN_TRIAL_TIMEOUT;
 	snprintf(msg, len, "%.*s", (int) strcspn(err, "\n"), err);
 	return NULL;
 }

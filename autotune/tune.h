@@ -37,6 +37,8 @@ enum ein_tune_output {
  * seed: of the random generator; resume: continue the log;
  * strategy, output_mode: see the enums;
  * timeout, min_time, mem_limit: for each measurement (measure.h);
+ * compile_timeout: the budget of each compile in seconds (0: none; both
+ *	cut to what "time" leaves);
  * command: the command line, recorded in the schedule's tuned-by. */
 struct ein_tune_opts {
 	const char *file, *def, *sizes, *target, *output, *log;
@@ -48,6 +50,7 @@ struct ein_tune_opts {
 	enum ein_tune_output output_mode;
 	double timeout, min_time;
 	long mem_limit;
+	double compile_timeout;
 	const char *command;
 };
 

@@ -78,7 +78,9 @@ typedef enum ein_status {
 	/* Out of memory. */
 	EIN_ERROR_NOMEM = 6,
 	/* A bug in ein: please report the message. */
-	EIN_ERROR_INTERNAL = 7
+	EIN_ERROR_INTERNAL = 7,
+	/* The compile ran past its budget (ein_options_set_compile_timeout). */
+	EIN_ERROR_BUDGET = 8
 } ein_status;
 
 /* What ein_program_show prints. */
@@ -200,6 +202,17 @@ ein_status ein_options_fix_size(ein_options *opts, const char *name,
  * and float32 exp and erf are inline approximations within 1 and 6 units
  * in the last place, docs/language.md). */
 ein_status ein_options_set_strict_fp(ein_options *opts, int strict);
+/* Give each compile a budget of "seconds" (0: no limit; 300, the default,
+ * when not set or for NULL options).  isl's work is stopped once it has
+ * done about that many seconds' worth of operations (a count, so the same
+ * compile fails or succeeds on every run), and the wall clock is checked
+ * between passes; a compile over its budget fails with EIN_ERROR_BUDGET
+ * ("compilation exceeded its budget").  LLVM's passes are not
+ * interrupted: the caps on unroll and vector factors (docs/schedules.md)
+ * bound their input.  Returns EIN_ERROR_INVALID if seconds < 0 or is not
+ * a number. */
+ein_status ein_options_set_compile_timeout(ein_options *opts,
+	double seconds);
 
 /* ein_kernel_compile with options (NULL: the defaults). */
 ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,

@@ -5,6 +5,7 @@
  *            [--trials N | --time 60s] [--seed S] [-o FILE] [--log FILE]
  *            [--resume] [--quiet | --json] [--strategy evolve|random]
  *            [--timeout 10s] [--min-time 0.2s] [--mem-limit 4096M]
+ *            [--compile-timeout 10s]
  *   ein tune --plot LOG -o FILE.svg
  */
 #include <stdio.h>
@@ -81,6 +82,9 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 	} else if ((v = value(argc, argv, i, "--time"))) {
 		if (seconds("--time", v, 1, &o->time) < 0)
 			return -1;
+	} else if ((v = value(argc, argv, i, "--compile-timeout"))) {
+		if (seconds("--compile-timeout", v, 0, &o->compile_timeout) < 0)
+			return -1;
 	} else if ((v = value(argc, argv, i, "--timeout"))) {
 		if (seconds("--timeout", v, 1, &o->timeout) < 0)
 			return -1;
@@ -119,6 +123,7 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 int ein_cmd_tune(int argc, char **argv)
 {
 	struct ein_tune_opts o = { .seed = 1, .timeout = 10,
+		.compile_timeout = 10,
 		.min_time = 0.2, .mem_limit = 4L << 30 };
 	const char *plot = NULL;
 	char command[1024];

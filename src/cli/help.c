@@ -47,6 +47,10 @@ static const struct help_opt compile_opts[] = {
 	  "operations, round each on its own and call the C library's "
 	  "functions (no reassociated reductions, no fused multiply-add, no "
 	  "inline exp or erf)." },
+	{ "--compile-timeout SECONDS", "Give up a compile that takes longer "
+	  "(an error, exit 1; default 300, 0: no limit).  Unroll factors "
+	  "and vector widths are also capped (docs/schedules.md, \"Compile "
+	  "time\")." },
 	{ NULL, NULL }
 };
 
@@ -116,6 +120,8 @@ static const struct help_opt tune_opts[] = {
 	  "evolve)." },
 	{ "--timeout DURATION", "The time limit of one candidate (default "
 	  "10s)." },
+	{ "--compile-timeout DURATION", "The time limit of compiling one "
+	  "candidate (default 10s, within what --time leaves)." },
 	{ "--min-time DURATION", "How long each candidate is run to be "
 	  "measured (default 0.2s)." },
 	{ "--mem-limit BYTES", "The memory limit of a candidate's process: "

@@ -12,10 +12,36 @@
 #include <string.h>
 #include "cli.h"
 
+/* --compile-timeout SECONDS: a number of seconds, 0 for no limit, with
+ * an optional "s" ("30s", as tune's --time). */
+static int parse_compile_timeout(ein_options *opts, int argc, char **argv,
+	int *i)
+{
+	const char *arg = argv[*i];
+	const char *val = arg[17] == '=' ? arg + 18 :
+		*i + 1 < argc ? argv[++*i] : NULL;
+	char *end = NULL;
+	double seconds = val && *val ? strtod(val, &end) : -1;
+
+	if (end && *end == 's')
+		end++;
+	if (!end || *end || ein_options_set_compile_timeout(opts,
+			seconds) != EIN_OK) {
+		fprintf(stderr, "ein: error: --compile-timeout needs a number "
+			"of seconds (0: no limit), got '%s'\n",
+			val ? val : "");
+		return -1;
+	}
+	return 1;
+}
+
 int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i];
 
+	if (!strcmp(arg, "--compile-timeout") ||
+	    !strncmp(arg, "--compile-timeout=", 18))
+		return parse_compile_timeout(opts, argc, argv, i);
 	if (!strcmp(arg, "--schedule") || !strncmp(arg, "--schedule=", 11)) {
 		const char *path = arg[10] == '=' ? arg + 11 :
 			*i + 1 < argc ? argv[++*i] : NULL;

@@ -27,11 +27,21 @@ LLVMBasicBlockRef ein_llvm_new_block(struct llvm_emit *e, const char *name)
 	return LLVMAppendBasicBlockInContext(e->c, e->fn, name);
 }
 
+/* A new innermost frame.  The frames move when they grow: keep no
+ * pointer to one across a push. */
 static struct block_frame *push_frame(struct llvm_emit *e)
 {
-	if (e->n_frame >= (int) (sizeof(e->frame) / sizeof(e->frame[0]))) {
-		ein_internal(e->ctx, "loop nest too deep");
-		return NULL;
+	if (e->n_frame >= e->max_frame) {
+		int max = 2 * e->max_frame + 16;
+		struct block_frame *grown = realloc(e->frame,
+			max * sizeof(*grown));
+
+		if (!grown) {
+			ein_error(e->ctx, EIN_ERROR_NOMEM, "out of memory");
+			return NULL;
+		}
+		e->frame = grown;
+		e->max_frame = max;
 	}
 	return &e->frame[e->n_frame++];
 }
@@ -359,6 +369,7 @@ void ein_llvm_emit_clear(struct llvm_emit *e)
 	free(e->size);
 	free(e->iter_id);
 	free(e->iter_slot);
+	free(e->frame);
 	if (e->b)
 		LLVMDisposeBuilder(e->b);
 }

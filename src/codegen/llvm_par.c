@@ -202,6 +202,8 @@ static LLVMValueRef outline(struct llvm_emit *e, __isl_keep isl_ast_node *node,
 	c.iter_id = NULL;
 	c.iter_slot = NULL;
 	c.n_frame = 0;
+	c.max_frame = 0;
+	c.frame = NULL;
 	ok = c.tensor && c.own && c.size ?
 		emit_body(&c, node, pass, n_cap, cap, attr) : -1;
 	ein_llvm_emit_clear(&c);

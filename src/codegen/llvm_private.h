@@ -47,7 +47,9 @@ struct block_frame {
  * own: for each tensor, 1 if this function allocated it on the heap (and
  *	frees it at its exit);
  * n_iter, iter_id, iter_slot: the loop iterators seen so far;
- * n_frame, frame: the enclosing loops and conditions;
+ * n_frame, frame, max_frame: the enclosing loops and conditions, and
+ *	the room allocated for them (a loop unrolled by isl over a
+ *	parametric bound nests one condition per iteration, up to 256);
  * em: the walker's emitter, which statement bodies use for indices;
  * name: the kernel's name; n_par: the number of parallel loops outlined
  *	so far (shared by the functions of one kernel);
@@ -82,7 +84,8 @@ struct llvm_emit {
 	isl_id **iter_id;
 	LLVMValueRef *iter_slot;
 	int n_frame;
-	struct block_frame frame[64];
+	int max_frame;
+	struct block_frame *frame;
 	const char *name;
 	int *n_par;
 	int relaxed;

@@ -13,8 +13,13 @@
 #include "ctx.h"
 #include "codegen/target.h"
 #include "sched/lookup.h"
+#include "driver/budget.h"
 #include "driver/options.h"
 
+/* schedule: the file given (NULL: none); no_lookup: never look one up;
+ * strict_fp: ein_options_set_strict_fp; n_size, size_name, size_value,
+ *	size_fixed: the sizes set, their values and whether each is fixed;
+ * compile_timeout: the budget of a compile in seconds (0: none). */
 struct ein_options {
 	char *schedule;
 	int no_lookup;
@@ -23,11 +28,16 @@ struct ein_options {
 	char **size_name;
 	long *size_value;
 	char *size_fixed;
+	double compile_timeout;
 };
 
 ein_options *ein_options_alloc(void)
 {
-	return calloc(1, sizeof(ein_options));
+	ein_options *opts = calloc(1, sizeof(ein_options));
+
+	if (opts)
+		opts->compile_timeout = EIN_DEFAULT_COMPILE_TIMEOUT;
+	return opts;
 }
 
 void ein_options_free(ein_options *opts)
@@ -72,6 +82,20 @@ ein_status ein_options_set_strict_fp(ein_options *opts, int strict)
 		return EIN_ERROR_INVALID;
 	opts->strict_fp = strict != 0;
 	return EIN_OK;
+}
+
+ein_status ein_options_set_compile_timeout(ein_options *opts,
+	double seconds)
+{
+	if (!opts || !(seconds >= 0))
+		return EIN_ERROR_INVALID;
+	opts->compile_timeout = seconds;
+	return EIN_OK;
+}
+
+double ein_options_get_compile_timeout(const ein_options *opts)
+{
+	return opts ? opts->compile_timeout : EIN_DEFAULT_COMPILE_TIMEOUT;
 }
 
 /* Set size "name" to "value", fixed or not; a size set again takes the

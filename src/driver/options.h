@@ -26,6 +26,9 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 void ein_sched_choice_clear(struct ein_sched_choice *choice);
 
 int ein_options_get_strict_fp(const ein_options *opts);
+/* The budget of a compile in seconds (0: none; the default for NULL
+ * options). */
+double ein_options_get_compile_timeout(const ein_options *opts);
 /* The sizes set by ein_options_set_size, in the order they were first
  * set (0 for NULL options). */
 int ein_options_n_size(const ein_options *opts);

@@ -19,6 +19,7 @@
 #include "sched/apply.h"
 #include "codegen/ast_build.h"
 #include "codegen/emit_llvm.h"
+#include "driver/budget.h"
 #include "driver/pipeline.h"
 
 void ein_checked_file_free(struct ein_checked_file *cf)
@@ -143,7 +144,10 @@ static int schedule(ein_ctx *ctx, struct ein_job *job)
 		job->strict_fp);
 }
 
-int ein_compile(ein_ctx *ctx, struct ein_job *job)
+/* The passes of ein_compile, with the budget checked after each: isl's
+ * share stops by itself (budget.h), the rest between passes. */
+static int run_passes(ein_ctx *ctx, struct ein_job *job,
+	const struct ein_budget *budget)
 {
 	job->scop = ein_scop_from_func(ctx, job->func);
 	if (job->sizes)
@@ -151,11 +155,11 @@ int ein_compile(ein_ctx *ctx, struct ein_job *job)
 	if (!job->scop || job->until == EIN_PASS_SCOP)
 		return job->scop ? 0 : -1;
 	if ((job->sched_file || job->until == EIN_PASS_DEPS) &&
-	    deps(ctx, job) < 0)
+	    (deps(ctx, job) < 0 || ein_budget_check(ctx, budget) < 0))
 		return -1;
 	if (job->until == EIN_PASS_DEPS)
 		return 0;
-	if (schedule(ctx, job) < 0)
+	if (schedule(ctx, job) < 0 || ein_budget_check(ctx, budget) < 0)
 		return -1;
 	if (job->until == EIN_PASS_SCHEDULE)
 		return 0;
@@ -163,12 +167,27 @@ int ein_compile(ein_ctx *ctx, struct ein_job *job)
 		ein_schedule_get_tree(job->schedule));
 	if (!job->tree || job->until == EIN_PASS_AST)
 		return job->tree ? 0 : -1;
+	if (ein_budget_check(ctx, budget) < 0)
+		return -1;
 	if (emit(ctx, job) < 0 || job->until == EIN_PASS_LLVM)
 		return job->module ? 0 : -1;
+	if (ein_budget_check(ctx, budget) < 0)
+		return -1;
 	if (!job->target || ein_target_optimize(ctx, job->target,
 			job->module) < 0)
 		return -1;
 	if (job->until == EIN_PASS_OPT)
 		return 0;
+	if (ein_budget_check(ctx, budget) < 0)
+		return -1;
 	return jit(ctx, job);
+}
+
+int ein_compile(ein_ctx *ctx, struct ein_job *job)
+{
+	struct ein_budget budget;
+
+	if (ein_budget_start(ctx, &budget, job->timeout) < 0)
+		return -1;
+	return ein_budget_end(ctx, &budget, run_passes(ctx, job, &budget));
 }

@@ -42,6 +42,7 @@ struct ein_checked_file {
  *	order (no reordering of reductions);
  * sizes: the size values to specialise to, a parameter set (not owned;
  *	NULL: generic code for every valid size);
+ * timeout: the compile's budget in seconds (0: none; driver/budget.h);
  * llctx: the LLVM context to emit the module in (not owned; NULL: a JIT's,
  *	which the job then owns);
  * for_target: the target the code is for, in a job that stops at its
@@ -56,6 +57,7 @@ struct ein_job {
 	const struct ein_sched_file *sched_file;
 	int strict_fp;
 	isl_set *sizes;
+	double timeout;
 	LLVMContextRef llctx;
 	const struct ein_target *for_target;
 	struct ein_scop *scop;
@@ -73,8 +75,9 @@ struct ein_job {
 struct ein_checked_file *ein_frontend(ein_ctx *ctx, struct ein_src *src);
 void ein_checked_file_free(struct ein_checked_file *cf);
 
-/* Run the passes after the frontend on job->func, up to job->until.
- * Returns -1 on error. */
+/* Run the passes after the frontend on job->func, up to job->until,
+ * within job->timeout seconds.  Returns -1 on error (EIN_ERROR_BUDGET
+ * when the budget ran out). */
 int ein_compile(ein_ctx *ctx, struct ein_job *job);
 /* Free what the passes of "job" made. */
 void ein_job_clear(struct ein_job *job);

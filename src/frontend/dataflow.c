@@ -302,7 +302,8 @@ static int func_reads(const struct ein_func *func, int t)
  * output, so an element left out would keep whatever the caller's buffer
  * held (a padded convolution whose inferred range missed row 0 did that,
  * and the reference interpreter agreed).  An output the definition reads
- * is an input as well, which it may update in part. */
+ * is an input as well, which it may update in part; so is one declared
+ * updated in place ("-> (A)" for an input A), even if it never reads it. */
 static int check_output(ein_ctx *ctx, const struct ein_func *func, int t)
 {
 	const char **name = NULL;
@@ -312,7 +313,8 @@ static int check_output(ein_ctx *ctx, const struct ein_func *func, int t)
 	for (i = 0; i < func->n_stmt; ++i)
 		if (func->stmt[i].ast->lhs->slot == t && !name)
 			name = func->stmt[i].index;
-	if (!name || !func->tensor[t].shape || func_reads(func, t))
+	if (!name || !func->tensor[t].shape || func->tensor[t].in_place ||
+	    func_reads(func, t))
 		return 0;
 	left = tensor_box(ctx, func, t, name);
 	for (i = 0; i < func->n_stmt; ++i)

@@ -268,6 +268,83 @@ static int check_full_unroll(struct apply *a, int stmt, int loop)
 	return -1;
 }
 
+/* The largest unroll factor and vector width a schedule may ask for.
+ * LLVM copies the body that many times, or makes vectors of that many
+ * lanes, and its passes grow faster than linearly with either: unroll
+ * 100000 and vectorize 65536 never finished compiling (or crashed it),
+ * unroll 1024 of a one-line body took 5 s, unroll 256 0.5 s.  A register
+ * tile needs 4 to 32; the widest vector of a machine is 64 bytes, so 256
+ * lanes are four vector registers even of int8. */
+#define MAX_UNROLL 256
+#define MAX_VECTOR_WIDTH 256
+
+/* The most copies of a loop that the loops unrolled around it may ask
+ * LLVM for (the product of their unroll factors, and of the iterations of
+ * those unrolled fully).  Each factor within its cap, a loop nested in
+ * unrolled loops still made LLVM run for minutes: LLVM vectorises and
+ * unrolls each copy on its own (one statement, "unroll i 64" over
+ * "vectorize j 8": 10 s; "unroll i 128" with "vectorize j 4": 31 s;
+ * "unroll i 256" with "vectorize j 2": over 100 s; at the cap, "unroll i
+ * 32" with "vectorize j 8": 2.6 s).  The register tiles of the schedules
+ * in schedules/ and bench/ ask for at most 28 (conv3x3's 14 x 2). */
+#define MAX_LOOP_COPIES 32
+
+/* The most copies of a loop of "stmt" that the loops unrolled around it
+ * ask for (see MAX_LOOP_COPIES), or MAX_LOOP_COPIES + 1 if more.  A loop
+ * unrolled fully is no loop and needs no copies counted. */
+static long n_loop_copies(struct apply *a, int stmt)
+{
+	long n = 1, max = 1, bound;
+	int l;
+
+	for (l = 0; l < ein_schedule_n_loop(a->s, stmt); ++l) {
+		struct ein_loop_attr *attr = ein_schedule_loop_attr(a->s,
+			stmt, l);
+
+		if (attr->unroll >= 0 && n > max)
+			max = n;
+		if (attr->unroll > 0)
+			n *= attr->unroll;
+		else if (attr->unroll < 0 && ein_schedule_loop_trip_bound(
+				a->s, stmt, l, &bound) == 0)
+			n *= bound;
+		if (n > MAX_LOOP_COPIES * 256L)
+			n = MAX_LOOP_COPIES * 256L;
+	}
+	return max;
+}
+
+/* The factor of a "vectorize" or "unroll" directive is over its cap
+ * "max"; "what" names it. */
+static int factor_error(struct apply *a, const char *what, int max)
+{
+	const char *verb = a->dir->verb == EIN_SCHED_VECTORIZE ?
+		"vectorize" : "unroll";
+
+	ein_error_at(a->ctx, a->dir->arg[1].loc, "%s %ld is too large "
+		"(at most %d)", what, a->dir->arg[1].value, max);
+	ein_hint(a->ctx, "split the loop first (for instance '%s: split "
+		"%s 16') and %s the inner loop", a->dir->stmt.tensor,
+		a->dir->arg[0].name, verb);
+	return -1;
+}
+
+/* Do the loops unrolled around each loop of "stmt", with the directive
+ * just applied, make at most MAX_LOOP_COPIES copies of it? */
+static int check_copies(struct apply *a, int stmt)
+{
+	long n = n_loop_copies(a, stmt);
+
+	if (n <= MAX_LOOP_COPIES)
+		return 0;
+	ein_error_at(a->ctx, a->dir->verb_loc, "the loops unrolled around a "
+		"loop of %s ask for more than %d copies of it",
+		a->dir->stmt.tensor, MAX_LOOP_COPIES);
+	ein_hint(a->ctx, "unroll the outer loops by smaller factors, or "
+		"unroll the inner loop fully");
+	return -1;
+}
+
 /* Does loop "loop" of "stmt" prefetch? */
 static int prefetches(struct ein_schedule *s, int stmt, int loop)
 {
@@ -309,19 +386,25 @@ static int do_mark(struct apply *a, int stmt)
 		attr->parallel = 1;
 		break;
 	case EIN_SCHED_VECTORIZE:
+		if (a->dir->arg[1].value > MAX_VECTOR_WIDTH)
+			return factor_error(a, "vector width",
+				MAX_VECTOR_WIDTH);
 		attr->vector = a->dir->arg[1].value;
 		break;
 	case EIN_SCHED_STREAM:
 		attr->stream = 1;
 		break;
 	default:
+		if (a->dir->arg[1].kind == EIN_SCHED_ARG_INT &&
+		    a->dir->arg[1].value > MAX_UNROLL)
+			return factor_error(a, "unroll factor", MAX_UNROLL);
 		attr->unroll = a->dir->arg[1].kind == EIN_SCHED_ARG_INT ?
 			a->dir->arg[1].value : -1;
-		if (attr->unroll < 0)
-			return check_full_unroll(a, stmt, loop);
+		if (attr->unroll < 0 && check_full_unroll(a, stmt, loop) < 0)
+			return -1;
 		break;
 	}
-	return 0;
+	return check_copies(a, stmt);
 }
 
 /* The number of levels of "target"'s vector up to and including its loop

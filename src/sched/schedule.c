@@ -1123,34 +1123,54 @@ static __isl_give isl_schedule *build_position(const struct ein_schedule *s,
 	return inner ? add_band(s, vecs, n, group, k, inner) : NULL;
 }
 
+/* The sequence of child[0..n-1] (taken), built as a balanced tree of
+ * pairs: isl_schedule_sequence flattens nested sequences, but copies and
+ * updates every child it already holds, so appending the children one by
+ * one made a definition of n statements cost n^2 such updates (800
+ * statements: 6 s in this function alone). */
+static __isl_give isl_schedule *sequence(isl_schedule **child, int n)
+{
+	int i, m;
+
+	for (; n > 1; n = m) {
+		for (i = 0, m = 0; i + 1 < n; i += 2)
+			child[m++] = isl_schedule_sequence(child[i],
+				child[i + 1]);
+		if (i < n)
+			child[m++] = child[i];
+	}
+	return n ? child[0] : NULL;
+}
+
 static __isl_give isl_schedule *build_level(const struct ein_schedule *s,
 	const struct vec *vecs, int n, const int *group, int k)
 {
-	isl_schedule *sched = NULL;
-	int done[n + 1], sub[n + 1], i, j;
+	isl_schedule *child[n + 1];
+	int done[n + 1], sub[n + 1], i, j, n_child = 0, ok = 1;
 
 	memset(done, 0, sizeof(done));
 	for (;;) {
 		int best = -1, m = 0;
-		isl_schedule *child;
 
 		for (i = 0; i < n; ++i)
 			if (!done[i] && (best < 0 || vecs[group[i]].pos[k] <
 					vecs[group[best]].pos[k]))
 				best = i;
 		if (best < 0)
-			return sched;
+			break;
 		for (j = 0; j < n; ++j)
 			if (!done[j] && vecs[group[j]].pos[k] ==
 					vecs[group[best]].pos[k]) {
 				done[j] = 1;
 				sub[m++] = group[j];
 			}
-		child = build_position(s, vecs, m, sub, k);
-		sched = sched ? isl_schedule_sequence(sched, child) : child;
-		if (!sched)
-			return NULL;
+		child[n_child] = build_position(s, vecs, m, sub, k);
+		ok &= child[n_child++] != NULL;
 	}
+	if (!ok)
+		for (i = 0; i < n_child; ++i)
+			child[i] = isl_schedule_free(child[i]);
+	return ok ? sequence(child, n_child) : NULL;
 }
 
 /* Where and in which iterations "stmt", of vector "v", runs the full

@@ -662,8 +662,10 @@ START_TEST(fixed_size_above_int_max)
 	void *map;
 	int i;
 
-	k = tt_compile(ctx, &prog, "def window(float32(4) X, float32(N) T) "
-		"-> (float32(4) Y) {\n"
+	/* Y is updated in place: the elements the window leaves keep the
+	 * caller's data. */
+	k = tt_compile(ctx, &prog, "def window(float32(4) X, float32(N) T, "
+		"float32(4) Y) -> (Y) {\n"
 		"    Y(i) = X(i) + 1.0 where i in 0 : N - 4294967295\n}\n",
 		"window");
 	ein_kernel_free(k);
@@ -898,7 +900,7 @@ START_TEST(flops_not_enumerated)
 	ein_program *prog;
 	ein_kernel *k = tt_compile(ctx, &prog, "def tri(float32(N, N) A, "
 		"float32(N, N) B) -> (float32(N, N) C) {\n"
-		"    C(i, j) +=! A(i, k) * B(k, j) where k in j : i + 1\n}\n"
+		"    C(i, j) += A(i, k) * B(k, j) where k in j : i + 1\n}\n"
 		"def far(float32(4) X, float32(4611686018427387904) T) -> "
 		"(float32(4) Y) {\n"
 		"    Y(i) +=! X(i) * T(k) where k in i : 4611686018427387904\n"
@@ -1041,6 +1043,43 @@ START_TEST(interrupted_write_leaves_no_temporary)
 }
 END_TEST
 
+/* A compile over its budget (ein_options_set_compile_timeout) stopped
+ * nowhere: a guard of seven '%' terms kept isl busy for minutes.  It now
+ * fails with EIN_ERROR_BUDGET in about its budget, and the context
+ * compiles again afterwards (isl's abort is undone). */
+START_TEST(compile_over_budget)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx,
+		"def g(float32(N) A) -> (float32(N) B) {\n"
+		"    B(i) +=! (i % 2 == 0 || i % 3 == 1 || i % 5 == 2 || "
+		"i % 7 == 3 || i % 11 == 4 || i % 13 == 5 || i % 17 == 6) "
+		"? A(i) : 0\n}\n" "def s(float32(N) A) -> (float32(N) B) {\n"
+		"    B(i) = A(i) * 2.0\n}\n", NULL);
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k;
+
+	ck_assert_ptr_nonnull(prog);
+	ck_assert_int_eq(ein_options_set_compile_timeout(opts, -1),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_compile_timeout(opts, NAN),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_compile_timeout(NULL, 1),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_compile_timeout(opts, 0.5), EIN_OK);
+	ck_assert_ptr_null(ein_kernel_compile_with(prog, "g", opts));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_BUDGET);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+		"compilation exceeded its budget"));
+	k = ein_kernel_compile_with(prog, "s", opts);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	ein_kernel_free(k);
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -1075,6 +1114,7 @@ int main(void)
 	tcase_add_test(tc, aot_bad_cpu_does_not_abort);
 	tcase_add_test(tc, aot_failed_header_keeps_object);
 	tcase_add_test(tc, interrupted_write_leaves_no_temporary);
+	tcase_add_test(tc, compile_over_budget);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
