@@ -56,7 +56,7 @@ double ein_cli_now(void);
 double ein_cli_median(double *v, int n);
 
 /* If argv[*i] is a compile option (--schedule FILE, --no-schedule,
- * --strict-fp), apply it to "opts", advance *i past its argument and
+ * --no-auto, --strict-fp), apply it to "opts", advance *i past its argument and
  * return 1; return 0 if it is none, -1 after an error message. */
 int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i);
 
