@@ -5,7 +5,8 @@
  *
  *   read the program, parse the sizes, build the space      setup()
  *   open or resume the log, replaying its trials             open_log()
- *   queue the default schedule and the analytic seeds
+ *   queue the default schedule and the analytic seeds (the automatic
+ *   schedule, sched/auto.h, is measured right after the default)
  *   until the budget is spent:
  *     take or generate a candidate (strategy)                next_cand()
  *     compile it (illegal ones are recorded, never run)      try_cand()
@@ -277,7 +278,9 @@ static int add_trial(struct run *r, struct trial *t)
 	r->n_illegal += st == EIN_TRIAL_ILLEGAL;
 	r->n_failed += st != EIN_TRIAL_OK && st != EIN_TRIAL_ILLEGAL;
 	r->n_wrong += st == EIN_TRIAL_WRONG;
-	if (st == EIN_TRIAL_OK) {
+	/* The automatic seed's plan is not its own: keep it out of the
+	 * model. */
+	if (st == EIN_TRIAL_OK && strcmp(t->rec.origin, "automatic")) {
 		double f[EIN_MODEL_N_FEATURE];
 
 		ein_model_features(&r->space, &t->cand, f);
@@ -762,9 +765,55 @@ static void queue_seeds(struct run *r)
 		enqueue(r, &c[i], "seed");
 }
 
+/* The directives of the automatic schedule of the run's definition
+ * (the lines of "ein show --stage=schedule" that name a statement), NULL
+ * if a schedule file applies or no rule does (sched/auto.h). */
+static char *auto_directives(struct run *r)
+{
+	ein_options *opts = ein_options_alloc();
+	char *text = NULL, *out = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	for (i = 0; opts && i < r->n_size; ++i)
+		ein_options_set_size(opts, ein_kernel_get_size_name(r->k0, i),
+			r->sizes[i]);
+	if (opts)
+		text = ein_program_show_with(r->prog, r->def,
+			EIN_STAGE_SCHEDULE, opts);
+	ein_options_free(opts);
+	f = text && !strncmp(text, "# automatic", 11) ?
+		open_memstream(&out, &len) : NULL;
+	for (line = f ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#' && strchr(line, ':'))
+			fprintf(f, "%s\n", line);
+	free(text);
+	if (f && fclose(f) != 0)
+		return free(out), NULL;
+	return out;
+}
+
+/* Measure the automatic schedule as a seed (with the default candidate's
+ * plan: it has none of its own in the search space). */
+static int try_auto(struct run *r)
+{
+	char *text = auto_directives(r);
+	struct ein_cand c;
+	int res = 0;
+
+	if (text && *text && !seen(r, text)) {
+		ein_cand_default(&r->space, &c);
+		res = try_cand(r, &c, "automatic", text);
+	}
+	free(text);
+	return res;
+}
+
 static int search(struct run *r)
 {
-	int attempts = 0;
+	int attempts = 0, tried_auto = 0;
 
 	queue_seeds(r);
 	while (budget_left(r) && attempts++ < 20 * (r->o->trials + 100)) {
@@ -777,6 +826,8 @@ static int search(struct run *r)
 			break;
 		res = try_cand(r, &c, origin, text);
 		free(text);
+		if (res == 0 && !tried_auto++ && budget_left(r))
+			res = try_auto(r);
 		if (res < 0)
 			return -1;
 		progress(r);

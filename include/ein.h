@@ -182,6 +182,13 @@ ein_status ein_options_set_schedule(ein_options *opts, const char *path);
  * of EIN_SCHEDULE_PATH, then the installed data directory, when no file is
  * given (1, the default) or never (0: the default schedule). */
 ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable);
+/* When lookup finds no schedule file, use the automatic schedule (1, the
+ * default): one written by rules from the definition's statements, their
+ * dependences and the host's vector width, checked as a file is
+ * (docs/schedules.md, "The automatic schedule"); or the default schedule
+ * (0, the command line's --no-auto).  An explicit file, or lookup off,
+ * never uses it. */
+ein_status ein_options_set_auto(ein_options *opts, int enable);
 /* The size values the kernel will be called with, used to choose among
  * schedules tuned for different sizes.  Returns EIN_ERROR_INVALID if
  * value < 1. */
@@ -219,8 +226,9 @@ ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
 	const ein_options *opts);
 /* The schedule file the kernel was compiled with, and a line saying which
  * file and why it was chosen ("FILE: given explicitly", "FILE: nearest to
- * M=1000 of 2 candidates"); NULL for the default schedule.  Owned by the
- * kernel. */
+ * M=1000 of 2 candidates"); NULL for the default schedule.  For the
+ * automatic schedule the file is NULL and the reason begins with
+ * "automatic" and says which rules made it.  Owned by the kernel. */
 const char *ein_kernel_get_schedule(const ein_kernel *kernel);
 const char *ein_kernel_get_schedule_reason(const ein_kernel *kernel);
 

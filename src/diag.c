@@ -263,6 +263,36 @@ int ein_diag_n_error(const ein_ctx *ctx)
 	return ctx ? ctx->n_error : 0;
 }
 
+struct ein_diag_mark ein_diag_get_mark(ein_ctx *ctx)
+{
+	struct ein_diag_mark mark = { 0, 0, EIN_OK };
+
+	pthread_mutex_lock(&ctx->lock);
+	mark.len = ctx->len;
+	mark.n_error = ctx->n_error;
+	mark.status = ctx->status;
+	pthread_mutex_unlock(&ctx->lock);
+	return mark;
+}
+
+char *ein_diag_rollback(ein_ctx *ctx, struct ein_diag_mark mark)
+{
+	char *first = NULL;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->msg && ctx->len > mark.len) {
+		const char *text = ctx->msg + mark.len;
+
+		first = strndup(text, strcspn(text, "\n"));
+		ctx->msg[mark.len] = '\0';
+	}
+	ctx->len = mark.len;
+	ctx->n_error = mark.n_error;
+	ctx->status = mark.status;
+	pthread_mutex_unlock(&ctx->lock);
+	return first;
+}
+
 struct ein_src *ein_src_alloc(const char *name, const char *text)
 {
 	struct ein_src *src = calloc(1, sizeof(*src));

@@ -15,6 +15,7 @@
 #define EIN_DIAG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include "ein.h"
 
 /* A source file held in memory: its name (for messages) and its text (for
@@ -54,6 +55,21 @@ int ein_diag_n_error(const ein_ctx *ctx);
  * with a NUL byte, a file is not a source; the bound also stops a read of
  * an endless device or pipe (/dev/zero). */
 #define EIN_SRC_MAX_BYTES (64 << 20)
+
+/* A point in the messages of the current call (their length, the number
+ * of errors and the status then), to go back to after trying something
+ * whose failure is not the user's error (the automatic scheduler's
+ * candidates, sched/auto.c). */
+struct ein_diag_mark {
+	size_t len;
+	int n_error;
+	ein_status status;
+};
+
+struct ein_diag_mark ein_diag_get_mark(ein_ctx *ctx);
+/* Forget the messages recorded since "mark".  Returns the first line of
+ * what was forgotten (the caller frees it), NULL if nothing was. */
+char *ein_diag_rollback(ein_ctx *ctx, struct ein_diag_mark mark);
 
 struct ein_src *ein_src_alloc(const char *name, const char *text);
 /* Read the file at "path" into a source named "path".  Returns NULL after

@@ -99,7 +99,8 @@ double ein_cli_now(void);
 double ein_cli_median(double *v, int n);
 
 /* If argv[*i] is a compile option (--schedule FILE, --no-schedule,
- * --strict-fp, --compile-timeout SECONDS), apply it to "opts", advance *i past its argument and
+ * --no-auto, --strict-fp, --compile-timeout SECONDS), apply it to "opts",
+ * advance *i past its argument and
  * return 1; return 0 if it is none, -1 after an error message. */
 int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i);
 

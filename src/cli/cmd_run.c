@@ -230,6 +230,12 @@ static void print_sizes(ein_kernel *k, const int64_t *sizes)
 }
 
 /* Time and check kernel "k" at "sizes". */
+/* Was the kernel's schedule the automatic one (its reason says so)? */
+static int is_automatic(const char *why)
+{
+	return why && !strncmp(why, "automatic", 9);
+}
+
 static int run_kernel(ein_kernel *k, const struct run_opts *o,
 	const int64_t *sizes)
 {
@@ -310,7 +316,8 @@ int ein_cmd_run(int argc, char **argv)
 			print_sizes(k, sizes);
 			printf("): compiled in %.1f ms\n",
 				(ein_cli_now() - t0) * 1e3);
-			if (ein_kernel_get_schedule(k))
+			if (ein_kernel_get_schedule(k) ||
+			    is_automatic(ein_kernel_get_schedule_reason(k)))
 				printf("  schedule: %s\n",
 					ein_kernel_get_schedule_reason(k));
 			else

@@ -39,10 +39,14 @@ struct help_cmd {
 /* The options of every subcommand that compiles (src/cli/opts.c). */
 static const struct help_opt compile_opts[] = {
 	{ "--schedule FILE", "Use the schedule in FILE (docs/schedules.md) "
-	  "instead of the one found by lookup; an illegal directive is an "
+	  "instead of the one found by lookup (or, when none is found, the "
+	  "automatic one); an illegal directive is an "
 	  "error naming its line and the dependence it breaks." },
 	{ "--no-schedule", "Do not look up a schedule file: compile with the "
 	  "default schedule." },
+	{ "--no-auto", "When lookup finds no schedule file, compile with the "
+	  "default schedule instead of the automatic one (docs/schedules.md, "
+	  "\"The automatic schedule\")." },
 	{ "--strict-fp", "Keep the source's order of floating-point "
 	  "operations, round each on its own and call the C library's "
 	  "functions (no reassociated reductions, no fused multiply-add, no "

@@ -5,8 +5,11 @@
  * searched as schedules/<target>/<def>.sched (and variants tuned for other
  * sizes) along EIN_SCHEDULE_PATH, then the installed data directory; the
  * target is the host's class (x86_64-avx2, ...).  Finding nothing is not
- * an error: the default schedule is used.
+ * an error: the automatic schedule is used (sched/auto.h), or, with auto
+ * off, the default schedule.
  */
+#define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "diag.h"
@@ -14,15 +17,19 @@
 #include "codegen/target.h"
 #include "sched/lookup.h"
 #include "driver/budget.h"
+#include "sched/auto.h"
 #include "driver/options.h"
 
 /* schedule: the file given (NULL: none); no_lookup: never look one up;
  * strict_fp: ein_options_set_strict_fp; n_size, size_name, size_value,
  *	size_fixed: the sizes set, their values and whether each is fixed;
- * compile_timeout: the budget of a compile in seconds (0: none). */
+ * compile_timeout: the budget of a compile in seconds (0: none);
+ * no_auto: use the default schedule, not the automatic one, when no file
+ *	is found. */
 struct ein_options {
 	char *schedule;
 	int no_lookup;
+	int no_auto;
 	int strict_fp;
 	int n_size;
 	char **size_name;
@@ -73,6 +80,14 @@ ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable)
 	if (!opts)
 		return EIN_ERROR_INVALID;
 	opts->no_lookup = !enable;
+	return EIN_OK;
+}
+
+ein_status ein_options_set_auto(ein_options *opts, int enable)
+{
+	if (!opts)
+		return EIN_ERROR_INVALID;
+	opts->no_auto = !enable;
 	return EIN_OK;
 }
 
@@ -214,6 +229,38 @@ static int lookup(ein_ctx *ctx, const ein_options *opts,
 	return r;
 }
 
+/* No file was found for "func": use the automatic schedule, and say so
+ * after the rules it used and where lookup looked ("lookup_why", taken).
+ * Where no rule applies the default schedule stays, without a reason. */
+static int automatic(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice,
+	char *lookup_why)
+{
+	char *target = ein_target_host_name(ctx);
+	char *rules = NULL;
+
+	if (!target)
+		return free(lookup_why), -1;
+	choice->file = ein_sched_auto(ctx, func, target,
+		ein_options_get_strict_fp(opts), &rules);
+	free(target);
+	if (choice->file && rules && asprintf(&choice->why, "automatic "
+			"(%s): %s", lookup_why ? lookup_why :
+			"no schedule file", rules) < 0)
+		choice->why = NULL;
+	free(rules);
+	if (!choice->file)
+		choice->why = lookup_why;
+	else
+		free(lookup_why);
+	if (choice->file && !choice->why) {
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		return -1;
+	}
+	choice->automatic = choice->file != NULL;
+	return 0;
+}
+
 int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
@@ -227,6 +274,12 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	} else if (!(opts && opts->no_lookup)) {
 		if (lookup(ctx, opts, func, choice) < 0)
 			return -1;
+		if (!choice->path && !(opts && opts->no_auto)) {
+			char *why = choice->why;
+
+			choice->why = NULL;
+			return automatic(ctx, opts, func, choice, why);
+		}
 	}
 	if (!choice->path)
 		return 0;

@@ -11,11 +11,14 @@
 
 /* The schedule chosen for one compile.
  * file: the parsed schedule (NULL: the default schedule);
- * path: where it was read from; why: how it was chosen. */
+ * path: where it was read from (NULL for the automatic schedule);
+ * why: how it was chosen (NULL for the default schedule);
+ * automatic: file is the automatic schedule (sched/auto.h). */
 struct ein_sched_choice {
 	struct ein_sched_file *file;
 	char *path;
 	char *why;
+	int automatic;
 };
 
 /* Choose and read the schedule of "func" as "opts" (NULL: the defaults)

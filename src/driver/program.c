@@ -185,6 +185,29 @@ static char *show_c(ein_ctx *ctx, struct ein_job *job, int64_t *fixed)
 	return text;
 }
 
+/* The automatic schedule's file, then "listing" (taken), the schedule
+ * it made, as comments: the whole can be saved and passed back with
+ * --schedule. */
+static char *with_automatic(const struct ein_sched_choice *choice,
+	char *listing)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return free(listing), NULL;
+	fprintf(out, "# %s\n%s\n# The schedule it makes:\n",
+		choice->why, choice->file->src->text);
+	for (line = strtok_r(listing, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		fprintf(out, "# %s\n", line);
+	free(listing);
+	if (fclose(out) != 0)
+		return free(text), NULL;
+	return text;
+}
+
 static char *show_source(const struct ein_func *func)
 {
 	char *text = NULL;
@@ -248,6 +271,8 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 			&job.sizes) == 0 && ein_compile(prog->ctx, &job) == 0)
 		str = stage == EIN_STAGE_C ? show_c(prog->ctx, &job, fixed) :
 			show_job(prog->ctx, &job, stage);
+	if (str && stage == EIN_STAGE_SCHEDULE && choice.automatic)
+		str = with_automatic(&choice, str);
 	free(fixed);
 	job.sizes = isl_set_free(job.sizes);
 	ein_job_clear(&job);

@@ -250,7 +250,8 @@ START_TEST(missing_file)
 END_TEST
 
 /* The intermediate forms, and the vectorised loop that LLVM's O3 makes of
- * matmul's innermost j loop on the host CPU. */
+ * matmul's innermost j loop on the host CPU, with the default schedule
+ * (the automatic one off). */
 START_TEST(show_stages)
 {
 	static const struct {
@@ -267,10 +268,13 @@ START_TEST(show_stages)
 	};
 	ein_ctx *ctx = ein_ctx_alloc();
 	ein_program *prog = ein_program_parse(ctx, matmul_src, "m.ein");
+	ein_options *opts = ein_options_alloc();
 	size_t i;
 
+	ein_options_set_auto(opts, 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-		char *text = ein_program_show(prog, NULL, cases[i].stage);
+		char *text = ein_program_show_with(prog, NULL,
+			cases[i].stage, opts);
 
 		ck_assert_msg(text != NULL, "%s", ein_ctx_last_error(ctx));
 		ck_assert_msg(strstr(text, cases[i].text) != NULL,
@@ -278,6 +282,7 @@ START_TEST(show_stages)
 			cases[i].text, text);
 		free(text);
 	}
+	ein_options_free(opts);
 	ein_program_free(prog);
 	ein_ctx_free(ctx);
 }
@@ -526,6 +531,56 @@ START_TEST(compile_cache)
 	ein_program_free(spaced);
 	ein_ctx_free(ctx);
 	ein_ctx_free(ctx2);
+}
+END_TEST
+
+/* With no schedule file for the definition, the automatic schedule is
+ * used and named in the reason (and printed as a schedule file by the
+ * schedule stage); ein_options_set_auto(opts, 0) keeps the default
+ * schedule; the two compile apart and both compute the product. */
+START_TEST(automatic_schedule_option)
+{
+	static const char src[] =
+		"def api_auto_mm(float32(M, K) A, float32(K, N) B) -> (C) {\n"
+		"    C(i, j) +=! A(i, k) * B(k, j)\n"
+		"}\n";
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, src, "auto.ein");
+	ein_options *off = ein_options_alloc();
+	ein_kernel *k[2];
+	const char *why;
+	char *text;
+
+	ck_assert(prog && off);
+	ck_assert_int_eq(ein_options_set_auto(NULL, 0), EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_auto(off, 0), EIN_OK);
+	k[0] = compile_expect(ctx, prog, "api_auto_mm", NULL, 0);
+	why = ein_kernel_get_schedule_reason(k[0]);
+	ck_assert_ptr_null(ein_kernel_get_schedule(k[0]));
+	ck_assert_msg(why && !strncmp(why, "automatic", 9), "reason '%s'",
+		why ? why : "(null)");
+	ck_assert_msg(strstr(why, "contraction"), "reason '%s'", why);
+	check_matmul(k[0]);
+	k[1] = compile_expect(ctx, prog, "api_auto_mm", off, 0);
+	why = ein_kernel_get_schedule_reason(k[1]);
+	ck_assert_ptr_null(ein_kernel_get_schedule(k[1]));
+	ck_assert_msg(!why || strncmp(why, "automatic", 9), "reason '%s'",
+		why);
+	check_matmul(k[1]);
+	text = ein_program_show(prog, "api_auto_mm", EIN_STAGE_SCHEDULE);
+	ck_assert_msg(text && strstr(text, "ein-schedule 1\n") &&
+		strstr(text, "C: accumulate i.o\n"), "%s", text ? text : "");
+	free(text);
+	text = ein_program_show_with(prog, "api_auto_mm", EIN_STAGE_SCHEDULE,
+		off);
+	ck_assert_msg(text && !strstr(text, "ein-schedule"), "%s",
+		text ? text : "");
+	free(text);
+	ein_kernel_free(k[0]);
+	ein_kernel_free(k[1]);
+	ein_options_free(off);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
 }
 END_TEST
 
@@ -1100,6 +1155,7 @@ int main(void)
 	tcase_add_test(tc, kernel_outlives_program);
 	tcase_add_loop_test(tc, concurrent_calls, 0, 2);
 	tcase_add_test(tc, compile_cache);
+	tcase_add_test(tc, automatic_schedule_option);
 	tcase_add_test(tc, compile_cache_errors);
 	tcase_add_test(tc, fixed_sizes);
 	tcase_add_test(tc, fixed_sizes_invalid);

@@ -1,0 +1,808 @@
+/*
+ * auto.c: the automatic schedule, written by rules (see auto.h).
+ *
+ * The schedule is built one group of directives at a time, in a fixed
+ * order: first the placement of a producer/consumer chain, then each
+ * source statement's own directives, in source order.  A group is a list
+ * of alternatives, the most ambitious first; the first one that, added
+ * to the groups already accepted, passes ein_sched_apply (the check
+ * every schedule file passes: legality against the exact dependences,
+ * then the lowering of pack and accumulate) is kept, the last
+ * alternative being nothing.  The text accepted so far is always a
+ * legal schedule, so the result is one.
+ *
+ * Each candidate is checked on a model of its own (scop, dependences and
+ * default schedule made afresh, with the sizes symbolic, so that the
+ * schedule is legal at every size): applying a schedule extends its
+ * model with buffers and copies.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "diag.h"
+#include "ctx.h"
+#include "frontend/type.h"
+#include "poly/scop.h"
+#include "poly/deps.h"
+#include "sched/schedule.h"
+#include "sched/apply.h"
+#include "sched/auto.h"
+
+/* The reduction slice of a contraction's register tile (BLIS's kc): a
+ * 256-long slice of a 2-vector-wide panel is 32 KiB of float32 on
+ * AVX-512, the L1 of the machines the hand schedules were tuned on. */
+#define K_SLICE 256
+/* The iterations of a one-loop statement run per parallel chunk, in
+ * vectors. */
+#define CHUNK_VECTORS 256
+#define MAX_INDEX 16
+#define MAX_ALT 10
+
+/* What the rules need of the target.
+ * vector_bytes: the width of a vector register;
+ * rows: the rows of a contraction's register tile of two vectors per row
+ *	(12 x 2 on AVX-512's 32 registers, 6 x 2 on AVX2's 16, 8 x 2 on
+ *	NEON's 32 of 16 bytes), as schedules/<target>/matmul.sched. */
+struct machine {
+	int vector_bytes;
+	int rows;
+};
+
+/* A source statement as the rules see it.
+ * fs: its checked form; name: as schedule files name it ("T", "T#2");
+ * n_loop, order: its default loops (ein_schedule_default), outermost
+ *	first, as positions in fs->index;
+ * lanes: the elements of its widest type in one vector. */
+struct stmt {
+	const struct ein_func_stmt *fs;
+	char name[80];
+	int n_loop;
+	int order[MAX_INDEX];
+	int lanes;
+};
+
+/* A group's alternatives: the directives and a label each. */
+struct group {
+	int n;
+	char *text[MAX_ALT];
+	char label[MAX_ALT][160];
+};
+
+/* The state of one run.
+ * accepted: the directives (and comments) accepted so far;
+ * summary: the labels of the accepted groups, for *why;
+ * chain: the chain rule placed every statement in the last one. */
+struct autosched {
+	ein_ctx *ctx;
+	const struct ein_func *func;
+	const char *target;
+	int strict;
+	struct machine m;
+	int n_stmt;
+	struct stmt *stmt;
+	char *accepted;
+	char *summary;
+	int chain;
+};
+
+static struct machine machine_of(const char *target)
+{
+	struct machine m = { 16, 8 };
+
+	if (strstr(target, "avx512"))
+		m.vector_bytes = 64, m.rows = 12;
+	else if (strstr(target, "avx2"))
+		m.vector_bytes = 32, m.rows = 6;
+	return m;
+}
+
+/* ---- the statements ---------------------------------------------------- */
+
+/* Is "e" index variable "pos" itself? */
+static int is_index(const struct ein_ast_expr *e, int pos)
+{
+	return e->kind == EIN_EXPR_IDENT && e->ident_kind == EIN_IDENT_INDEX &&
+		e->slot == pos;
+}
+
+/* Does "e" mention index variable "pos"? */
+static int mentions(const struct ein_ast_expr *e, int pos)
+{
+	int i;
+
+	if (is_index(e, pos))
+		return 1;
+	for (i = 0; i < e->n_arg; ++i)
+		if (mentions(e->args[i], pos))
+			return 1;
+	return 0;
+}
+
+/* How well index "pos" suits a vector loop over the accesses in "e":
+ * +1 per access contiguous along it (its last subscript only), -1000 per
+ * access strided along it (another subscript), as the default order's
+ * choice of the innermost loop (sched/schedule.c). */
+static int contiguity(const struct ein_ast_expr *e, int pos)
+{
+	int i, n = 0;
+
+	if (e->kind == EIN_EXPR_ACCESS && e->n_arg > 0) {
+		for (i = 0; i + 1 < e->n_arg; ++i)
+			if (mentions(e->args[i], pos))
+				n -= 1000;
+		if (n == 0 && mentions(e->args[e->n_arg - 1], pos))
+			n = 1;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		n += contiguity(e->args[i], pos);
+	return n;
+}
+
+/* The largest element size of the tensors "e" accesses, at least "size". */
+static int widest(const struct ein_func *func, const struct ein_ast_expr *e,
+	int size)
+{
+	int i;
+
+	if (e->kind == EIN_EXPR_ACCESS) {
+		int s = ein_type_size(func->tensor[e->slot].type);
+
+		if (s > size)
+			size = s;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		size = widest(func, e->args[i], size);
+	return size;
+}
+
+/* The name schedule files give source statement "k": its tensor's name,
+ * with "#n" when it is the n-th statement (n > 1) writing the tensor. */
+static void stmt_name(const struct ein_func *func, int k, char *buf, int len)
+{
+	int t = func->stmt[k].ast->lhs->slot, n = 1, i;
+
+	for (i = 0; i < k; ++i)
+		n += func->stmt[i].ast->lhs->slot == t;
+	if (n == 1)
+		snprintf(buf, len, "%s", func->tensor[t].name);
+	else
+		snprintf(buf, len, "%s#%d", func->tensor[t].name, n);
+}
+
+/* The position of index "name" in "fs", -1 if none. */
+static int index_pos(const struct ein_func_stmt *fs, const char *name)
+{
+	int i;
+
+	for (i = 0; i < fs->n_index; ++i)
+		if (!strcmp(fs->index[i], name))
+			return i;
+	return -1;
+}
+
+/* Read statement k's default loops off the default schedule "s". */
+static int default_loops(struct autosched *a, struct ein_schedule *s, int k)
+{
+	struct stmt *st = &a->stmt[k];
+	int i, l;
+
+	for (i = 0; i < ein_schedule_n_stmt(s); ++i) {
+		const struct ein_scop_stmt *ss = ein_schedule_get_stmt(s, i);
+
+		if (ss->src != k || ss->is_init)
+			continue;
+		st->n_loop = ein_schedule_n_loop(s, i);
+		if (st->n_loop > MAX_INDEX)
+			return -1;
+		for (l = 0; l < st->n_loop; ++l) {
+			st->order[l] = index_pos(st->fs,
+				ein_schedule_loop_name(s, i, l));
+			if (st->order[l] < 0)
+				return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/* Fill a->stmt from the definition and its default schedule. */
+static int init_stmts(struct autosched *a)
+{
+	const struct ein_func *func = a->func;
+	struct ein_scop *scop = ein_scop_from_func(a->ctx, func);
+	struct ein_schedule *s = scop ? ein_schedule_default(scop) : NULL;
+	int k, r = s ? 0 : -1;
+
+	a->n_stmt = func->n_stmt;
+	a->stmt = calloc(func->n_stmt + 1, sizeof(*a->stmt));
+	if (!a->stmt)
+		r = -1;
+	for (k = 0; r == 0 && k < func->n_stmt; ++k) {
+		struct stmt *st = &a->stmt[k];
+		int size;
+
+		st->fs = &func->stmt[k];
+		stmt_name(func, k, st->name, sizeof(st->name));
+		size = widest(func, st->fs->ast->lhs,
+			widest(func, st->fs->ast->rhs, 1));
+		st->lanes = a->m.vector_bytes / size;
+		if (st->lanes < 1)
+			st->lanes = 1;
+		r = default_loops(a, s, k);
+	}
+	ein_schedule_free(s);
+	ein_scop_free(scop);
+	return r;
+}
+
+/* ---- checking a candidate ---------------------------------------------- */
+
+/* The schedule file of the directives "body". */
+static char *file_text(struct autosched *a, const char *body)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "# The automatic schedule (sched/auto.c, docs/schedules.md "
+		"\"The automatic schedule\"):\n# save it, edit it and pass it "
+		"back with --schedule.\nein-schedule 1\ntarget %s\ndef %s\n"
+		"tuned-by ein automatic scheduler (rules)\n\n%s", a->target,
+		a->func->def->name, body);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* Apply "file" to a model of its own.  Returns 0 if ein_sched_apply
+ * accepts it, -1 if not (with the messages still on ctx). */
+static int apply_fresh(struct autosched *a, const struct ein_sched_file *file)
+{
+	struct ein_scop *scop = ein_scop_from_func(a->ctx, a->func);
+	struct ein_schedule *src = scop ? ein_schedule_source(scop) : NULL;
+	struct ein_deps *deps = src ? ein_deps_compute(scop,
+		ein_schedule_get_map(src)) : NULL;
+	struct ein_schedule *s = deps ? ein_schedule_default(scop) : NULL;
+	int r = s ? ein_sched_apply(a->ctx, s, deps, file, a->strict) : -1;
+
+	ein_schedule_free(s);
+	ein_deps_free(deps);
+	ein_schedule_free(src);
+	ein_scop_free(scop);
+	return r;
+}
+
+/* Is the schedule of the accepted directives and "extra" legal?  If not,
+ * *why is the first line of the reason (the caller frees it). */
+static int legal(struct autosched *a, const char *extra, char **why)
+{
+	struct ein_diag_mark mark = ein_diag_get_mark(a->ctx);
+	char *body = malloc(strlen(a->accepted) + strlen(extra) + 1);
+	char *text;
+	struct ein_sched_file *file = NULL;
+	int r = -1;
+
+	*why = NULL;
+	if (body) {
+		sprintf(body, "%s%s", a->accepted, extra);
+		text = file_text(a, body);
+		free(body);
+		file = text ? ein_sched_file_parse(a->ctx,
+			ein_src_alloc("(automatic)", text)) : NULL;
+		free(text);
+	}
+	if (file)
+		r = apply_fresh(a, file);
+	ein_sched_file_free(file);
+	if (r < 0)
+		*why = ein_diag_rollback(a->ctx, mark);
+	isl_ctx_reset_error(ein_ctx_get_isl(a->ctx));
+	return r == 0;
+}
+
+/* Append "prefix", then "fmt" formatted, to the string *dst. */
+__attribute__((format(printf, 3, 4)))
+static int append(char **dst, const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+	char *grown;
+	size_t len = strlen(*dst) + strlen(prefix);
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	grown = realloc(*dst, len + n + 1);
+	if (!grown)
+		return -1;
+	strcat(grown, prefix);
+	va_start(ap, fmt);
+	vsnprintf(grown + len, n + 1, fmt, ap);
+	va_end(ap);
+	*dst = grown;
+	return 0;
+}
+
+/* Replace newlines and '#' in a message so that it fits a comment. */
+static void one_line(char *s)
+{
+	for (; s && *s; ++s)
+		if (*s == '\n' || *s == '#')
+			*s = ' ';
+}
+
+/* Keep the first alternative of "g" that is legal after the accepted
+ * groups; note in comments which were rejected and why.  "what" names
+ * the group in the comments and the summary. */
+static int choose(struct autosched *a, const char *what, struct group *g)
+{
+	int i, r = 0;
+
+	for (i = 0; r == 0 && i < g->n; ++i) {
+		char *why;
+
+		if (g->text[i][0] && !legal(a, g->text[i], &why)) {
+			one_line(why);
+			r = append(&a->accepted, "", "# %s: not %s: %s\n", what,
+				g->label[i], why ? why : "rejected");
+			free(why);
+			continue;
+		}
+		if (!g->text[i][0]) {
+			r = append(&a->accepted, "", "# %s: the default "
+				"(no rule applies)\n", what);
+			break;
+		}
+		r = append(&a->accepted, "", "# %s: %s\n%s", what, g->label[i],
+			g->text[i]);
+		if (r == 0)
+			r = append(&a->summary, a->summary[0] ? "; " : "",
+				"%s: %s", what, g->label[i]);
+		break;
+	}
+	for (i = 0; i < g->n; ++i)
+		free(g->text[i]);
+	g->n = 0;
+	return r;
+}
+
+/* Add the alternative "label" with the directives in "text" (taken) to
+ * "g". */
+static int add_alt(struct group *g, char *text, const char *label)
+{
+	if (!text || g->n >= MAX_ALT)
+		return free(text), -1;
+	g->text[g->n] = text;
+	snprintf(g->label[g->n++], sizeof(g->label[0]), "%s", label);
+	return 0;
+}
+
+/* ---- contractions ------------------------------------------------------ */
+
+/* A contraction C(.., i, .., j) += A(.. i .. k ..) * B(.. k .. j ..):
+ * a, b: the accesses of A and B (B the one that holds j);
+ * i, j, k: the tile's rows, vector index (the output's last) and the
+ *	reduction sliced, as positions in the statement's indices;
+ * n_outer, outer: the other output indices, in the output's order (the
+ *	batch); n_red, red: the other reductions. */
+struct contraction {
+	const struct ein_ast_expr *a, *b;
+	int i, j, k;
+	int n_outer, outer[MAX_INDEX];
+	int n_red, red[MAX_INDEX];
+};
+
+/* "e" without the conversions around it. */
+static const struct ein_ast_expr *strip(const struct ein_ast_expr *e)
+{
+	while (e->kind == EIN_EXPR_CAST)
+		e = e->args[0];
+	return e;
+}
+
+/* Is "e" an access whose every subscript is an index variable? */
+static int plain_access(const struct ein_ast_expr *e)
+{
+	int i;
+
+	if (e->kind != EIN_EXPR_ACCESS || e->n_arg == 0)
+		return 0;
+	for (i = 0; i < e->n_arg; ++i)
+		if (e->args[i]->kind != EIN_EXPR_IDENT ||
+		    e->args[i]->ident_kind != EIN_IDENT_INDEX)
+			return 0;
+	return 1;
+}
+
+/* Choose i, k and the rest once a, b and j are known. */
+static int contraction_indices(const struct ein_func_stmt *fs,
+	struct contraction *c)
+{
+	int d, p;
+	const struct ein_ast_expr *lhs = fs->ast->lhs;
+
+	c->i = c->k = -1;
+	for (d = 0; d < lhs->n_arg - 1; ++d) {
+		p = lhs->args[d]->slot;
+		if (mentions(c->a, p) && !mentions(c->b, p))
+			c->i = p;
+	}
+	p = c->a->args[c->a->n_arg - 1]->slot;
+	if (p >= fs->n_lhs && mentions(c->b, p))
+		c->k = p;
+	for (p = fs->n_lhs; c->k < 0 && p < fs->n_index; ++p)
+		if (mentions(c->a, p) && mentions(c->b, p))
+			c->k = p;
+	if (c->i < 0 || c->k < 0)
+		return 0;
+	c->n_outer = c->n_red = 0;
+	for (d = 0; d < lhs->n_arg; ++d)
+		if (lhs->args[d]->slot != c->i && lhs->args[d]->slot != c->j)
+			c->outer[c->n_outer++] = lhs->args[d]->slot;
+	for (p = fs->n_lhs; p < fs->n_index; ++p)
+		if (p != c->k)
+			c->red[c->n_red++] = p;
+	return 1;
+}
+
+/* Is statement "st" a contraction (GEMM-like once its indices are named:
+ * the output's last index j read by one operand only, an output index i
+ * read by the other only, a reduction k read by both)?  Fills "c". */
+static int is_contraction(const struct stmt *st, struct contraction *c)
+{
+	const struct ein_ast_stmt *s = st->fs->ast;
+	const struct ein_ast_expr *f0, *f1;
+
+	if (s->op != EIN_ASSIGN_ADD || s->rhs->kind != EIN_EXPR_BINARY ||
+	    s->rhs->op != EIN_OP_MUL || !plain_access(s->lhs) ||
+	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX)
+		return 0;
+	f0 = strip(s->rhs->args[0]);
+	f1 = strip(s->rhs->args[1]);
+	if (!plain_access(f0) || !plain_access(f1))
+		return 0;
+	c->j = s->lhs->args[s->lhs->n_arg - 1]->slot;
+	if (mentions(f0, c->j) == mentions(f1, c->j))
+		return 0;
+	c->b = mentions(f0, c->j) ? f0 : f1;
+	c->a = c->b == f0 ? f1 : f0;
+	return contraction_indices(st->fs, c);
+}
+
+/* The layout of B's pack that puts j innermost (its subscripts in
+ * order, j moved last), or "" when j is B's last subscript already. */
+static void pack_layout(const struct stmt *st, const struct contraction *c,
+	char *buf, int len)
+{
+	const struct ein_ast_expr *b = c->b;
+	int d, n = 0;
+
+	buf[0] = '\0';
+	if (is_index(b->args[b->n_arg - 1], c->j))
+		return;
+	n += snprintf(buf + n, len - n, " layout");
+	for (d = 0; d < b->n_arg && n < len; ++d)
+		if (!is_index(b->args[d], c->j))
+			n += snprintf(buf + n, len - n, " %s",
+				st->fs->index[b->args[d]->slot]);
+	if (n < len)
+		snprintf(buf + n, len - n, " %s", st->fs->index[c->j]);
+}
+
+/* The BLIS template for "c" at "level": 0 everything, 1 without pack, 2
+ * without accumulate either, 3 without unrolling the rows either. */
+static char *contraction_text(const struct stmt *st,
+	const struct contraction *c, const struct machine *m, int level)
+{
+	const char *const *ix = st->fs->index;
+	const char *n = st->name;
+	int w = 2 * st->lanes, p;
+	char *text = NULL, layout[256];
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s: tile %s %d %s %d %s %d\n%s: reorder", n, ix[c->j], w,
+		ix[c->k], K_SLICE, ix[c->i], m->rows, n);
+	for (p = 0; p < c->n_outer; ++p)
+		fprintf(f, " %s", ix[c->outer[p]]);
+	fprintf(f, " %s.o %s.o %s.o", ix[c->j], ix[c->k], ix[c->i]);
+	for (p = 0; p < c->n_red; ++p)
+		fprintf(f, " %s", ix[c->red[p]]);
+	fprintf(f, " %s.i %s.i %s.i\n", ix[c->k], ix[c->i], ix[c->j]);
+	pack_layout(st, c, layout, sizeof(layout));
+	if (level < 1)
+		fprintf(f, "%s: pack %s at %s.o%s\n", n, c->b->name, ix[c->k],
+			layout);
+	if (level < 2)
+		fprintf(f, "%s: accumulate %s.o\n", n, ix[c->i]);
+	if (level < 3)
+		fprintf(f, "%s: unroll %s.i full\n", n, ix[c->i]);
+	fprintf(f, "%s: vectorize %s.i %d\n", n, ix[c->j], w);
+	if (c->n_outer)
+		fprintf(f, "%s: parallel %s\n", n, ix[c->outer[0]]);
+	else
+		fprintf(f, "%s: parallel %s.o\n", n, ix[c->j]);
+	if (st->fs->ast->init)
+		fprintf(f, "%s.init: parallel %s\n", n, ix[0]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The alternatives of the contraction rule for "st". */
+static int contraction_group(struct autosched *a, const struct stmt *st,
+	const struct contraction *c, struct group *g)
+{
+	static const char *const what[] = {
+		"contraction (BLIS: register tile, packed panel)",
+		"contraction without pack",
+		"contraction without pack and accumulate",
+		"contraction tiled and vectorised only",
+	};
+	int level;
+
+	for (level = 0; level < 4; ++level) {
+		char label[160];
+
+		snprintf(label, sizeof(label), "%s, rows %s, vectors %s, "
+			"slices of %s", what[level], st->fs->index[c->i],
+			st->fs->index[c->j], st->fs->index[c->k]);
+		if (add_alt(g, contraction_text(st, c, &a->m, level),
+				label) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- any statement ----------------------------------------------------- */
+
+/* The loop to vectorise in "st": its innermost default loop, if an access
+ * is contiguous along it and none strided; -1 if none. */
+static int vector_index(const struct stmt *st)
+{
+	int v;
+
+	if (st->n_loop == 0)
+		return -1;
+	v = st->order[st->n_loop - 1];
+	if (contiguity(st->fs->ast->lhs, v) + contiguity(st->fs->ast->rhs, v)
+			<= 0)
+		return -1;
+	return v;
+}
+
+/* The loop to run in parallel in "st": its outermost default loop if
+ * it is an output index, -1 if none. */
+static int parallel_index(const struct stmt *st)
+{
+	if (st->n_loop == 0 || st->order[0] >= st->fs->n_lhs)
+		return -1;
+	return st->order[0];
+}
+
+/* The directives of the "any statement" rule: vectorise index "v" and
+ * run index "p" in parallel (either -1: no), the initialisation of a
+ * "!" statement parallel too when "p" is; with "stream", the vector
+ * stores are non-temporal. */
+static char *simple_text(const struct stmt *st, int v, int p, int stream)
+{
+	const char *const *ix = st->fs->index;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (v >= 0 && v == p)
+		fprintf(f, "%s: split %s %d\n%s: parallel %s.o\n"
+			"%s: vectorize %s.i %d\n", st->name, ix[v],
+			CHUNK_VECTORS * st->lanes, st->name, ix[v], st->name,
+			ix[v], st->lanes);
+	else {
+		if (v >= 0)
+			fprintf(f, "%s: vectorize %s %d\n", st->name, ix[v],
+				st->lanes);
+		if (p >= 0)
+			fprintf(f, "%s: parallel %s\n", st->name, ix[p]);
+	}
+	if (stream && v >= 0)
+		fprintf(f, "%s: stream %s%s\n", st->name, ix[v],
+			v == p ? ".i" : "");
+	if (p >= 0 && st->fs->ast->init)
+		fprintf(f, "%s.init: parallel %s\n", st->name, ix[0]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The alternatives of the "any statement" rule for "st"; "par": whether
+ * it may be parallel (not when placed inside another's parallel loop);
+ * "vec": whether it may be vectorised. */
+static int simple_group(const struct stmt *st, int par, int vec,
+	int stream, struct group *g)
+{
+	int v = vec ? vector_index(st) : -1;
+	int p = par ? parallel_index(st) : -1;
+	int r = 0;
+	char label[160];
+
+	if (v >= 0 && p >= 0 && stream) {
+		snprintf(label, sizeof(label), "vectorize %s, parallel %s, "
+			"stream", st->fs->index[v], st->fs->index[p]);
+		r |= add_alt(g, simple_text(st, v, p, 1), label);
+	}
+	if (v >= 0 && p >= 0) {
+		snprintf(label, sizeof(label), "vectorize %s, parallel %s",
+			st->fs->index[v], st->fs->index[p]);
+		r |= add_alt(g, simple_text(st, v, p, 0), label);
+	}
+	if (p >= 0) {
+		snprintf(label, sizeof(label), "parallel %s",
+			st->fs->index[p]);
+		r |= add_alt(g, simple_text(st, -1, p, 0), label);
+	}
+	if (v >= 0) {
+		snprintf(label, sizeof(label), "vectorize %s",
+			st->fs->index[v]);
+		r |= add_alt(g, simple_text(st, v, -1, 0), label);
+	}
+	return r | add_alt(g, strdup(""), "");
+}
+
+/* ---- chains ------------------------------------------------------------ */
+
+/* Is the definition a chain: temporaries, each indexed first by an index
+ * variable and none a contraction, all read (directly or not) by the
+ * last statement, which writes an output and is not a contraction?
+ * softmax, layernorm. */
+static int is_chain(const struct autosched *a)
+{
+	const struct ein_func *func = a->func;
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	struct contraction c;
+	int k, t = last->fs->ast->lhs->slot;
+
+	if (a->n_stmt < 2 || func->tensor[t].role != EIN_ROLE_OUTPUT ||
+	    last->n_loop < 2 || last->order[0] >= last->fs->n_lhs ||
+	    is_contraction(last, &c))
+		return 0;
+	for (k = 0; k + 1 < a->n_stmt; ++k) {
+		const struct ein_ast_expr *lhs = func->stmt[k].ast->lhs;
+
+		/* A contraction computed a row at a time would lose its
+		 * register tile (matmul_bias_relu). */
+		if (is_contraction(&a->stmt[k], &c) ||
+		    func->tensor[lhs->slot].role != EIN_ROLE_TEMP ||
+		    lhs->n_arg < 1 || lhs->args[0]->kind != EIN_EXPR_IDENT)
+			return 0;
+	}
+	return 1;
+}
+
+/* Place every producer in the last statement's outermost loop, the
+ * latest producer first (each is then placed where its first reader,
+ * already inside, reads it). */
+static int chain_group(struct autosched *a, struct group *g)
+{
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	const char *loop = last->fs->index[last->order[0]];
+	char *text = NULL, label[160];
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	int k;
+
+	if (!f)
+		return -1;
+	for (k = a->n_stmt - 2; k >= 0; --k)
+		fprintf(f, "%s: compute_at %s %s\n", a->stmt[k].name,
+			last->name, loop);
+	if (fclose(f) != 0)
+		return free(text), -1;
+	snprintf(label, sizeof(label), "chain: the producers computed in "
+		"each iteration of %s's loop %s", last->name, loop);
+	if (add_alt(g, text, label) < 0)
+		return -1;
+	return add_alt(g, strdup(""), "");
+}
+
+/* ---- the whole definition ---------------------------------------------- */
+
+/* The group of statement k. */
+static int stmt_group(struct autosched *a, int k, struct group *g)
+{
+	const struct stmt *st = &a->stmt[k];
+	struct contraction c;
+	int last = k == a->n_stmt - 1;
+
+	if (!a->chain && is_contraction(st, &c) &&
+	    contraction_group(a, st, &c, g) < 0)
+		return -1;
+	/* A producer placed in the chain's loop keeps its own inner loops
+	 * only: its outermost is the consumer's. */
+	if (a->chain && !last)
+		return simple_group(st, 0, st->n_loop >= 2, 0, g);
+	/* The chain's output is written once, a row at a time, and not
+	 * read again by the kernel: non-temporal stores save reading its
+	 * lines first (softmax 4096^2: 15.2 -> 12.1 ms, docs/performance.md). */
+	return simple_group(st, 1, 1, a->chain && last, g);
+}
+
+static int schedule_all(struct autosched *a)
+{
+	struct group g = { 0 };
+	int k;
+
+	if (is_chain(a)) {
+		if (chain_group(a, &g) < 0)
+			return -1;
+		a->chain = 1;
+		if (choose(a, a->stmt[a->n_stmt - 1].name, &g) < 0)
+			return -1;
+		a->chain = strstr(a->accepted, "compute_at") != NULL;
+	}
+	for (k = 0; k < a->n_stmt; ++k) {
+		if (stmt_group(a, k, &g) < 0 ||
+		    choose(a, a->stmt[k].name, &g) < 0) {
+			for (k = 0; k < g.n; ++k)
+				free(g.text[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Does "text" hold a directive (a line that is not a comment)? */
+static int has_directive(const char *text)
+{
+	while (*text) {
+		if (*text != '#' && *text != '\n')
+			return 1;
+		text += strcspn(text, "\n");
+		text += *text == '\n';
+	}
+	return 0;
+}
+
+__isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
+	const struct ein_func *func, const char *target, int strict,
+	__isl_give char **why)
+{
+	struct autosched a = { 0 };
+	struct ein_diag_mark mark = ein_diag_get_mark(ctx);
+	struct ein_sched_file *file = NULL;
+	char *text = NULL;
+
+	*why = NULL;
+	a.ctx = ctx;
+	a.func = func;
+	a.target = target;
+	a.strict = strict;
+	a.m = machine_of(target);
+	a.accepted = strdup("");
+	a.summary = strdup("");
+	if (a.accepted && a.summary && init_stmts(&a) == 0 &&
+	    schedule_all(&a) == 0) {
+		if (has_directive(a.accepted))
+			text = file_text(&a, a.accepted);
+		if (text)
+			file = ein_sched_file_parse(ctx,
+				ein_src_alloc("(automatic)", text));
+		*why = strdup(a.summary[0] ? a.summary :
+			"no rule applies: the default schedule");
+	}
+	free(text);
+	free(ein_diag_rollback(ctx, mark));
+	free(a.stmt);
+	free(a.accepted);
+	free(a.summary);
+	return file;
+}
