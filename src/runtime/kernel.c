@@ -311,6 +311,16 @@ ein_status ein_kernel_tensor_dtype(const ein_kernel *k, int pos,
 {
 	const struct ein_tensor *t = arg_tensor(k, pos);
 
+	if (!k)
+		return EIN_ERROR_INVALID;
+	ein_ctx_clear_error(k->ctx);
+	if (!t)
+		ein_error(k->ctx, EIN_ERROR_INVALID, "kernel '%s' has no "
+			"tensor %d (it has %d)", k->func->def->name, pos,
+			k->n_arg);
+	else if (!dtype)
+		ein_error(k->ctx, EIN_ERROR_INVALID, "ein_kernel_tensor_dtype: "
+			"the result pointer for tensor '%s' is NULL", t->name);
 	if (!t || !dtype)
 		return EIN_ERROR_INVALID;
 	*dtype = dl_type(t->type);

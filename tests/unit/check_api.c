@@ -817,6 +817,10 @@ START_TEST(null_argument_named)
 		EIN_ERROR_INVALID);
 	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
 		"kernel 'matmul' has no tensor 3 (it has 3)"));
+	ck_assert_int_eq(ein_kernel_tensor_dtype(f.k, 1, NULL),
+		EIN_ERROR_INVALID);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"the result pointer for tensor 'B' is NULL"));
 	aot = ein_aot_alloc(f.prog);
 	ck_assert_ptr_nonnull(aot);
 	ck_assert_int_eq(ein_aot_fix_size(aot, NULL, 5), EIN_ERROR_INVALID);
