@@ -9,7 +9,7 @@ END
 fail=0
 for m in 4294967297 2147483648 9007199254740993; do
 	last=$((m - 1))
-	if ! "$ein" show scale.ein --sizes M=$m --stage=ast > ast.txt 2>&1 ||
+	if ! "$ein" show scale.ein --no-auto --sizes M=$m --stage=ast > ast.txt 2>&1 ||
 	   ! grep -q "c0 <= $last;" ast.txt; then
 		echo "M=$m: expected the loop to end at $last, got:"
 		cat ast.txt
@@ -17,7 +17,7 @@ for m in 4294967297 2147483648 9007199254740993; do
 	fi
 done
 # The compiled code must address element 2^32 (the last of M = 2^32 + 1).
-if ! "$ein" compile scale.ein --sizes M=4294967297 --emit=llvm -o scale.ll \
+if ! "$ein" compile scale.ein --no-auto --sizes M=4294967297 --emit=llvm -o scale.ll \
 	--header scale.h > out.txt 2>&1; then
 	echo "ein compile --sizes M=4294967297 failed:"
 	cat out.txt
