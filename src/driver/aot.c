@@ -710,29 +710,51 @@ static int write_asm(ein_aot *aot, struct ein_outfile_set *set,
 	return ok;
 }
 
-/* Add the definitions as C text (emit_c.h) to "set" as "path", in
- * memory first so that the file is replaced whole. */
-static int write_c(ein_aot *aot, struct ein_outfile_set *set,
-	const char *path)
+/* Add to "set" as "path" what "print" writes, in memory first so that
+ * the file is replaced whole. */
+static int add_printed(ein_aot *aot, struct ein_outfile_set *set,
+	const char *path, int (*print)(ein_aot *aot, FILE *f, const char *path))
 {
 	struct ein_out_piece p = { NULL, 0, -1, 0 };
 	char *text = NULL;
-	size_t len;
+	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	int i, ok = f ? 0 : -1;
+	int ok;
 
-	if (f)
-		ein_emit_c_prelude(f);
-	for (i = 0; i < aot->n_def && ok == 0; ++i)
-		ok = ein_emit_c(aot->ctx, f, &aot->def[i].spec,
-			aot->def[i].scop, aot->def[i].tree);
-	if (f && (ferror(f) | fclose(f)))
+	if (!f)
+		return -1;
+	ok = print(aot, f, path);
+	if (ferror(f) | fclose(f))
 		ok = -1;
 	p.data = text;
 	p.len = len;
 	if (ok == 0)
 		ok = ein_outfile_set_add(set, path, &p, 1, 0);
 	free(text);
+	return ok;
+}
+
+/* Print the definitions as C text (emit_c.h). */
+static int print_c(ein_aot *aot, FILE *f, const char *path)
+{
+	int i, ok = 0;
+
+	ein_emit_c_prelude(f);
+	for (i = 0; i < aot->n_def && ok == 0; ++i)
+		ok = ein_emit_c(aot->ctx, f, &aot->def[i].spec,
+			aot->def[i].scop, aot->def[i].tree);
+	return ok;
+}
+
+/* Print the C header "path" declaring the definitions. */
+static int print_header(ein_aot *aot, FILE *f, const char *path)
+{
+	int i, ok = 0;
+
+	ein_cheader_begin(f, path);
+	for (i = 0; i < aot->n_def && ok == 0; ++i)
+		ok = ein_cheader_print_def(aot->ctx, f, &aot->def[i].spec);
+	ein_cheader_end(f, path);
 	return ok;
 }
 
@@ -751,38 +773,11 @@ static int add_output(ein_aot *aot, struct ein_outfile_set *set,
 	case EIN_AOT_ARCHIVE: return write_object(aot, set, path, 1);
 	case EIN_AOT_LLVM: return write_llvm(aot, set, path);
 	case EIN_AOT_ASM: return write_asm(aot, set, path);
-	case EIN_AOT_C: return write_c(aot, set, path);
+	case EIN_AOT_C: return add_printed(aot, set, path, &print_c);
 	}
 	ein_error(aot->ctx, EIN_ERROR_INVALID, "unknown format %d",
 		(int) format);
 	return -1;
-}
-
-/* Add the C header "path" to "set".  In memory first, so that the
- * header is replaced whole. */
-static int add_header(ein_aot *aot, struct ein_outfile_set *set,
-	const char *path)
-{
-	struct ein_out_piece p = { NULL, 0, -1, 0 };
-	char *text = NULL;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
-	int i, ok = 0;
-
-	if (!f)
-		return -1;
-	ein_cheader_begin(f, path);
-	for (i = 0; i < aot->n_def && ok == 0; ++i)
-		ok = ein_cheader_print_def(aot->ctx, f, &aot->def[i].spec);
-	ein_cheader_end(f, path);
-	if (ferror(f) | fclose(f))
-		ok = -1;
-	p.data = text;
-	p.len = len;
-	if (ok == 0)
-		ok = ein_outfile_set_add(set, path, &p, 1, 0);
-	free(text);
-	return ok;
 }
 
 ein_status ein_aot_write_files(ein_aot *aot, const char *path,
@@ -802,7 +797,7 @@ ein_status ein_aot_write_files(ein_aot *aot, const char *path,
 	if (ok == 0 && path)
 		ok = add_output(aot, set, path, format);
 	if (ok == 0 && header)
-		ok = add_header(aot, set, header);
+		ok = add_printed(aot, set, header, &print_header);
 	if (ok == 0)
 		ok = ein_outfile_set_commit(set);
 	ein_outfile_set_free(set);
