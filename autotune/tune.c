@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "diag.h"
+#include "outfile.h"
 #include "sched/file.h"
 #include "cli/cli.h"
 #include "autotune/measure.h"
@@ -297,11 +298,12 @@ static int add_trial(struct run *r, struct trial *t)
 }
 
 /* Write the schedule text "directives" to a file in the run's directory
- * and compile it within compile_budget; NULL with *status set if
- * rejected (timeout if over the budget), the first line of the message
- * in msg. */
+ * and compile it within compile_budget, with the tuning sizes fixed (the
+ * program that "ein compile --sizes" and "ein run --fix-sizes" deploy)
+ * when "fixed", else as hints only; NULL with *status set if rejected
+ * (timeout if over the budget), the first line of the message in msg. */
 static ein_kernel *compile_cand(struct run *r, const char *directives,
-	int *status, char *msg, int len)
+	int fixed, int *status, char *msg, int len)
 {
 	char path[1100];
 	FILE *f;
@@ -318,12 +320,16 @@ static ein_kernel *compile_cand(struct run *r, const char *directives,
 		ein_options_set_schedule(opts, path);
 		ein_options_set_compile_timeout(opts, compile_budget(r));
 		for (i = 0; i < r->n_size; ++i)
-			ein_options_set_size(opts,
-				ein_kernel_get_size_name(r->k0, i),
+			(fixed ? ein_options_fix_size : ein_options_set_size)(
+				opts, ein_kernel_get_size_name(r->k0, i),
 				r->sizes[i]);
 		k = ein_kernel_compile_with(r->prog, r->def, opts);
 	}
 	ein_options_free(opts);
+	if (r->o->verbose)
+		fprintf(stderr, "ein tune: trial %d: compiled with %s sizes "
+			"%s: %s\n", r->n_trial + 1, fixed ? "fixed" : "symbolic",
+			r->size_text, k ? "ok" : "rejected");
 	if (k)
 		return k;
 	err = ein_ctx_last_error(r->ctx);
@@ -342,32 +348,72 @@ static void measure_opts(const struct run *r, struct ein_measure_opts *mo)
 	mo->mem_limit = r->o->mem_limit;
 }
 
+/* Report a wrong answer of trial "t" loudly. */
+static void report_wrong(struct trial *t, const char *msg)
+{
+	t->rec.message = strdup(msg);
+	fprintf(stderr, "\nein tune: error: trial %d gives WRONG RESULTS: "
+		"%s\nschedule:\n%sThis is a bug in ein: please report it.  "
+		"The schedule is never written.\n", t->rec.trial, msg,
+		t->rec.schedule);
+}
+
+/* Check new best "t" (compiled as "k") against the reference.  With
+ * fixed sizes, "k" itself is checked when the tuning sizes are cheap;
+ * and since lookup serves the written schedule at other sizes too, the
+ * schedule compiled with symbolic sizes must be legal and is checked at
+ * the check sizes. */
+static void check_cand(struct run *r, ein_kernel *k, struct trial *t,
+	const struct ein_measure_opts *mo, enum ein_fault fault)
+{
+	char msg[512];
+	ein_kernel *sym = k;
+	int same = !memcmp(r->check_sizes, r->sizes, sizeof(r->sizes));
+
+	t->rec.checked = 1;
+	if (!r->o->symbolic && same) {
+		t->rec.status = ein_measure_check(k, r->sizes, r->check_red,
+			mo, fault, msg, sizeof(msg));
+		if (t->rec.status == EIN_TRIAL_WRONG)
+			report_wrong(t, msg);
+		if (t->rec.status != EIN_TRIAL_OK)
+			return;
+	}
+	if (!r->o->symbolic)
+		sym = compile_cand(r, t->rec.schedule, 0, &t->rec.status,
+			msg, sizeof(msg));
+	if (!sym) {
+		t->rec.message = strdup(msg);
+		return;
+	}
+	t->rec.status = ein_measure_check(sym, r->check_sizes, r->check_red,
+		mo, fault, msg, sizeof(msg));
+	if (t->rec.status == EIN_TRIAL_WRONG)
+		report_wrong(t, msg);
+	if (sym != k)
+		ein_kernel_free(sym);
+}
+
 /* Time compiled candidate "k" as trial "t"; if it beats the best, check
  * it against the reference first. */
 static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
 {
 	struct ein_measure_opts mo;
 	enum ein_fault fault = ein_fault_for_trial(t->rec.trial);
-	char msg[256];
 
 	measure_opts(r, &mo);
 	t->rec.status = ein_measure_time(k, r->sizes, &mo, fault,
 		&t->rec.seconds);
+	if (r->o->verbose)
+		fprintf(stderr, "ein tune: trial %d: measured at %s: %s\n",
+			t->rec.trial, r->size_text,
+			ein_trial_status_name(t->rec.status));
 	if (t->rec.status != EIN_TRIAL_OK)
 		return;
 	t->rec.gflops = r->space.flops / t->rec.seconds / 1e9;
 	if (r->best >= 0 && t->rec.gflops <= r->trial[r->best].rec.gflops)
 		return;
-	t->rec.status = ein_measure_check(k, r->check_sizes, r->check_red,
-		&mo, fault, msg, sizeof(msg));
-	t->rec.checked = 1;
-	if (t->rec.status == EIN_TRIAL_WRONG) {
-		t->rec.message = strdup(msg);
-		fprintf(stderr, "\nein tune: error: trial %d gives WRONG "
-			"RESULTS: %s\nschedule:\n%sThis is a bug in ein: "
-			"please report it.  The schedule is never written.\n",
-			t->rec.trial, msg, t->rec.schedule);
-	}
+	check_cand(r, k, t, &mo, fault);
 }
 
 /* Try candidate "c" as the next trial: compile, measure, log. */
@@ -389,7 +435,8 @@ static int try_cand(struct run *r, const struct ein_cand *c,
 	ein_model_features(&r->space, c, f);
 	t.rec.predicted = ein_model_predict(r->model, f);
 	t.rec.rng = r->rng;
-	k = compile_cand(r, directives, &t.rec.status, msg, sizeof(msg));
+	k = compile_cand(r, directives, !r->o->symbolic, &t.rec.status, msg,
+		sizeof(msg));
 	if (k)
 		run_cand(r, k, &t);
 	else
@@ -612,43 +659,97 @@ static void summary(const struct run *r, int wrote)
 
 /* ---- the schedule file ------------------------------------------------- */
 
-/* Write the best verified trial's schedule atomically. */
-static int write_schedule(struct run *r)
+/* The comment that opens a written schedule: what it was tuned for (the
+ * sizes, fixed or symbolic, the target, the threads), when, and the times
+ * of the best and of the default schedule.  Comments are provenance for
+ * people; the headers below it are the parsed ones. */
+static char *provenance(const struct run *r)
 {
 	const struct ein_tunelog_trial *t = &r->trial[r->best].rec;
-	char *text, date[32];
-	size_t len;
+	char date[32], *text = NULL;
+	size_t len = 0;
 	time_t now = time(NULL);
-	struct ein_sched_file *f;
-	int i, res;
+	FILE *f = open_memstream(&text, &len);
 
-	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	len = strlen(t->schedule) + strlen(r->o->command) + 1024;
-	text = malloc(len);
-	if (!text)
-		return -1;
-	i = snprintf(text, len, "ein-schedule 1\ntarget %s\ndef %s\nsizes ",
-		r->target, r->def);
-	for (res = 0; res < r->n_size; ++res)
-		i += snprintf(text + i, len - i, "%s%s=%lld", res ? " " : "",
-			ein_kernel_get_size_name(r->k0, res),
-			(long long) r->sizes[res]);
-	i += snprintf(text + i, len - i, "\nmeasured %.2f GFLOP/s, %d "
-		"thread%s", t->gflops, ein_get_num_threads(),
-		ein_get_num_threads() > 1 ? "s" : "");
+	if (!f)
+		return NULL;
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	fprintf(f, "# tuned for: %s at %s, sizes %s\n", r->def,
+		r->size_text, r->o->symbolic ? "symbolic (measured with the "
+		"sizes as hints only)" : "fixed (measured as ein compile "
+		"--sizes and ein run --fix-sizes deploy it)");
+	fprintf(f, "# target: %s, %d thread%s; tuned on %s\n", r->target,
+		ein_get_num_threads(), ein_get_num_threads() > 1 ? "s" : "",
+		date);
+	fprintf(f, "# best: %.4g ms (trial %d, %s)", t->seconds * 1e3,
+		t->trial, t->origin);
 	if (r->baseline >= 0)
-		i += snprintf(text + i, len - i, " (default schedule %.2f, "
-			"%.2fx)", r->trial[r->baseline].rec.gflops,
-			speedup(r));
-	snprintf(text + i, len - i, "\ndate %s\nein %s\ntuned-by %s\n\n%s",
-		date, ein_version(), r->o->command, t->schedule);
-	f = ein_sched_file_parse(r->ctx, ein_src_alloc(r->out_path, text));
-	free(text);
-	res = f ? ein_sched_file_write(r->ctx, f, r->out_path) : -1;
-	ein_sched_file_free(f);
+		fprintf(f, "; default schedule: %.4g ms (%.2fx)",
+			r->trial[r->baseline].rec.seconds * 1e3, speedup(r));
+	fprintf(f, "; %d trials in %.0f s.\n", r->n_trial, elapsed(r));
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The headers and directives of the best verified trial's schedule. */
+static char *schedule_text(struct run *r)
+{
+	const struct ein_tunelog_trial *t = &r->trial[r->best].rec;
+	char date[32], *text = NULL;
+	size_t len = 0;
+	time_t now = time(NULL);
+	FILE *f = open_memstream(&text, &len);
+	int i;
+
+	if (!f)
+		return NULL;
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
+	fprintf(f, "ein-schedule 1\ntarget %s\ndef %s\nsizes ", r->target,
+		r->def);
+	for (i = 0; i < r->n_size; ++i)
+		fprintf(f, "%s%s=%lld", i ? " " : "",
+			ein_kernel_get_size_name(r->k0, i),
+			(long long) r->sizes[i]);
+	fprintf(f, "\nmeasured %.2f GFLOP/s, %d thread%s", t->gflops,
+		ein_get_num_threads(), ein_get_num_threads() > 1 ? "s" : "");
+	if (r->baseline >= 0)
+		fprintf(f, " (default schedule %.2f, %.2fx)",
+			r->trial[r->baseline].rec.gflops, speedup(r));
+	fprintf(f, "\ndate %s\nein %s\ntuned-by %s\n\n%s", date,
+		ein_version(), r->o->command, t->schedule);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* Write the best verified trial's schedule atomically: the provenance
+ * comment, then the file as the canonical printer gives it (the parse
+ * checks what is written). */
+static int write_schedule(struct run *r)
+{
+	char *text = schedule_text(r), *head = provenance(r), *body = NULL;
+	struct ein_sched_file *f = NULL;
+	struct ein_out_piece piece[2];
+	int res = -1;
+
+	if (text && head)
+		f = ein_sched_file_parse(r->ctx, ein_src_alloc(r->out_path,
+			text));
+	body = f ? ein_sched_file_to_string(f) : NULL;
+	if (body) {
+		piece[0] = (struct ein_out_piece) { head, strlen(head), -1, 0 };
+		piece[1] = (struct ein_out_piece) { body, strlen(body), -1, 0 };
+		res = ein_outfile_write(r->ctx, r->out_path, piece, 2,
+			EIN_OUTFILE_DURABLE);
+	}
 	if (res < 0)
-		fprintf(stderr, "ein tune: error: %s",
-			ein_ctx_last_error(r->ctx));
+		fprintf(stderr, "ein tune: error: %s", f && !body ?
+			"out of memory\n" : ein_ctx_last_error(r->ctx));
+	free(body);
+	ein_sched_file_free(f);
+	free(text);
+	free(head);
 	return res;
 }
 

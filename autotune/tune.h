@@ -39,7 +39,12 @@ enum ein_tune_output {
  * timeout, min_time, mem_limit: for each measurement (measure.h);
  * compile_timeout: the budget of each compile in seconds (0: none; both
  *	cut to what "time" leaves);
- * command: the command line, recorded in the schedule's tuned-by. */
+ * command: the command line, recorded in the schedule's tuned-by;
+ * symbolic: compile candidates with symbolic sizes (the sizes only as
+ *	hints, as a kernel that lookup serves at any size), instead of with
+ *	the sizes fixed as "ein compile --sizes" and "ein run --fix-sizes"
+ *	deploy them (0, the default: what is measured is what will run);
+ * verbose: print how each candidate was compiled and measured. */
 struct ein_tune_opts {
 	const char *file, *def, *sizes, *target, *output, *log;
 	int trials;
@@ -52,6 +57,8 @@ struct ein_tune_opts {
 	long mem_limit;
 	double compile_timeout;
 	const char *command;
+	int symbolic;
+	int verbose;
 };
 
 /* Run the tuner.  Returns the exit status: 0, 1 on an error that stopped

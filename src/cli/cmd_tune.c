@@ -5,7 +5,7 @@
  *            [--trials N | --time 60s] [--seed S] [-o FILE] [--log FILE]
  *            [--resume] [--quiet | --json] [--strategy evolve|random]
  *            [--timeout 10s] [--min-time 0.2s] [--mem-limit 4096M]
- *            [--compile-timeout 10s]
+ *            [--compile-timeout 10s] [--symbolic-sizes] [--verbose]
  *   ein tune --plot LOG -o FILE.svg
  */
 #include <stdio.h>
@@ -107,6 +107,10 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 			return bad("--strategy", v);
 	} else if (!strcmp(argv[*i], "--resume"))
 		o->resume = 1;
+	else if (!strcmp(argv[*i], "--symbolic-sizes"))
+		o->symbolic = 1;
+	else if (!strcmp(argv[*i], "--verbose"))
+		o->verbose = 1;
 	else if (!strcmp(argv[*i], "--quiet"))
 		o->output_mode = EIN_TUNE_QUIET;
 	else if (!strcmp(argv[*i], "--json"))

@@ -136,6 +136,12 @@ static const struct help_opt tune_opts[] = {
 	{ "--log FILE", "The log of every trial (default: beside the "
 	  "schedule, .log)." },
 	{ "--resume", "Continue the search of an existing log." },
+	{ "--symbolic-sizes", "Measure candidates compiled with symbolic "
+	  "sizes (the sizes as hints, as lookup serves a schedule at any "
+	  "size) instead of with the sizes fixed, as ein compile --sizes "
+	  "and ein run --fix-sizes deploy them (the default)." },
+	{ "--verbose", "Print how each candidate is compiled and "
+	  "measured." },
 	{ "--quiet", "Print only the result." },
 	{ "--json", "Print the result as JSON." },
 	{ "--plot LOG", "Plot the best GFLOP/s over time of a tuning log "
