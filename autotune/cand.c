@@ -208,53 +208,159 @@ static int involves(const struct ein_space_access *acc, int v)
 	return 0;
 }
 
-/* A BLIS-like micro-kernel for contraction statement s: the contiguous
- * loop j split by nr (vectors), another loop i by mr (registers), the
- * first reduction loop k by kc (a kc x nr panel of the second operand
- * fills half the L1 cache); ordered j.o k.o i.o k.i i.i j.i, with j.i
- * vectorised nr wide, i.i unrolled fully, the mr x nr tile of the output
- * kept in registers through k.i (accumulate i.o; full tiles are
- * generated apart from the edges), the kc x nr panel of the operand
- * that i does not index packed at k.o (contiguous rows: no cache-set
- * conflicts at power-of-two sizes), and a batch loop parallel, else j.o
- * (each thread its own panels of the second operand).
- * "variant" picks (mr, nr / lanes) among tiles that fit 16 registers. */
-static int blis_seed(const struct ein_space *space, struct ein_cand *c,
-	int s, int variant)
+/* The register tiles (rows mr, vectors of nr / lanes) of the BLIS seeds
+ * for 16 vector registers (AVX2) and for 32 (AVX-512: the hand SGEMM's
+ * 14 x 32), each leaving registers for the operand's vectors and a
+ * broadcast. */
+static const int shapes16[][2] = { { 6, 2 }, { 4, 2 }, { 8, 1 } };
+static const int shapes32[][2] = { { 14, 2 }, { 6, 4 }, { 8, 2 },
+	{ 12, 1 } };
+#define N_SHAPE16 ((int) (sizeof(shapes16) / sizeof(shapes16[0])))
+#define N_SHAPE32 ((int) (sizeof(shapes32) / sizeof(shapes32[0])))
+
+static int n_shape(const struct ein_machine *m)
 {
-	static const int shape[][2] = { { 6, 2 }, { 4, 2 }, { 8, 1 } };
+	return m->n_vreg >= 32 ? N_SHAPE32 : N_SHAPE16;
+}
+
+/* The loop of the output's last dimension of statement s (the loop whose
+ * vectors store contiguously), -1 if none or a reduction. */
+static int output_contiguous_loop(const struct ein_space *space, int s)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	const struct ein_space_access *w = &ss->access[0];
+	int v;
+
+	if (ss->n_access < 1 || w->n_dim < 1)
+		return -1;
+	for (v = 0; v < ss->n_loop; ++v)
+		if (w->coef[w->n_dim - 1][v] == 1 && !ss->is_reduction[v])
+			return v;
+	return -1;
+}
+
+/* The loops of statement s that may carry the rows of a register tile
+ * whose vectors run along loop j: every output index but j, the last
+ * (innermost by default) first; returns how many. */
+static int row_loops(const struct ein_space *space, int s, int j, int *rows)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	int n = 0, v;
+
+	for (v = ss->n_loop - 1; v >= 0; --v)
+		if (!ss->is_reduction[v] && v != j && ss->extent[v] > 1)
+			rows[n++] = v;
+	return n;
+}
+
+/* Initialise the output of update statement s inside its tile: the
+ * initialisation writing the same tensor compute_at the innermost loop
+ * of s's order above every reduction loop (with the reduction whole,
+ * the register tile's loop: the tile starts in registers at zero). */
+static void init_in_tile(const struct ein_space *space, struct ein_cand *c,
+	int s)
+{
+	const struct ein_cand_stmt *p = &c->s[s];
+	int t, level;
+
+	for (level = 0; level < p->n_order; ++level)
+		if (space->stmt[s].is_reduction[p->order[level] / 2])
+			break;
+	if (level < 1)
+		return;
+	for (t = 0; t < s; ++t)
+		if (space->stmt[t].is_init &&
+		    space->stmt[t].tensor == space->stmt[s].tensor) {
+			c->s[t].place = EIN_PLACE_COMPUTE_AT;
+			c->s[t].place_target = s;
+			c->s[t].place_level = level;
+			c->s[t].par_id = -1;
+		}
+}
+
+/* Pack the panel of the operand of statement s that the register tile's
+ * rows i do not index and its vectors j do, at loop "at": with the
+ * index of j innermost when the operand is not contiguous along j (the
+ * transposition TTGT makes: "pack K at j.o layout b d j"). */
+static void pack_panel(const struct ein_space *space, struct ein_cand *c,
+	int s, int i, int j, int at)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	struct ein_cand_stmt *p = &c->s[s];
+	int a;
+
+	p->pack = 0;
+	for (a = 0; a < ss->n_access && !p->pack; ++a) {
+		const struct ein_space_access *acc = &ss->access[a];
+
+		if (!packable(space, s, a) || involves(acc, i) ||
+		    !involves(acc, j))
+			continue;
+		p->pack = 1;
+		p->pack_access = a;
+		p->pack_id = at;
+		p->pack_layout = acc->coef[acc->n_dim - 1][j] == 1 ?
+			EIN_PACK_TENSOR : EIN_PACK_VECTOR_LAST;
+	}
+}
+
+/* A BLIS-like micro-kernel for contraction statement s: the output's
+ * contiguous loop j split by nr (vectors), the output loop rows[row] by
+ * mr (registers), the first reduction loop k by kc (a kc x nr panel of
+ * the second operand fills half the L1 cache); ordered, after the other
+ * output (batch) loops, j.o k.o i.o, the other reductions, k.i i.i j.i,
+ * with j.i vectorised nr wide, i.i unrolled fully, the mr x nr tile of
+ * the output kept in registers through the reductions (accumulate i.o;
+ * full tiles are generated apart from the edges) and initialised inside
+ * its tile where no reduction is outside it, the kc x nr panel of the
+ * operand that i does not index packed at k.o (else j.o, else the
+ * outermost loop) with j innermost, and a batch loop parallel, else j.o (each thread its own
+ * panels of the second operand).  "shape" picks (mr, nr / lanes) among
+ * the tiles that fit the registers. */
+static int blis_seed(const struct ein_space *space, struct ein_cand *c,
+	int s, int row, int shape)
+{
 	const struct ein_space_stmt *ss = &space->stmt[s];
 	const struct ein_machine *m = &space->machine;
+	const int *sh = m->n_vreg >= 32 ? shapes32[shape] : shapes16[shape];
 	struct ein_cand_stmt *p = &c->s[s];
-	int j = contiguous_loop(space, s), k = -1, i = -1, v, n = 0, a;
-	long nr = m->vector_lanes * shape[variant][1], mr = shape[variant][0];
+	int j = output_contiguous_loop(space, s), k = -1, i, v, n = 0;
+	int rows[EIN_SPACE_MAX_LOOP];
+	long nr = m->vector_lanes * sh[1], mr = sh[0];
 	/* A kc x nr panel of the second operand in half the L1 cache. */
 	long kc = m->cache[0] / 2 / (nr * 4);
 
-	for (v = 0; v < ss->n_loop; ++v) {
-		if (ss->is_reduction[v] && k < 0 && v != j)
+	for (v = 0; v < ss->n_loop; ++v)
+		if (ss->is_reduction[v] && k < 0)
 			k = v;
-		else if (!ss->is_reduction[v] && v != j)
-			i = v;
-	}
-	if (j < 0 || k < 0 || i < 0 || ss->is_reduction[j])
+	if (j < 0 || k < 0 || row >= row_loops(space, s, j, rows))
 		return 0;
+	i = rows[row];
 	p->tile[j] = (int) (nr < ss->extent[j] ? nr : 0);
 	p->tile[i] = (int) (mr < ss->extent[i] ? mr : 0);
 	p->tile[k] = (int) (kc < ss->extent[k] ? kc : 0);
 	for (v = 0; v < ss->n_loop; ++v)
-		if (v != i && v != j && v != k)
+		if (v != i && v != j && !ss->is_reduction[v])
 			p->order[n++] = 2 * v;
-	/* j.o k.o i.o k.i i.i j.i; with k whole (kc beyond its extent),
-	 * j.o i.o k i.i j.i: the reduction must stay inside i.o, the loop
-	 * whose tile is accumulated in registers. */
-	p->order[n++] = 2 * j;
+	/* j.o k.o i.o [reductions] k.i i.i j.i; with k whole (kc beyond
+	 * its extent), j.o i.o k [reductions] i.i j.i: the reductions stay
+	 * inside i.o, the loop whose tile is accumulated in registers. */
+	if (p->tile[j])
+		p->order[n++] = 2 * j;
 	if (p->tile[k])
 		p->order[n++] = 2 * k;
 	p->order[n++] = 2 * i;
-	p->order[n++] = p->tile[k] ? 2 * k + 1 : 2 * k;
+	if (!p->tile[k])
+		p->order[n++] = 2 * k;
+	for (v = 0; v < ss->n_loop; ++v)
+		if (v != k && ss->is_reduction[v])
+			p->order[n++] = 2 * v;
+	if (p->tile[k])
+		p->order[n++] = 2 * k + 1;
 	p->order[n++] = 2 * i + 1;
-	p->order[n++] = 2 * j + 1;
+	/* A vector loop not split (nr beyond its extent) is innermost
+	 * whole. */
+	p->order[n++] = p->tile[j] ? 2 * j + 1 : 2 * j;
 	p->n_order = n;
 	repair(space, c, s);
 	p->vec = (int) (p->tile[j] ? nr : m->vector_lanes);
@@ -271,14 +377,9 @@ static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 			p->par_id = 2 * v;
 			break;
 		}
-	p->pack = 0;
-	for (a = 0; a < ss->n_access && !p->pack; ++a)
-		if (packable(space, s, a) && !involves(&ss->access[a], i) &&
-		    involves(&ss->access[a], j)) {
-			p->pack = 1;
-			p->pack_access = a;
-			p->pack_id = p->tile[k] ? 2 * k : 2 * j;
-		}
+	pack_panel(space, c, s, i, j, p->tile[k] ? 2 * k :
+		p->tile[j] ? 2 * j : p->order[0]);
+	init_in_tile(space, c, s);
 	return 1;
 }
 
@@ -322,10 +423,35 @@ static void make_parallel(const struct ein_space *space, struct ein_cand *c)
 		c->s[s].par_id = first_parallel_id(space, c, s);
 }
 
+/* The BLIS seeds: for each register tile shape, the rows along each
+ * output index in turn (the innermost first), as many as fit. */
+static int blis_seeds(const struct ein_space *space, struct ein_cand *c,
+	int max)
+{
+	int n = 0, shape, row, s;
+
+	for (row = 0; row < EIN_SPACE_MAX_LOOP; ++row)
+		for (shape = 0; shape < n_shape(&space->machine) && n < max;
+		     ++shape) {
+			int any = 0;
+
+			ein_cand_default(space, &c[n]);
+			make_parallel(space, &c[n]);
+			for (s = 0; s < space->n_stmt; ++s)
+				if (!space->stmt[s].is_init)
+					any |= blis_seed(space, &c[n], s, row,
+						shape);
+			if (!any)
+				break;
+			n++;
+		}
+	return n;
+}
+
 int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
 	int max)
 {
-	int n = 0, scale, s;
+	int n = 0;
 
 	if (n < max && space->machine.n_threads > 1) {
 		ein_cand_default(space, &c[n]);
@@ -337,18 +463,7 @@ int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
 		if (fusion_seed(space, &c[n]))
 			n++;
 	}
-	for (scale = 0; scale < 3 && n < max; ++scale) {
-		int any = 0;
-
-		ein_cand_default(space, &c[n]);
-		make_parallel(space, &c[n]);
-		for (s = 0; s < space->n_stmt; ++s)
-			if (!space->stmt[s].is_init)
-				any |= blis_seed(space, &c[n], s, scale);
-		if (any)
-			n++;
-	}
-	return n;
+	return n + blis_seeds(space, c + n, max - n);
 }
 
 /* A random tile size for loop v of statement s (0: none), biased
@@ -411,6 +526,30 @@ static void random_marks(const struct ein_space *space, struct ein_cand *c,
 			p->n_order < 2 ? p->n_order : 2)];
 }
 
+/* A random placement of initialisation s inside its update: compute_at
+ * one of the update's outer loops (legal only above every reduction
+ * loop, which the compiler checks), or none. */
+static void random_init_place(const struct ein_space *space,
+	struct ein_cand *c, int s, uint64_t *rng)
+{
+	struct ein_cand_stmt *p = &c->s[s];
+	int t, n;
+
+	for (t = s + 1; t < space->n_stmt; ++t)
+		if (!space->stmt[t].is_init &&
+		    space->stmt[t].tensor == space->stmt[s].tensor)
+			break;
+	if (t >= space->n_stmt || ein_rng_below(rng, 3) == 0)
+		return;
+	n = c->s[t].n_order < 4 ? c->s[t].n_order : 4;
+	if (n < 1)
+		return;
+	p->place = EIN_PLACE_COMPUTE_AT;
+	p->place_target = t;
+	p->place_level = 1 + ein_rng_below(rng, n);
+	p->par_id = -1;
+}
+
 /* A random placement of statement s in a later statement that reads what
  * it writes. */
 static void random_place(const struct ein_space *space, struct ein_cand *c,
@@ -421,8 +560,10 @@ static void random_place(const struct ein_space *space, struct ein_cand *c,
 	int targets[EIN_SPACE_MAX_STMT], n = 0, t, a, max;
 
 	p->place = EIN_PLACE_NONE;
-	if (ss->is_init)
+	if (ss->is_init) {
+		random_init_place(space, c, s, rng);
 		return;
+	}
 	for (t = s + 1; t < space->n_stmt; ++t)
 		for (a = 1; a < space->stmt[t].n_access; ++a)
 			if (space->stmt[t].access[a].tensor == ss->tensor &&
@@ -544,6 +685,41 @@ static void mutate_accumulate(const struct ein_space *space,
 		p->acc_id = p->order[ein_rng_below(rng, p->n_order - 1)];
 }
 
+/* A random pack layout: the tensor's order, the vector loop's index
+ * innermost, or micro-panels of one or two vectors. */
+static int random_layout(const struct ein_space *space, uint64_t *rng)
+{
+	int w = space->machine.vector_lanes;
+	static const int kinds[] = { EIN_PACK_TENSOR, EIN_PACK_VECTOR_LAST,
+		1, 2 };
+	int k = kinds[ein_rng_below(rng, 4)];
+
+	return k > 0 ? k * w : k;
+}
+
+/* Change the layout of the plan's pack (a pack that keeps the tensor's
+ * order leaves the vector loop strided where the tensor is not
+ * contiguous along it). */
+static void mutate_layout(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	c->s[s].pack_layout = random_layout(space, rng);
+}
+
+/* Place an initialisation inside its update's tile, or stop doing so. */
+static void mutate_init(const struct ein_space *space, struct ein_cand *c,
+	int s, uint64_t *rng)
+{
+	int t;
+
+	for (t = 0; t < space->n_stmt; ++t)
+		if (space->stmt[t].is_init && space->stmt[t].tensor ==
+				space->stmt[s].tensor) {
+			c->s[t].place = EIN_PLACE_NONE;
+			random_init_place(space, c, t, rng);
+		}
+}
+
 /* Pack a random input of the statement at one of its outer loops, or
  * stop packing. */
 static void mutate_pack(const struct ein_space *space, struct ein_cand *c,
@@ -556,6 +732,7 @@ static void mutate_pack(const struct ein_space *space, struct ein_cand *c,
 		return;
 	p->pack_access = ein_rng_below(rng, space->stmt[s].n_access);
 	p->pack_id = p->order[ein_rng_below(rng, p->n_order - 1)];
+	p->pack_layout = random_layout(space, rng);
 }
 
 static void mutate_place(const struct ein_space *space, struct ein_cand *c,
@@ -579,6 +756,8 @@ static const struct {
 	{ "parallel", &mutate_parallel, 1, 0 },
 	{ "accumulate", &mutate_accumulate, 1, 0 },
 	{ "pack", &mutate_pack, 1, 0 },
+	{ "layout", &mutate_layout, 1, 0 },
+	{ "init", &mutate_init, 1, 1 },
 	{ "place", &mutate_place, 2, 1 },
 };
 
@@ -654,6 +833,7 @@ void ein_cand_crossover(const struct ein_space *space,
 			c->s[s].pack = b->s[s].pack;
 			c->s[s].pack_access = b->s[s].pack_access;
 			c->s[s].pack_id = b->s[s].pack_id;
+			c->s[s].pack_layout = b->s[s].pack_layout;
 		}
 	}
 	repair_all(space, c);
@@ -705,6 +885,60 @@ static int is_default_order(const struct ein_space *space,
 	return k == p->n_order;
 }
 
+/* The loop that dimension d of access "acc" reads as a single index
+ * (coefficient 1, no other loop), -2 if it reads a constant, -1 if
+ * neither. */
+static int dim_loop(const struct ein_space_stmt *ss,
+	const struct ein_space_access *acc, int d)
+{
+	int v, found = -2;
+
+	for (v = 0; v < ss->n_loop; ++v) {
+		if (!acc->coef[d][v])
+			continue;
+		if (acc->coef[d][v] != 1 || found != -2)
+			return -1;
+		found = v;
+	}
+	return found;
+}
+
+/* " layout ..." of plan s's pack, if its pack_layout asks for one that
+ * differs from the tensor's order: the vector loop's index innermost,
+ * or in blocks of N outermost and innermost.  Nothing if a dimension is
+ * not a single index or the vector loop's index is not read. */
+static void print_layout(const struct ein_space *space,
+	const struct ein_cand *c, int s, char **buf, size_t *len)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	const struct ein_cand_stmt *p = &c->s[s];
+	const struct ein_space_access *acc = &ss->access[p->pack_access];
+	int vl = p->order[p->n_order - 1] / 2, d, at = -1, loop[EIN_SPACE_MAX_DIM];
+
+	if (p->pack_layout == EIN_PACK_TENSOR || p->n_order < 1)
+		return;
+	for (d = 0; d < acc->n_dim; ++d) {
+		loop[d] = dim_loop(ss, acc, d);
+		if (loop[d] == -1)
+			return;
+		if (loop[d] == vl)
+			at = d;
+	}
+	if (at < 0 || (p->pack_layout == EIN_PACK_VECTOR_LAST &&
+			at == acc->n_dim - 1))
+		return;
+	append(buf, len, " layout");
+	if (p->pack_layout > 1)
+		append(buf, len, " %s/%d", ss->loop[vl], p->pack_layout);
+	for (d = 0; d < acc->n_dim; ++d)
+		if (d != at && loop[d] >= 0)
+			append(buf, len, " %s", ss->loop[loop[d]]);
+	if (p->pack_layout > 1)
+		append(buf, len, " %s%%%d", ss->loop[vl], p->pack_layout);
+	else
+		append(buf, len, " %s", ss->loop[vl]);
+}
+
 /* The directives of the loops of plan s. */
 static void print_loops(const struct ein_space *space,
 	const struct ein_cand *c, int s, char **buf, size_t *len)
@@ -753,8 +987,10 @@ static void print_loops(const struct ein_space *space,
 	}
 	if (p->pack) {
 		ein_cand_loop_name(space, c, s, p->pack_id, name, sizeof(name));
-		append(buf, len, "%s: pack %s at %s\n", ss->name,
+		append(buf, len, "%s: pack %s at %s", ss->name,
 			ss->access[p->pack_access].name, name);
+		print_layout(space, c, s, buf, len);
+		append(buf, len, "\n");
 	}
 }
 
@@ -798,7 +1034,7 @@ char *ein_cand_to_directives(const struct ein_space *space,
 
 /* Encoding: n_stmt, then per statement: n_loop tiles, n_order, the
  * order, vec, unroll_id, unroll, par_id, acc, acc_id, pack,
- * pack_access, pack_id, place, place_target, place_level. */
+ * pack_access, pack_id, pack_layout, place, place_target, place_level. */
 int ein_cand_encode(const struct ein_cand *c, int *v, int max)
 {
 	int n = 0, s, i;
@@ -822,6 +1058,7 @@ int ein_cand_encode(const struct ein_cand *c, int *v, int max)
 		PUT(p->pack);
 		PUT(p->pack_access);
 		PUT(p->pack_id);
+		PUT(p->pack_layout);
 		PUT(p->place);
 		PUT(p->place_target);
 		PUT(p->place_level);
@@ -859,6 +1096,7 @@ int ein_cand_decode(const struct ein_space *space, const int *v, int n,
 		GET(p->pack);
 		GET(p->pack_access);
 		GET(p->pack_id);
+		GET(p->pack_layout);
 		GET(p->place);
 		GET(p->place_target);
 		GET(p->place_level);

@@ -88,7 +88,7 @@ static int read_cache_level(const char *dir)
 	return level;
 }
 
-void ein_machine_detect(struct ein_machine *m)
+void ein_machine_detect(struct ein_machine *m, const char *target)
 {
 	int i;
 	long n;
@@ -108,7 +108,8 @@ void ein_machine_detect(struct ein_machine *m)
 		if (level >= 1 && level <= 3 && size > 0)
 			m->cache[level - 1] = size;
 	}
-	m->vector_lanes = 8;
+	m->vector_lanes = target && strstr(target, "avx512") ? 16 : 8;
+	m->n_vreg = target && strstr(target, "avx512") ? 32 : 16;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	m->n_threads = ein_get_num_threads();
 	if (m->n_threads < 1)
@@ -304,8 +305,11 @@ int ein_space_init(struct ein_space *space, ein_program *prog,
 	struct ein_schedule *sched;
 	int s, r = 0;
 
+	char *target = ein_target_host_name(ctx);
+
 	memset(space, 0, sizeof(*space));
-	ein_machine_detect(&space->machine);
+	ein_machine_detect(&space->machine, target);
+	free(target);
 	space->flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
 	if (!func)
 		return -1;

@@ -17,13 +17,22 @@
  *   par_id       the loop run in parallel (-1: none);
  *   pack,        whether the tile of the tensor read by access pack_access
  *   pack_access, in an iteration of loop pack_id is copied to a contiguous
- *   pack_id      buffer (pack; the BLIS packing of a panel);
+ *   pack_id,     buffer (pack; the BLIS packing of a panel), and in which
+ *   pack_layout  layout: EIN_PACK_TENSOR (the tensor's order),
+ *                EIN_PACK_VECTOR_LAST (the index of the vector loop moved
+ *                innermost, so that the vector loop reads the buffer
+ *                contiguously: TTGT's transposition, "layout b d j"), or
+ *                a block size N > 1 ("layout j/N ... j%N": micro-panels
+ *                of N columns of the vector loop's index, BLIS's);
  *   acc, acc_id  whether the output tile updated in an iteration of loop
  *                acc_id is kept in a local buffer (accumulate): the
  *                register blocking of a micro-kernel;
  *   place        for producers of multi-statement kernels: none, fuse
  *                with a later statement at "level" loops, or compute_at
- *                a later statement's loop at "level".
+ *                a later statement's loop at "level"; for an
+ *                initialisation, compute_at its update's loop at "level"
+ *                (the output tile initialised inside the tile loop,
+ *                "C.init: compute_at C j.o", instead of a separate pass).
  *
  * A plan prints as directives: "split" for each tiled loop, one
  * "reorder" of all loops, "vectorize", "unroll", "parallel",
@@ -81,11 +90,19 @@ struct ein_space_stmt {
 };
 
 /* The machine: cache sizes in bytes (L1 data, L2, L3), the vector width
- * in float32 lanes, and the thread count. */
+ * in float32 lanes and the number of vector registers (of the target:
+ * 16 and 32 on AVX-512, 8 and 16 on AVX2), and the thread count. */
 struct ein_machine {
 	long cache[3];
 	int vector_lanes;
+	int n_vreg;
 	int n_threads;
+};
+
+/* The layouts of a pack besides a block size (see the head comment). */
+enum ein_pack_layout {
+	EIN_PACK_TENSOR = 0,
+	EIN_PACK_VECTOR_LAST = -1
 };
 
 /* The space of one definition at the tuning sizes.
@@ -117,6 +134,7 @@ struct ein_cand_stmt {
 	int pack;
 	int pack_access;
 	int pack_id;
+	int pack_layout;
 	int place;
 	int place_target;
 	int place_level;
@@ -135,8 +153,10 @@ uint64_t ein_rng_next(uint64_t *state);
 int ein_rng_below(uint64_t *state, int n);
 
 /* The machine this process runs on (caches from
- * /sys/devices/system/cpu/cpu0/cache, defaults where unreadable). */
-void ein_machine_detect(struct ein_machine *m);
+ * /sys/devices/system/cpu/cpu0/cache, defaults where unreadable), whose
+ * target ein names "target" (its vector width and registers: "avx512"
+ * 16 lanes and 32 registers, else 8 and 16). */
+void ein_machine_detect(struct ein_machine *m, const char *target);
 
 /* Build the space of definition "def" of "prog" at "sizes" (in the
  * kernel's size order).  Returns -1 after reporting on prog's context
@@ -147,8 +167,10 @@ int ein_space_init(struct ein_space *space, ein_program *prog,
 /* The default schedule: no directive. */
 void ein_cand_default(const struct ein_space *space, struct ein_cand *c);
 /* Analytic seeds (the default made parallel, BLIS-like register-blocked
- * micro-kernels of contraction-shaped statements) into c[0 .. max-1];
- * returns how many. */
+ * micro-kernels of contraction-shaped statements, with register tiles
+ * over each pair of output indices, the initialisation inside the tile
+ * and the panel packed so the vector loop reads it contiguously) into
+ * c[0 .. max-1]; returns how many. */
 int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
 	int max);
 /* A random candidate. */

@@ -36,6 +36,9 @@
  * (the interpreter is slow). */
 #define CHECK_FLOPS 1e7
 #define MAX_QUEUE 64
+/* The analytic seeds measured first (the BLIS seeds: register tile
+ * shapes times the output indices the rows may run along). */
+#define MAX_SEEDS 24
 #define POPULATION 8
 #define BROOD 48
 #define PICKS 3
@@ -239,6 +242,12 @@ static int setup(struct run *r)
 	if (!r->target)
 		return -1;
 	paths(r);
+	return 0;
+}
+
+/* The run's temporary directory and the directories of its outputs. */
+static int make_work_dirs(struct run *r)
+{
 	snprintf(r->dir, sizeof(r->dir), "/tmp/ein-tune-XXXXXX");
 	if (!mkdtemp(r->dir) || make_dirs(r->out_path) < 0 ||
 	    make_dirs(r->log_path) < 0) {
@@ -856,8 +865,8 @@ static int budget_left(const struct run *r)
 
 static void queue_seeds(struct run *r)
 {
-	struct ein_cand c[4];
-	int n = ein_cand_seeds(&r->space, c, 4), i;
+	struct ein_cand c[MAX_SEEDS];
+	int n = ein_cand_seeds(&r->space, c, MAX_SEEDS), i;
 
 	ein_cand_default(&r->space, &r->queue[0]);
 	r->queue_origin[0] = "default";
@@ -936,6 +945,46 @@ static int search(struct run *r)
 	return 0;
 }
 
+/* Print the space of the run (--list-space): the machine, each
+ * statement's loops with their extents and tile sizes, and the
+ * directives of the analytic seeds, without measuring anything. */
+static int list_space(const struct run *r)
+{
+	const struct ein_space *sp = &r->space;
+	const struct ein_machine *m = &sp->machine;
+	struct ein_cand seed[MAX_QUEUE];
+	int n = ein_cand_seeds(sp, seed, MAX_SEEDS), s, v, i;
+
+	printf("space of %s at %s, sizes %s, on %s: %d float32 lanes, %d "
+		"vector registers, caches %ld/%ld/%ld bytes, %d thread%s\n",
+		r->def, r->size_text, r->o->symbolic ? "symbolic" : "fixed",
+		r->target, m->vector_lanes, m->n_vreg, m->cache[0],
+		m->cache[1], m->cache[2], m->n_threads,
+		m->n_threads > 1 ? "s" : "");
+	for (s = 0; s < sp->n_stmt; ++s) {
+		const struct ein_space_stmt *ss = &sp->stmt[s];
+
+		printf("statement %s:\n", ss->name);
+		for (v = 0; v < ss->n_loop; ++v) {
+			printf("  loop %s: %ld%s, tiles", ss->loop[v],
+				ss->extent[v], ss->is_reduction[v] ?
+				" (reduction)" : "");
+			for (i = 0; i < ss->n_choice[v]; ++i)
+				printf(" %d", ss->choice[v][i]);
+			printf("\n");
+		}
+	}
+	for (i = 0; i < n; ++i) {
+		char *text = ein_cand_to_directives(sp, &seed[i]);
+
+		if (!text)
+			return 1;
+		printf("seed %d:\n%s", i + 1, text);
+		free(text);
+	}
+	return 0;
+}
+
 /* Log the completion, write the schedule, print the summary. */
 static int finish(struct run *r)
 {
@@ -999,7 +1048,10 @@ int ein_tune_run(const struct ein_tune_opts *o)
 	if (res == -1)
 		fprintf(stderr, "%s", r->ctx ? ein_ctx_last_error(r->ctx) :
 			"ein tune: error: out of memory\n");
-	if (res == 0 && open_log(r) == 0 && search(r) == 0)
+	if (res == 0 && o->list_space)
+		res = list_space(r);
+	else if (res == 0 && make_work_dirs(r) == 0 && open_log(r) == 0 &&
+		 search(r) == 0)
 		res = finish(r);
 	else
 		res = 1;

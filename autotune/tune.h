@@ -44,7 +44,9 @@ enum ein_tune_output {
  *	hints, as a kernel that lookup serves at any size), instead of with
  *	the sizes fixed as "ein compile --sizes" and "ein run --fix-sizes"
  *	deploy them (0, the default: what is measured is what will run);
- * verbose: print how each candidate was compiled and measured. */
+ * verbose: print how each candidate was compiled and measured;
+ * list_space: print the space and the seeds' directives, measure
+ *	nothing. */
 struct ein_tune_opts {
 	const char *file, *def, *sizes, *target, *output, *log;
 	int trials;
@@ -59,6 +61,7 @@ struct ein_tune_opts {
 	const char *command;
 	int symbolic;
 	int verbose;
+	int list_space;
 };
 
 /* Run the tuner.  Returns the exit status: 0, 1 on an error that stopped

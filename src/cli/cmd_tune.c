@@ -6,6 +6,7 @@
  *            [--resume] [--quiet | --json] [--strategy evolve|random]
  *            [--timeout 10s] [--min-time 0.2s] [--mem-limit 4096M]
  *            [--compile-timeout 10s] [--symbolic-sizes] [--verbose]
+ *            [--list-space]
  *   ein tune --plot LOG -o FILE.svg
  */
 #include <stdio.h>
@@ -111,6 +112,8 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 		o->symbolic = 1;
 	else if (!strcmp(argv[*i], "--verbose"))
 		o->verbose = 1;
+	else if (!strcmp(argv[*i], "--list-space"))
+		o->list_space = 1;
 	else if (!strcmp(argv[*i], "--quiet"))
 		o->output_mode = EIN_TUNE_QUIET;
 	else if (!strcmp(argv[*i], "--json"))

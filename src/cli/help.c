@@ -142,6 +142,9 @@ static const struct help_opt tune_opts[] = {
 	  "and ein run --fix-sizes deploy them (the default)." },
 	{ "--verbose", "Print how each candidate is compiled and "
 	  "measured." },
+	{ "--list-space", "Print the search space (the machine, each "
+	  "statement's loops, extents and tile sizes) and the directives of "
+	  "the analytic seeds, and measure nothing." },
 	{ "--quiet", "Print only the result." },
 	{ "--json", "Print the result as JSON." },
 	{ "--plot LOG", "Plot the best GFLOP/s over time of a tuning log "
