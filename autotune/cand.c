@@ -239,17 +239,36 @@ static int output_contiguous_loop(const struct ein_space *space, int s)
 	return -1;
 }
 
+/* Is loop v the last (contiguous) index of an input of statement s? */
+static int contiguous_in_input(const struct ein_space_stmt *ss, int v)
+{
+	int a;
+
+	for (a = 1; a < ss->n_access; ++a) {
+		const struct ein_space_access *acc = &ss->access[a];
+
+		if (acc->n_dim > 0 && acc->coef[acc->n_dim - 1][v] == 1)
+			return 1;
+	}
+	return 0;
+}
+
 /* The loops of statement s that may carry the rows of a register tile
- * whose vectors run along loop j: every output index but j, the last
- * (innermost by default) first; returns how many. */
+ * whose vectors run along loop j: every output index but j; first those
+ * an input is contiguous along (the mr rows of a column of that operand
+ * are then one cache line: abcijk-ijma-mkbc's a), then the others, the
+ * innermost first.  Returns how many. */
 static int row_loops(const struct ein_space *space, int s, int j, int *rows)
 {
 	const struct ein_space_stmt *ss = &space->stmt[s];
-	int n = 0, v;
+	int n = 0, pass, v;
 
-	for (v = ss->n_loop - 1; v >= 0; --v)
-		if (!ss->is_reduction[v] && v != j && ss->extent[v] > 1)
-			rows[n++] = v;
+	for (pass = 0; pass < 2; ++pass)
+		for (v = ss->n_loop - 1; v >= 0; --v)
+			if (!ss->is_reduction[v] && v != j &&
+			    ss->extent[v] > 1 &&
+			    contiguous_in_input(ss, v) == !pass)
+				rows[n++] = v;
 	return n;
 }
 
@@ -314,9 +333,9 @@ static void pack_panel(const struct ein_space *space, struct ein_cand *c,
  * full tiles are generated apart from the edges) and initialised inside
  * its tile where no reduction is outside it, the kc x nr panel of the
  * operand that i does not index packed at k.o (else j.o, else the
- * outermost loop) with j innermost, and a batch loop parallel, else j.o (each thread its own
- * panels of the second operand).  "shape" picks (mr, nr / lanes) among
- * the tiles that fit the registers. */
+ * outermost loop) with j innermost, and a batch loop parallel, else j.o
+ * (each thread its own panels of the second operand).  "shape" picks
+ * (mr, nr / lanes) among the tiles that fit the registers. */
 static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	int s, int row, int shape)
 {
@@ -424,15 +443,16 @@ static void make_parallel(const struct ein_space *space, struct ein_cand *c)
 }
 
 /* The BLIS seeds: for each register tile shape, the rows along each
- * output index in turn (the innermost first), as many as fit. */
+ * output index in turn (row_loops' order), as many as fit: a search
+ * that runs out of time before the last seed has tried every row loop
+ * with the first shapes. */
 static int blis_seeds(const struct ein_space *space, struct ein_cand *c,
 	int max)
 {
 	int n = 0, shape, row, s;
 
-	for (row = 0; row < EIN_SPACE_MAX_LOOP; ++row)
-		for (shape = 0; shape < n_shape(&space->machine) && n < max;
-		     ++shape) {
+	for (shape = 0; shape < n_shape(&space->machine); ++shape)
+		for (row = 0; row < EIN_SPACE_MAX_LOOP && n < max; ++row) {
 			int any = 0;
 
 			ein_cand_default(space, &c[n]);
@@ -913,7 +933,8 @@ static void print_layout(const struct ein_space *space,
 	const struct ein_space_stmt *ss = &space->stmt[s];
 	const struct ein_cand_stmt *p = &c->s[s];
 	const struct ein_space_access *acc = &ss->access[p->pack_access];
-	int vl = p->order[p->n_order - 1] / 2, d, at = -1, loop[EIN_SPACE_MAX_DIM];
+	int vl = p->order[p->n_order - 1] / 2, d, at = -1;
+	int loop[EIN_SPACE_MAX_DIM];
 
 	if (p->pack_layout == EIN_PACK_TENSOR || p->n_order < 1)
 		return;

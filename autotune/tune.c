@@ -63,7 +63,9 @@ struct trial {
  *	schedule's, -1 if none;
  * start_time, elapsed0: the clock at start, the elapsed time of a
  *	resumed log;
- * queue, n_queue, queue_origin: candidates waiting to be tried. */
+ * queue, n_queue, queue_origin: candidates waiting to be tried;
+ * finishing: the search is over (the final checks compile within
+ *	--compile-timeout, whatever --time left). */
 struct run {
 	const struct ein_tune_opts *o;
 	ein_ctx *ctx;
@@ -87,6 +89,7 @@ struct run {
 	struct ein_cand queue[MAX_QUEUE];
 	const char *queue_origin[MAX_QUEUE];
 	int n_queue;
+	int finishing;
 };
 
 static double elapsed(const struct run *r)
@@ -205,7 +208,7 @@ static double compile_budget(const struct run *r)
 {
 	double t = r->o->compile_timeout, left;
 
-	if (r->o->time <= 0)
+	if (r->o->time <= 0 || r->finishing)
 		return t;
 	left = r->o->time - (elapsed(r) - r->elapsed0);
 	if (left < t || t == 0)
@@ -307,12 +310,14 @@ static int add_trial(struct run *r, struct trial *t)
 }
 
 /* Write the schedule text "directives" to a file in the run's directory
- * and compile it within compile_budget, with the tuning sizes fixed (the
- * program that "ein compile --sizes" and "ein run --fix-sizes" deploy)
- * when "fixed", else as hints only; NULL with *status set if rejected
- * (timeout if over the budget), the first line of the message in msg. */
-static ein_kernel *compile_cand(struct run *r, const char *directives,
-	int fixed, int *status, char *msg, int len)
+ * and compile it within compile_budget, with the sizes "fixed" fixed (the
+ * program that "ein compile --sizes" and "ein run --fix-sizes" deploy),
+ * or with symbolic sizes and the tuning sizes as hints if "fixed" is
+ * NULL; NULL with *status set if rejected (timeout if over the budget),
+ * the first line of the message in msg. */
+static ein_kernel *compile_cand(struct run *r, int trial,
+	const char *directives, const int64_t *fixed, int *status, char *msg,
+	int len)
 {
 	char path[1100];
 	FILE *f;
@@ -331,14 +336,15 @@ static ein_kernel *compile_cand(struct run *r, const char *directives,
 		for (i = 0; i < r->n_size; ++i)
 			(fixed ? ein_options_fix_size : ein_options_set_size)(
 				opts, ein_kernel_get_size_name(r->k0, i),
-				r->sizes[i]);
+				fixed ? fixed[i] : r->sizes[i]);
 		k = ein_kernel_compile_with(r->prog, r->def, opts);
 	}
 	ein_options_free(opts);
 	if (r->o->verbose)
 		fprintf(stderr, "ein tune: trial %d: compiled with %s sizes "
-			"%s: %s\n", r->n_trial + 1, fixed ? "fixed" : "symbolic",
-			r->size_text, k ? "ok" : "rejected");
+			"%s: %s\n", trial, fixed ? "fixed" : "symbolic",
+			fixed == r->check_sizes ? "(the check's)" : r->size_text,
+			k ? "ok" : "rejected");
 	if (k)
 		return k;
 	err = ein_ctx_last_error(r->ctx);
@@ -367,40 +373,54 @@ static void report_wrong(struct trial *t, const char *msg)
 		t->rec.schedule);
 }
 
-/* Check new best "t" (compiled as "k") against the reference.  With
- * fixed sizes, "k" itself is checked when the tuning sizes are cheap;
- * and since lookup serves the written schedule at other sizes too, the
- * schedule compiled with symbolic sizes must be legal and is checked at
- * the check sizes. */
-static void check_cand(struct run *r, ein_kernel *k, struct trial *t,
+/* Check "k" at the check sizes for trial "t"; 0 if it agrees. */
+static int check_kernel(struct run *r, ein_kernel *k, struct trial *t,
 	const struct ein_measure_opts *mo, enum ein_fault fault)
 {
 	char msg[512];
-	ein_kernel *sym = k;
-	int same = !memcmp(r->check_sizes, r->sizes, sizeof(r->sizes));
 
-	t->rec.checked = 1;
-	if (!r->o->symbolic && same) {
-		t->rec.status = ein_measure_check(k, r->sizes, r->check_red,
-			mo, fault, msg, sizeof(msg));
-		if (t->rec.status == EIN_TRIAL_WRONG)
-			report_wrong(t, msg);
-		if (t->rec.status != EIN_TRIAL_OK)
-			return;
-	}
-	if (!r->o->symbolic)
-		sym = compile_cand(r, t->rec.schedule, 0, &t->rec.status,
-			msg, sizeof(msg));
-	if (!sym) {
-		t->rec.message = strdup(msg);
-		return;
-	}
-	t->rec.status = ein_measure_check(sym, r->check_sizes, r->check_red,
+	t->rec.status = ein_measure_check(k, r->check_sizes, r->check_red,
 		mo, fault, msg, sizeof(msg));
 	if (t->rec.status == EIN_TRIAL_WRONG)
 		report_wrong(t, msg);
-	if (sym != k)
-		ein_kernel_free(sym);
+	return t->rec.status == EIN_TRIAL_OK ? 0 : -1;
+}
+
+/* Compile new best "t" again ("fixed" as compile_cand takes it) and check
+ * that kernel; 0 if it compiles and agrees. */
+static int check_compiled(struct run *r, const int64_t *fixed,
+	struct trial *t, const struct ein_measure_opts *mo,
+	enum ein_fault fault)
+{
+	char msg[512];
+	ein_kernel *k = compile_cand(r, t->rec.trial, t->rec.schedule, fixed,
+		&t->rec.status, msg, sizeof(msg));
+	int res;
+
+	if (!k) {
+		t->rec.message = strdup(msg);
+		return -1;
+	}
+	res = check_kernel(r, k, t, mo, fault);
+	ein_kernel_free(k);
+	return res;
+}
+
+/* Check new best "t" (compiled as "k") against the reference, at the
+ * check sizes.  With fixed sizes, what is checked is the kernel compiled
+ * with the check sizes fixed ("k" itself when they are the tuning
+ * sizes); the schedule compiled with symbolic sizes is checked once, at
+ * the end, for the schedule written (verify_symbolic). */
+static void check_cand(struct run *r, ein_kernel *k, struct trial *t,
+	const struct ein_measure_opts *mo, enum ein_fault fault)
+{
+	int same = !memcmp(r->check_sizes, r->sizes, sizeof(r->sizes));
+
+	t->rec.checked = 1;
+	if (r->o->symbolic || same)
+		check_kernel(r, k, t, mo, fault);
+	else
+		check_compiled(r, r->check_sizes, t, mo, fault);
 }
 
 /* Time compiled candidate "k" as trial "t"; if it beats the best, check
@@ -444,8 +464,8 @@ static int try_cand(struct run *r, const struct ein_cand *c,
 	ein_model_features(&r->space, c, f);
 	t.rec.predicted = ein_model_predict(r->model, f);
 	t.rec.rng = r->rng;
-	k = compile_cand(r, directives, !r->o->symbolic, &t.rec.status, msg,
-		sizeof(msg));
+	k = compile_cand(r, t.rec.trial, directives, r->o->symbolic ? NULL :
+		r->sizes, &t.rec.status, msg, sizeof(msg));
 	if (k)
 		run_cand(r, k, &t);
 	else
@@ -985,12 +1005,51 @@ static int list_space(const struct run *r)
 	return 0;
 }
 
+/* The best verified trial, -1 if none. */
+static int best_verified(const struct run *r)
+{
+	int i, best = -1;
+
+	for (i = 0; i < r->n_trial; ++i)
+		if (r->trial[i].rec.status == EIN_TRIAL_OK &&
+		    r->trial[i].rec.checked && (best < 0 ||
+		    r->trial[i].rec.gflops > r->trial[best].rec.gflops))
+			best = i;
+	return best;
+}
+
+/* Lookup serves a written schedule at other sizes too: with fixed sizes,
+ * the best must also be legal, and right, compiled with symbolic sizes.
+ * One that is not is dropped for the next best verified trial. */
+static void verify_symbolic(struct run *r)
+{
+	struct ein_measure_opts mo;
+
+	measure_opts(r, &mo);
+	while (!r->o->symbolic && r->best >= 0) {
+		struct trial *t = &r->trial[r->best];
+
+		if (check_compiled(r, NULL, t, &mo, EIN_FAULT_NONE) == 0)
+			return;
+		fprintf(stderr, "ein tune: trial %d fails with symbolic sizes "
+			"(%s); not written\n", t->rec.trial, t->rec.message ?
+			t->rec.message : ein_trial_status_name(t->rec.status));
+		r->n_failed++;
+		r->n_wrong += t->rec.status == EIN_TRIAL_WRONG;
+		r->best = best_verified(r);
+	}
+}
+
 /* Log the completion, write the schedule, print the summary. */
 static int finish(struct run *r)
 {
-	int wrote = 0;
-	double best = r->best >= 0 ? r->trial[r->best].rec.gflops : 0;
-	int best_trial = r->best >= 0 ? r->trial[r->best].rec.trial : 0;
+	int wrote = 0, best_trial;
+	double best;
+
+	r->finishing = 1;
+	verify_symbolic(r);
+	best = r->best >= 0 ? r->trial[r->best].rec.gflops : 0;
+	best_trial = r->best >= 0 ? r->trial[r->best].rec.trial : 0;
 
 	if (ein_tunelog_write_done(r->log_fd, r->n_trial, best_trial, best,
 			elapsed(r)) < 0)
