@@ -39,6 +39,11 @@
 /* The analytic seeds measured first (the BLIS seeds: register tile
  * shapes times the output indices the rows may run along). */
 #define MAX_SEEDS 24
+/* The budget in seconds of the final compile with symbolic sizes: what a
+ * compile gets by default (ein_options_set_compile_timeout), as lookup's
+ * users will compile the file; a search's --compile-timeout is for
+ * candidates, and a slow compile is not an illegal schedule. */
+#define FINAL_COMPILE_BUDGET 300
 #define POPULATION 8
 #define BROOD 48
 #define PICKS 3
@@ -64,8 +69,8 @@ struct trial {
  * start_time, elapsed0: the clock at start, the elapsed time of a
  *	resumed log;
  * queue, n_queue, queue_origin: candidates waiting to be tried;
- * finishing: the search is over (the final checks compile within
- *	--compile-timeout, whatever --time left). */
+ * finishing: the search is over (the final check compiles within
+ *	FINAL_COMPILE_BUDGET, whatever --time left). */
 struct run {
 	const struct ein_tune_opts *o;
 	ein_ctx *ctx;
@@ -203,12 +208,15 @@ static void paths(struct run *r)
 /* The budget of one compile: --compile-timeout (as a measurement's
  * --timeout, 10 s by default), and no more than what --time leaves (a
  * tenth of a second at least), so that a kernel that isl takes minutes to
- * compile costs a trial and never the run (driver/budget.h). */
+ * compile costs a trial and never the run (driver/budget.h); once the
+ * search is over, FINAL_COMPILE_BUDGET. */
 static double compile_budget(const struct run *r)
 {
 	double t = r->o->compile_timeout, left;
 
-	if (r->o->time <= 0 || r->finishing)
+	if (r->finishing)
+		return FINAL_COMPILE_BUDGET;
+	if (r->o->time <= 0)
 		return t;
 	left = r->o->time - (elapsed(r) - r->elapsed0);
 	if (left < t || t == 0)
