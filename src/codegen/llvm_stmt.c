@@ -222,17 +222,63 @@ static LLVMValueRef int_select(struct llvm_emit *e, LLVMIntPredicate pred,
 		a, b, "");
 }
 
-/* abs, min and max of int32 values; abs(INT32_MIN) wraps. */
+/* The type with the shape of "ty" (a scalar or a vector) and elements
+ * of "elem". */
+static LLVMTypeRef same_shape(LLVMTypeRef ty, LLVMTypeRef elem)
+{
+	if (LLVMGetTypeKind(ty) != LLVMVectorTypeKind)
+		return elem;
+	return LLVMVectorType(elem, LLVMGetVectorSize(ty));
+}
+
+/* qmul(x, m, s) on int32 values, as ein_builtin_qmul (builtin.h) computes
+ * it: the exact product in 64 bits, its magnitude plus half of 2^s
+ * shifted right (unsigned: at most 2^63), the sign put back, saturated. */
+static LLVMValueRef lower_qmul(struct llvm_emit *e, LLVMValueRef *a)
+{
+	LLVMBuilderRef b = e->b;
+	LLVMTypeRef t32 = LLVMTypeOf(a[0]);
+	LLVMTypeRef t64 = same_shape(t32, LLVMInt64TypeInContext(e->c));
+	LLVMValueRef p, neg, u, sh, r;
+
+	p = LLVMBuildMul(b, LLVMBuildSExt(b, a[0], t64, ""),
+		LLVMBuildSExt(b, a[1], t64, ""), "");
+	neg = LLVMBuildICmp(b, LLVMIntSLT, p, iconst(t64, 0), "");
+	u = LLVMBuildSelect(b, neg, LLVMBuildSub(b, iconst(t64, 0), p, ""),
+		p, "");
+	sh = int_select(e, LLVMIntSGT, a[2], iconst(t32, 0));
+	sh = LLVMBuildZExt(b, int_select(e, LLVMIntSLT, sh, iconst(t32, 63)),
+		t64, "");
+	u = LLVMBuildAdd(b, u, LLVMBuildLShr(b, LLVMBuildShl(b,
+		iconst(t64, 1), sh, ""), iconst(t64, 1), ""), "");
+	u = LLVMBuildLShr(b, u, sh, "");
+	r = LLVMBuildSelect(b, neg, LLVMBuildSub(b, iconst(t64, 0), u, ""),
+		u, "");
+	r = int_select(e, LLVMIntSGT, r, iconst(t64, INT32_MIN));
+	r = int_select(e, LLVMIntSLT, r, iconst(t64, INT32_MAX));
+	return LLVMBuildTrunc(b, r, t32, "qmul");
+}
+
+/* abs, min, max, clamp and qmul of int32 values; abs(INT32_MIN) wraps. */
 static LLVMValueRef lower_int_call(struct llvm_emit *e, enum ein_builtin fn,
 	LLVMValueRef *a)
 {
-	LLVMValueRef zero = iconst(LLVMTypeOf(a[0]), 0);
+	LLVMValueRef zero = iconst(LLVMTypeOf(a[0]), 0), t;
 
-	if (fn == EIN_BUILTIN_ABS)
+	switch (fn) {
+	case EIN_BUILTIN_ABS:
 		return int_select(e, LLVMIntSGT, a[0],
 			LLVMBuildSub(e->b, zero, a[0], ""));
-	return int_select(e, fn != EIN_BUILTIN_MIN ? LLVMIntSGT : LLVMIntSLT,
-		a[0], a[1]);
+	case EIN_BUILTIN_MIN:
+		return int_select(e, LLVMIntSLT, a[0], a[1]);
+	case EIN_BUILTIN_QMUL:
+		return lower_qmul(e, a);
+	case EIN_BUILTIN_CLAMP:
+		t = int_select(e, LLVMIntSGT, a[0], a[1]);
+		return int_select(e, LLVMIntSLT, t, a[2]);
+	default:
+		return int_select(e, LLVMIntSGT, a[0], a[1]);
+	}
 }
 
 /* exp(v) or erf(v): inline (mathfn.h) unless strict floating point,
@@ -288,6 +334,10 @@ static LLVMValueRef lower_float_call(struct llvm_emit *e,
 		return call_float(e, "llvm.pow", 2, a);
 	case EIN_BUILTIN_FMA:
 		return call_float(e, "llvm.fma", 3, a);
+	case EIN_BUILTIN_CLAMP:
+		t = call_float(e, "llvm.maxnum", 2, a);
+		return call_float(e, "llvm.minnum", 2,
+			(LLVMValueRef[]) { t, a[2] });
 	default:
 		ein_internal(e->ctx, "unknown function '%s'", x->name);
 		return NULL;
