@@ -866,13 +866,15 @@ static int fast_vector_calls(struct llvm_emit *e, const struct ein_ast_expr *x)
  * call of the C library).  The schedule's legality check has shown that
  * the loop carries no dependence other than such reductions. */
 int ein_llvm_vector_stmt(void *user, const struct ein_user_stmt *us,
-	__isl_keep isl_id *iter)
+	__isl_keep isl_id *iter, int width)
 {
 	struct llvm_emit *e = user;
 	const struct ein_scop_stmt *stmt = us->stmt;
 	int i, stride[stmt->n_access + 1];
 	long step[n_iter(us) + 1];
 
+	if (ein_llvm_dot4_stmt_matches(e, us, iter, width))
+		return 1;
 	if (stmt->kind == EIN_STMT_PREFETCH ||
 	    ein_user_stmt_strides(e->scop, us, iter, stride, step) < 0)
 		return 0;
@@ -883,6 +885,13 @@ int ein_llvm_vector_stmt(void *user, const struct ein_user_stmt *us,
 	return stmt->kind != EIN_STMT_COMPUTE || stmt->is_init ||
 		(steps_known(stmt->rhs, step) &&
 		 fast_vector_calls(e, stmt->rhs));
+}
+
+/* The address of access "pos" of the statement of "user", a struct
+ * stmt_emit (llvm_dot4.c's callback). */
+static LLVMValueRef stmt_addr(void *user, int pos)
+{
+	return access_addr(user, pos);
 }
 
 int ein_llvm_user_stmt(void *user, const struct ein_user_stmt *us)
@@ -910,7 +919,10 @@ int ein_llvm_user_stmt(void *user, const struct ein_user_stmt *us)
 	addr = access_addr(&s, 0);
 	if (!addr)
 		return -1;
-	if (stmt->is_init)
+	if (e->lanes && ein_llvm_dot4_stmt_matches(e, us, e->vec_iter,
+			e->lanes))
+		v = ein_llvm_dot4_build(e, us, &stmt_addr, &s, addr);
+	else if (stmt->is_init)
 		v = identity(e, src->op, type);
 	else
 		v = update(&s, src->op, type, addr, stmt->rhs);

@@ -13,6 +13,7 @@
  * requantisation to int8 with negative zero points and saturation.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
@@ -203,6 +204,97 @@ START_TEST(qmul_of_float_is_an_error)
 }
 END_TEST
 
+/* The int8 GEMM of schedules/x86_64-avx512/qgemm.sched: u8 x s8 dot
+ * products of 4 consecutive k (B in VNNI's layout), which the codegen
+ * computes with vpdpbusd on a CPU with AVX512-VNNI (the LLVM code must
+ * then call it) and with plain vectors elsewhere.  N = 200 = 3 x 64 + 8
+ * gives full micro-tiles (explicit vectors) and an edge (masked or scalar
+ * code); M = 20 is not a multiple of the 6 rows; K = 280 sums reach
+ * 280 x 255 x 128.  The compiled kernel and the interpreter equal the
+ * C loop exactly. */
+static const char qgemm_src[] =
+	"def qgemm(uint8(M, K4, 4) A, int8(K4, N, 4) B) -> (int32(M, N) C) {\n"
+	"    C(i, j) +=! A(i, k, 0) * B(k, j, 0) + A(i, k, 1) * B(k, j, 1)\n"
+	"        + A(i, k, 2) * B(k, j, 2) + A(i, k, 3) * B(k, j, 3)\n"
+	"}\n";
+
+/* Does the host have AVX512-VNNI, so that ein's host target does? */
+static int host_has_vnni(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") &&
+		__builtin_cpu_supports("avx512vnni");
+}
+
+START_TEST(qgemm_vnni_vs_loop)
+{
+	const char *srcdir = getenv("EIN_SRCDIR");
+	char path[4096];
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_options *opts = ein_options_alloc();
+	ein_program *prog = ein_program_parse(ctx, qgemm_src, "qgemm.ein");
+	int64_t m = 20, k4 = 70, n = 200, sizes[3] = { m, k4, n }, i, j, p;
+	struct anyt a, b, c, r;
+	DLTensor *args[3] = { &a.dl, &b.dl, &c.dl };
+	DLTensor *rargs[3] = { &a.dl, &b.dl, &r.dl };
+	uint64_t seed = 7;
+	uint8_t *pa;
+	int8_t *pb;
+	ein_kernel *k;
+	char *llvm;
+
+	ck_assert_msg(prog && opts, "%s", ein_ctx_last_error(ctx));
+	snprintf(path, sizeof(path), "%s/schedules/x86_64-avx512/qgemm.sched",
+		srcdir ? srcdir : ".");
+	ck_assert_int_eq(ein_options_set_schedule(opts, path), EIN_OK);
+	/* Fixed sizes: isl builds the tiles' code in a tenth of the time. */
+	ck_assert_int_eq(ein_options_fix_size(opts, "M", m), EIN_OK);
+	ck_assert_int_eq(ein_options_fix_size(opts, "K4", k4), EIN_OK);
+	ck_assert_int_eq(ein_options_fix_size(opts, "N", n), EIN_OK);
+	k = ein_kernel_compile_with(prog, "qgemm", opts);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	llvm = ein_program_show_with(prog, "qgemm", EIN_STAGE_LLVM, opts);
+	ck_assert_ptr_nonnull(llvm);
+	if (host_has_vnni())
+		ck_assert_msg(strstr(llvm, "vpdpbusd") != NULL,
+			"no vpdpbusd on a CPU with AVX512-VNNI");
+	free(llvm);
+	anyt_alloc(&a, kDLUInt, 8, 3, (int64_t[]) { m, k4, 4 });
+	anyt_alloc(&b, kDLInt, 8, 3, (int64_t[]) { k4, n, 4 });
+	anyt_alloc(&c, kDLInt, 32, 2, (int64_t[]) { m, n });
+	anyt_alloc(&r, kDLInt, 32, 2, (int64_t[]) { m, n });
+	pa = a.dl.data;
+	pb = b.dl.data;
+	for (i = 0; i < a.n; ++i)
+		pa[i] = (uint8_t) next(&seed);
+	for (i = 0; i < b.n; ++i)
+		pb[i] = (int8_t) next(&seed);
+	ck_assert_int_eq(ein_kernel_call(k, args, 3, sizes, 3), EIN_OK);
+	ck_assert_int_eq(ein_kernel_call_reference(k, rargs, 3, sizes, 3),
+		EIN_OK);
+	for (i = 0; i < m; ++i)
+		for (j = 0; j < n; ++j) {
+			int32_t s = 0;
+
+			for (p = 0; p < 4 * k4; ++p)
+				s += pa[i * 4 * k4 + p] *
+					pb[(p / 4 * n + j) * 4 + p % 4];
+			ck_assert_msg(((int32_t *) c.dl.data)[i * n + j] == s,
+				"compiled C(%d, %d) = %d, expected %d", (int) i,
+				(int) j, ((int32_t *) c.dl.data)[i * n + j], s);
+			ck_assert_int_eq(((int32_t *) r.dl.data)[i * n + j], s);
+		}
+	free(a.dl.data);
+	free(b.dl.data);
+	free(c.dl.data);
+	free(r.dl.data);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_options_free(opts);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("quant");
@@ -215,6 +307,7 @@ int main(void)
 	tcase_add_test(tc, requantize_vectors_vs_reference);
 	tcase_add_test(tc, requantize_scalar_vs_reference);
 	tcase_add_test(tc, qmul_of_float_is_an_error);
+	tcase_add_test(tc, qgemm_vnni_vs_loop);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
