@@ -88,25 +88,31 @@ static int products(const struct ein_scop_stmt *stmt,
 }
 
 /* Order the products of "d" by the offset of their uint8 access from
- * that of the first, which must be 0..3, each once, and the int8
- * accesses at the same offsets from theirs.  1 if so. */
+ * the lowest one, which must be 0..3, each once, the int8 accesses at the
+ * same offsets from theirs.  1 if so. */
 static int consecutive(struct llvm_emit *e, const struct ein_user_stmt *us,
 	struct dot4 *d)
 {
 	struct dot4 o;
-	long du, ds;
+	long du[4], ds, lo = 0;
 	int q, seen = 0;
 
 	for (q = 0; q < 4; ++q) {
 		if (!ein_user_stmt_access_delta(e->scop, us, d->u[0], d->u[q],
-				&du) ||
+				&du[q]) ||
 		    !ein_user_stmt_access_delta(e->scop, us, d->s[0], d->s[q],
-				&ds) ||
-		    du < 0 || du > 3 || du != ds || (seen & (1 << du)))
+				&ds) || du[q] != ds)
 			return 0;
-		seen |= 1 << du;
-		o.u[du] = d->u[q];
-		o.s[du] = d->s[q];
+		lo = du[q] < lo ? du[q] : lo;
+	}
+	for (q = 0; q < 4; ++q) {
+		long at = du[q] - lo;
+
+		if (at > 3 || (seen & (1 << at)))
+			return 0;
+		seen |= 1 << at;
+		o.u[at] = d->u[q];
+		o.s[at] = d->s[q];
 	}
 	*d = o;
 	return 1;

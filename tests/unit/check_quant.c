@@ -212,11 +212,17 @@ END_TEST
  * code); M = 20 is not a multiple of the 6 rows; K = 280 sums reach
  * 280 x 255 x 128.  The compiled kernel and the interpreter equal the
  * C loop exactly. */
-static const char qgemm_src[] =
+static const char *const qgemm_src[] = {
 	"def qgemm(uint8(M, K4, 4) A, int8(K4, N, 4) B) -> (int32(M, N) C) {\n"
 	"    C(i, j) +=! A(i, k, 0) * B(k, j, 0) + A(i, k, 1) * B(k, j, 1)\n"
 	"        + A(i, k, 2) * B(k, j, 2) + A(i, k, 3) * B(k, j, 3)\n"
-	"}\n";
+	"}\n",
+	/* The products in another order, factors swapped, a cast. */
+	"def qgemm(uint8(M, K4, 4) A, int8(K4, N, 4) B) -> (int32(M, N) C) {\n"
+	"    C(i, j) +=! A(i, k, 3) * B(k, j, 3) + B(k, j, 1) * A(i, k, 1)\n"
+	"        + int32(A(i, k, 0)) * B(k, j, 0) + A(i, k, 2) * B(k, j, 2)\n"
+	"}\n",
+};
 
 /* Does the host have AVX512-VNNI, so that ein's host target does? */
 static int host_has_vnni(void)
@@ -232,7 +238,7 @@ START_TEST(qgemm_vnni_vs_loop)
 	char path[4096];
 	ein_ctx *ctx = ein_ctx_alloc();
 	ein_options *opts = ein_options_alloc();
-	ein_program *prog = ein_program_parse(ctx, qgemm_src, "qgemm.ein");
+	ein_program *prog = ein_program_parse(ctx, qgemm_src[_i], "qgemm.ein");
 	int64_t m = 20, k4 = 70, n = 200, sizes[3] = { m, k4, n }, i, j, p;
 	struct anyt a, b, c, r;
 	DLTensor *args[3] = { &a.dl, &b.dl, &c.dl };
@@ -307,7 +313,8 @@ int main(void)
 	tcase_add_test(tc, requantize_vectors_vs_reference);
 	tcase_add_test(tc, requantize_scalar_vs_reference);
 	tcase_add_test(tc, qmul_of_float_is_an_error);
-	tcase_add_test(tc, qgemm_vnni_vs_loop);
+	tcase_add_loop_test(tc, qgemm_vnni_vs_loop, 0,
+		sizeof(qgemm_src) / sizeof(qgemm_src[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
