@@ -37,6 +37,7 @@ static const struct section sections[] = {
 	{ "gemm", &bench_gemm },
 	{ "conv", &bench_conv },
 	{ "memory", &bench_memory },
+	{ "int8", &bench_int8 },
 };
 
 /* The value of "key" in a "key : value" file such as /proc/cpuinfo, in
@@ -168,7 +169,7 @@ static void print_method(const struct bench_opts *o)
 static int usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s [--quick | --small] [--threads 1|2] "
-		"[--only gemm,conv,memory] [--dir DIR]\n", argv0);
+		"[--only gemm,conv,memory,int8] [--dir DIR]\n", argv0);
 	return 2;
 }
 
@@ -203,7 +204,7 @@ int main(int argc, char **argv)
 {
 	struct bench_opts o = { 0, 0, 0, 0, 2, "bench" };
 	struct bench_program p;
-	const char *only = "gemm,conv,memory";
+	const char *only = "gemm,conv,memory,int8";
 	char load[64];
 	size_t i;
 	int failed = 0;

@@ -150,5 +150,6 @@ double bench_peak_gflops(const struct bench_peak *pk, double median);
 int bench_gemm(struct bench_program *p, const struct bench_opts *o);
 int bench_conv(struct bench_program *p, const struct bench_opts *o);
 int bench_memory(struct bench_program *p, const struct bench_opts *o);
+int bench_int8(struct bench_program *p, const struct bench_opts *o);
 
 #endif

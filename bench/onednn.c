@@ -1,6 +1,6 @@
 /*
- * onednn.c: oneDNN's forward convolution through its C API (see
- * onednn.h).  The convolution is created with "any" layouts so that
+ * onednn.c: oneDNN's forward convolution and int8 matmul through its
+ * C API (see onednn.h).  The convolution is created with "any" layouts so that
  * oneDNN picks its fastest (blocked) ones, as a framework would; the
  * reorders between those and the caller's NCHW are separate primitives,
  * timed separately.
@@ -244,6 +244,150 @@ int bench_onednn_conv_all(void *c)
 	if (bench_onednn_conv_src_reorder(c) ||
 	    bench_onednn_conv_compute(c) ||
 	    bench_onednn_conv_dst_reorder(c))
+		return -1;
+	return 0;
+}
+
+/* A prepared int8 matmul.
+ * engine, stream: the CPU engine and its stream; mm: the primitive;
+ * src, dst: the caller's A and C; wei_user, wei: the caller's B and its
+ * copy in oneDNN's layout (the same object when the layouts agree);
+ * impl: the implementation's name. */
+struct bench_onednn_qgemm {
+	dnnl_engine_t engine;
+	dnnl_stream_t stream;
+	dnnl_primitive_t mm;
+	dnnl_memory_t src, wei_user, wei, dst;
+	char impl[64];
+};
+
+/* The memory descriptor of a dense 2-d tensor of "type" in "tag". */
+static dnnl_status_t desc_2d(dnnl_memory_desc_t *md, int64_t a, int64_t b,
+	dnnl_data_type_t type, dnnl_format_tag_t tag)
+{
+	dnnl_dims_t dims = { a, b };
+
+	return dnnl_memory_desc_init_by_tag(md, 2, dims, type, tag);
+}
+
+/* Reorder the caller's weights into q->wei (created for "md"). */
+static int reorder_weights(struct bench_onednn_qgemm *q,
+	const dnnl_memory_desc_t *md)
+{
+	const dnnl_memory_desc_t *user_md;
+	dnnl_primitive_desc_t rpd;
+	dnnl_primitive_t r = NULL;
+	dnnl_exec_arg_t args[2];
+	int ok;
+
+	if (dnnl_memory_get_memory_desc(q->wei_user, &user_md))
+		return -1;
+	if (dnnl_memory_desc_equal(user_md, md)) {
+		q->wei = q->wei_user;
+		return 0;
+	}
+	if (dnnl_memory_create(&q->wei, md, q->engine, DNNL_MEMORY_ALLOCATE) ||
+	    dnnl_reorder_primitive_desc_create(&rpd, user_md, q->engine, md,
+		q->engine, NULL))
+		return -1;
+	ok = !dnnl_primitive_create(&r, rpd);
+	dnnl_primitive_desc_destroy(rpd);
+	args[0].arg = DNNL_ARG_FROM;
+	args[0].memory = q->wei_user;
+	args[1].arg = DNNL_ARG_TO;
+	args[1].memory = q->wei;
+	ok = ok && !dnnl_primitive_execute(r, q->stream, 2, args) &&
+		!dnnl_stream_wait(q->stream);
+	if (r)
+		dnnl_primitive_destroy(r);
+	return ok ? 0 : -1;
+}
+
+/* The primitive descriptor of the matmul, weights in layout "any". */
+static dnnl_primitive_desc_t qgemm_pd(struct bench_onednn_qgemm *q,
+	int64_t m, int64_t k, int64_t n, uint8_t *a, int8_t *b, int32_t *c)
+{
+	dnnl_memory_desc_t amd, bmd, bany, cmd;
+	dnnl_matmul_desc_t desc;
+	dnnl_primitive_desc_t pd = NULL;
+
+	if (desc_2d(&amd, m, k, dnnl_u8, dnnl_ab) ||
+	    desc_2d(&bmd, k, n, dnnl_s8, dnnl_ab) ||
+	    desc_2d(&bany, k, n, dnnl_s8, dnnl_format_tag_any) ||
+	    desc_2d(&cmd, m, n, dnnl_s32, dnnl_ab) ||
+	    dnnl_memory_create(&q->src, &amd, q->engine, a) ||
+	    dnnl_memory_create(&q->wei_user, &bmd, q->engine, b) ||
+	    dnnl_memory_create(&q->dst, &cmd, q->engine, c) ||
+	    dnnl_matmul_desc_init(&desc, &amd, &bany, NULL, &cmd) ||
+	    dnnl_primitive_desc_create(&pd, &desc, NULL, q->engine, NULL))
+		return NULL;
+	return pd;
+}
+
+struct bench_onednn_qgemm *bench_onednn_qgemm_alloc(int64_t m, int64_t k,
+	int64_t n, uint8_t *a, int8_t *b, int32_t *c)
+{
+	struct bench_onednn_qgemm *q = calloc(1, sizeof(*q));
+	dnnl_primitive_desc_t pd = NULL;
+	const char *impl = NULL;
+	int ok;
+
+	if (!q)
+		return NULL;
+	ok = !dnnl_engine_create(&q->engine, dnnl_cpu, 0) &&
+		!dnnl_stream_create(&q->stream, q->engine,
+			dnnl_stream_default_flags) &&
+		(pd = qgemm_pd(q, m, k, n, a, b, c)) != NULL &&
+		!reorder_weights(q, dnnl_primitive_desc_query_md(pd,
+			dnnl_query_weights_md, 0)) &&
+		!dnnl_primitive_create(&q->mm, pd);
+	if (ok && !dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0,
+		&impl))
+		snprintf(q->impl, sizeof(q->impl), "%s", impl);
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (ok)
+		return q;
+	bench_onednn_qgemm_free(q);
+	return NULL;
+}
+
+void bench_onednn_qgemm_free(struct bench_onednn_qgemm *q)
+{
+	if (!q)
+		return;
+	if (q->wei && q->wei != q->wei_user)
+		dnnl_memory_destroy(q->wei);
+	if (q->wei_user)
+		dnnl_memory_destroy(q->wei_user);
+	if (q->src)
+		dnnl_memory_destroy(q->src);
+	if (q->dst)
+		dnnl_memory_destroy(q->dst);
+	if (q->mm)
+		dnnl_primitive_destroy(q->mm);
+	if (q->stream)
+		dnnl_stream_destroy(q->stream);
+	if (q->engine)
+		dnnl_engine_destroy(q->engine);
+	free(q);
+}
+
+const char *bench_onednn_qgemm_impl(struct bench_onednn_qgemm *q)
+{
+	return q->impl[0] ? q->impl : "unknown";
+}
+
+int bench_onednn_qgemm_run(void *arg)
+{
+	struct bench_onednn_qgemm *q = arg;
+	dnnl_exec_arg_t args[3] = {
+		{ DNNL_ARG_SRC, q->src }, { DNNL_ARG_WEIGHTS, q->wei },
+		{ DNNL_ARG_DST, q->dst },
+	};
+
+	if (dnnl_primitive_execute(q->mm, q->stream, 3, args) ||
+	    dnnl_stream_wait(q->stream))
 		return -1;
 	return 0;
 }

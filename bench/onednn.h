@@ -12,6 +12,8 @@
 #ifndef BENCH_ONEDNN_H
 #define BENCH_ONEDNN_H
 
+#include <stdint.h>
+
 /* A convolution, batch N, NCHW input, FCRS weights, no bias; the output
  * is N x F x OH x OW with OH = (H + 2 pad - R) / stride + 1. */
 struct bench_conv_shape {
@@ -40,5 +42,18 @@ int bench_onednn_conv_src_reorder(void *c);
 int bench_onednn_conv_compute(void *c);
 int bench_onednn_conv_dst_reorder(void *c);
 int bench_onednn_conv_all(void *c);
+
+/* An int8 matrix product C = A B, row-major: A uint8 M x K, B int8
+ * K x N, C int32 M x N (oneDNN's u8 x s8 -> s32 matmul), the weights
+ * reordered once into oneDNN's layout ("any", its VNNI blocks), as
+ * inference does; A and C in the caller's layout. */
+struct bench_onednn_qgemm;
+
+struct bench_onednn_qgemm *bench_onednn_qgemm_alloc(int64_t m, int64_t k,
+	int64_t n, uint8_t *a, int8_t *b, int32_t *c);
+void bench_onednn_qgemm_free(struct bench_onednn_qgemm *q);
+const char *bench_onednn_qgemm_impl(struct bench_onednn_qgemm *q);
+/* One product; 0 on success. */
+int bench_onednn_qgemm_run(void *q);
 
 #endif

@@ -49,3 +49,23 @@ int bench_onednn_conv_all(void *c)
 {
 	return -1;
 }
+
+struct bench_onednn_qgemm *bench_onednn_qgemm_alloc(int64_t m, int64_t k,
+	int64_t n, uint8_t *a, int8_t *b, int32_t *c)
+{
+	return NULL;
+}
+
+void bench_onednn_qgemm_free(struct bench_onednn_qgemm *q)
+{
+}
+
+const char *bench_onednn_qgemm_impl(struct bench_onednn_qgemm *q)
+{
+	return "none";
+}
+
+int bench_onednn_qgemm_run(void *q)
+{
+	return -1;
+}

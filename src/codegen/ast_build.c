@@ -513,6 +513,63 @@ int ein_user_stmt_strides(const struct ein_scop *scop,
 	return pos >= 0 ? 0 : -1;
 }
 
+int ein_user_stmt_access_steps(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int i,
+	long *coef)
+{
+	isl_space *space = isl_pw_multi_aff_get_domain_space(us->at);
+	int pos = space ? find_space_dim(space, iter) : -1;
+	int n = ein_scop_tensor_n_dim(scop,
+		ein_scop_access_get_target(&us->stmt->access[i]));
+	isl_multi_aff *ma = pos >= 0 ? emitted(us->index[i], n, space) : NULL;
+	int d;
+
+	for (d = 0; ma && d < n; ++d)
+		coef[d] = coefficient(isl_multi_aff_get_aff(ma, d), pos);
+	isl_space_free(space);
+	isl_multi_aff_free(ma);
+	return ma ? 0 : -1;
+}
+
+int ein_user_stmt_access_delta(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, int i, int j, long *delta)
+{
+	isl_space *space = isl_pw_multi_aff_get_domain_space(us->at);
+	int t = ein_scop_access_get_target(&us->stmt->access[i]);
+	int n = ein_scop_tensor_n_dim(scop, t), d, ok;
+	isl_multi_aff *a, *b;
+	isl_val *v;
+
+	if (!space || t != ein_scop_access_get_target(&us->stmt->access[j])) {
+		isl_space_free(space);
+		return 0;
+	}
+	a = emitted(us->index[i], n, space);
+	b = emitted(us->index[j], n, space);
+	isl_space_free(space);
+	if (!a || !b) {
+		isl_multi_aff_free(a);
+		isl_multi_aff_free(b);
+		return 0;
+	}
+	b = isl_multi_aff_sub(b, a);
+	ok = b != NULL && n >= 1;
+	for (d = 0; ok && d < n; ++d) {
+		isl_aff *aff = isl_multi_aff_get_aff(b, d);
+
+		ok = isl_aff_is_cst(aff) == isl_bool_true;
+		v = ok ? isl_aff_get_constant_val(aff) : NULL;
+		ok = v && isl_val_is_int(v) &&
+			(d == n - 1 || isl_val_is_zero(v));
+		if (ok && d == n - 1)
+			*delta = isl_val_get_num_si(v);
+		isl_val_free(v);
+		isl_aff_free(aff);
+	}
+	isl_multi_aff_free(b);
+	return ok;
+}
+
 /* Does "ma" (kept) take the iterations "set" (kept) into the bounds of
  * "tensor" (in = 1), or all out of them (in = 0)? */
 static int maps_inside(const struct ein_scop *scop, int tensor,

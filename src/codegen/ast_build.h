@@ -60,6 +60,20 @@ int ein_user_stmt_strides(const struct ein_scop *scop,
 	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int *stride,
 	long *step);
 
+/* The change of each index of access "i" of "us" in the emitted code
+ * (the tensor's or buffer's dimensions) per iteration of the loop over
+ * "iter", in coef[0 .. n - 1] (LONG_MIN where not a small integer).
+ * Returns 0, or -1 where an index is not affine. */
+int ein_user_stmt_access_steps(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int i,
+	long *coef);
+
+/* Do accesses "i" and "j" of "us" reach the same tensor or buffer at
+ * the same indices in the emitted code but the last, where "j" is "i"
+ * plus a constant (*delta) at every instance?  1 if so, else 0. */
+int ein_user_stmt_access_delta(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, int i, int j, long *delta);
+
 /* An expression for extent "pa" (a function of the sizes) valid under
  * scop's context. */
 __isl_give isl_ast_expr *ein_ast_build_extent(struct ein_scop *scop,

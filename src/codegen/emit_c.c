@@ -409,11 +409,16 @@ static char *lower_literal(struct stmt_c *s, const struct ein_ast_expr *x)
 	return fmt(s->c, "((%s) %.17g)", value_ctype(x->vtype), v);
 }
 
-/* A call of a builtin on integers: abs, min or max. */
+/* A call of a builtin on integers: abs, min, max, clamp or qmul (the
+ * last two by the prelude's functions). */
 static char *int_call(struct c_emit *c, enum ein_builtin fn, char **a)
 {
 	if (fn == EIN_BUILTIN_ABS)
 		return fmt(c, "ein_abs_i32(%s)", a[0]);
+	if (fn == EIN_BUILTIN_QMUL)
+		return fmt(c, "ein_qmul_i32(%s, %s, %s)", a[0], a[1], a[2]);
+	if (fn == EIN_BUILTIN_CLAMP)
+		return fmt(c, "ein_clamp_i32(%s, %s, %s)", a[0], a[1], a[2]);
 	return fmt(c, "(%s %s %s ? %s : %s)", a[0],
 		fn == EIN_BUILTIN_MIN ? "<" : ">", a[1], a[0], a[1]);
 }
@@ -441,6 +446,9 @@ static char *float_call(struct c_emit *c, enum ein_builtin fn,
 		return fmt(c, "pow%s(%s, %s)", f, a[0], a[1]);
 	case EIN_BUILTIN_FMA:
 		return fmt(c, "fma%s(%s, %s, %s)", f, a[0], a[1], a[2]);
+	case EIN_BUILTIN_CLAMP:
+		return fmt(c, "fmin%s(fmax%s(%s, %s), %s)", f, f, a[0], a[1],
+			a[2]);
 	default:
 		return fmt(c, "%s%s(%s)", ein_builtin_name(fn), f, a[0]);
 	}
@@ -925,7 +933,20 @@ void ein_emit_c_prelude(FILE *out)
 		"{\n\treturn b == 0 || b == -1 ? 0 : a % b;\n}\n"
 		"static inline int32_t ein_abs_i32(int32_t a)\n"
 		"{\n\tint32_t n = ein_sub_i32(0, a);\n\n"
-		"\treturn a > n ? a : n;\n}\n\n", out);
+		"\treturn a > n ? a : n;\n}\n"
+		"static inline int32_t ein_clamp_i32(int32_t a, int32_t lo, "
+		"int32_t hi)\n"
+		"{\n\ta = a > lo ? a : lo;\n\treturn a < hi ? a : hi;\n}\n"
+		"/* x * m / 2^s rounded, ties away from zero, saturated. */\n"
+		"static inline int32_t ein_qmul_i32(int32_t x, int32_t m, "
+		"int32_t s)\n"
+		"{\n\tint64_t p = (int64_t) x * m, r;\n"
+		"\tuint64_t u = p < 0 ? 0 - (uint64_t) p : (uint64_t) p;\n"
+		"\tint sh = s < 0 ? 0 : s > 63 ? 63 : s;\n\n"
+		"\tu = (u + ((UINT64_C(1) << sh) >> 1)) >> sh;\n"
+		"\tr = p < 0 ? -(int64_t) u : (int64_t) u;\n"
+		"\treturn r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? "
+		"INT32_MAX : (int32_t) r;\n}\n\n", out);
 	fputs("/* Float to integer conversions saturate; NaN gives 0. */\n"
 		"#define EIN_FROM_DOUBLE(T, LO, HI) \\\n"
 		"static inline T ein_##T##_from_double(double v) \\\n"

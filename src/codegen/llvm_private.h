@@ -64,7 +64,8 @@ struct block_frame {
  * stream: in the body of a loop emitted as explicit vectors, whether its
  *	stores to tensors are non-temporal (store_streamed);
  * streamed: the current function made a non-temporal store;
- * avx512: the target has AVX-512 (mathfn.h). */
+ * avx512: the target has AVX-512 (mathfn.h);
+ * vnni: the target has AVX512-VNNI (llvm_dot4.c). */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -96,6 +97,7 @@ struct llvm_emit {
 	int stream;
 	int streamed;
 	int avx512;
+	int vnni;
 };
 
 /* ---- llvm_expr.c: the integer expressions of isl's AST ---- */
@@ -217,9 +219,26 @@ int ein_llvm_parallel_for(void *user, __isl_keep isl_ast_node *node,
  * call of the C library).  The schedule's legality check has shown that
  * the loop carries no dependence other than such reductions. */
 int ein_llvm_vector_stmt(void *user, const struct ein_user_stmt *us,
-	__isl_keep isl_id *iter);
+	__isl_keep isl_id *iter, int width);
 
 /* The walker's user_stmt (walk.h): the body of statement instance "us". */
 int ein_llvm_user_stmt(void *user, const struct ein_user_stmt *us);
+
+/* ---- llvm_dot4.c: u8 x s8 dot products of 4 as VNNI's vpdpbusd ---- */
+
+/* Is the statement of "us", in a loop over "iter" emitted as explicit
+ * vectors of "lanes", a sum of four u8 x s8 products that
+ * ein_llvm_dot4_build computes with vpdpbusd (the head comment of
+ * llvm_dot4.c)?  Never unless the target has AVX512-VNNI (e->vnni). */
+int ein_llvm_dot4_stmt_matches(struct llvm_emit *e,
+	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int lanes);
+
+/* The new value of the statement's int32 accumulator vector at
+ * "acc_addr", in the body of the explicit vector loop, for a statement
+ * that ein_llvm_dot4_stmt_matches; "addr" gives the address of an access
+ * (by position) at lane 0.  NULL on error. */
+LLVMValueRef ein_llvm_dot4_build(struct llvm_emit *e,
+	const struct ein_user_stmt *us, LLVMValueRef (*addr)(void *user,
+	int pos), void *user, LLVMValueRef acc_addr);
 
 #endif

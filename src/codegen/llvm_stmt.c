@@ -222,17 +222,63 @@ static LLVMValueRef int_select(struct llvm_emit *e, LLVMIntPredicate pred,
 		a, b, "");
 }
 
-/* abs, min and max of int32 values; abs(INT32_MIN) wraps. */
+/* The type with the shape of "ty" (a scalar or a vector) and elements
+ * of "elem". */
+static LLVMTypeRef same_shape(LLVMTypeRef ty, LLVMTypeRef elem)
+{
+	if (LLVMGetTypeKind(ty) != LLVMVectorTypeKind)
+		return elem;
+	return LLVMVectorType(elem, LLVMGetVectorSize(ty));
+}
+
+/* qmul(x, m, s) on int32 values, as ein_builtin_qmul (builtin.h) computes
+ * it: the exact product in 64 bits, its magnitude plus half of 2^s
+ * shifted right (unsigned: at most 2^63), the sign put back, saturated. */
+static LLVMValueRef lower_qmul(struct llvm_emit *e, LLVMValueRef *a)
+{
+	LLVMBuilderRef b = e->b;
+	LLVMTypeRef t32 = LLVMTypeOf(a[0]);
+	LLVMTypeRef t64 = same_shape(t32, LLVMInt64TypeInContext(e->c));
+	LLVMValueRef p, neg, u, sh, r;
+
+	p = LLVMBuildMul(b, LLVMBuildSExt(b, a[0], t64, ""),
+		LLVMBuildSExt(b, a[1], t64, ""), "");
+	neg = LLVMBuildICmp(b, LLVMIntSLT, p, iconst(t64, 0), "");
+	u = LLVMBuildSelect(b, neg, LLVMBuildSub(b, iconst(t64, 0), p, ""),
+		p, "");
+	sh = int_select(e, LLVMIntSGT, a[2], iconst(t32, 0));
+	sh = LLVMBuildZExt(b, int_select(e, LLVMIntSLT, sh, iconst(t32, 63)),
+		t64, "");
+	u = LLVMBuildAdd(b, u, LLVMBuildLShr(b, LLVMBuildShl(b,
+		iconst(t64, 1), sh, ""), iconst(t64, 1), ""), "");
+	u = LLVMBuildLShr(b, u, sh, "");
+	r = LLVMBuildSelect(b, neg, LLVMBuildSub(b, iconst(t64, 0), u, ""),
+		u, "");
+	r = int_select(e, LLVMIntSGT, r, iconst(t64, INT32_MIN));
+	r = int_select(e, LLVMIntSLT, r, iconst(t64, INT32_MAX));
+	return LLVMBuildTrunc(b, r, t32, "qmul");
+}
+
+/* abs, min, max, clamp and qmul of int32 values; abs(INT32_MIN) wraps. */
 static LLVMValueRef lower_int_call(struct llvm_emit *e, enum ein_builtin fn,
 	LLVMValueRef *a)
 {
-	LLVMValueRef zero = iconst(LLVMTypeOf(a[0]), 0);
+	LLVMValueRef zero = iconst(LLVMTypeOf(a[0]), 0), t;
 
-	if (fn == EIN_BUILTIN_ABS)
+	switch (fn) {
+	case EIN_BUILTIN_ABS:
 		return int_select(e, LLVMIntSGT, a[0],
 			LLVMBuildSub(e->b, zero, a[0], ""));
-	return int_select(e, fn != EIN_BUILTIN_MIN ? LLVMIntSGT : LLVMIntSLT,
-		a[0], a[1]);
+	case EIN_BUILTIN_MIN:
+		return int_select(e, LLVMIntSLT, a[0], a[1]);
+	case EIN_BUILTIN_QMUL:
+		return lower_qmul(e, a);
+	case EIN_BUILTIN_CLAMP:
+		t = int_select(e, LLVMIntSGT, a[0], a[1]);
+		return int_select(e, LLVMIntSLT, t, a[2]);
+	default:
+		return int_select(e, LLVMIntSGT, a[0], a[1]);
+	}
 }
 
 /* exp(v) or erf(v): inline (mathfn.h) unless strict floating point,
@@ -288,6 +334,10 @@ static LLVMValueRef lower_float_call(struct llvm_emit *e,
 		return call_float(e, "llvm.pow", 2, a);
 	case EIN_BUILTIN_FMA:
 		return call_float(e, "llvm.fma", 3, a);
+	case EIN_BUILTIN_CLAMP:
+		t = call_float(e, "llvm.maxnum", 2, a);
+		return call_float(e, "llvm.minnum", 2,
+			(LLVMValueRef[]) { t, a[2] });
 	default:
 		ein_internal(e->ctx, "unknown function '%s'", x->name);
 		return NULL;
@@ -816,13 +866,15 @@ static int fast_vector_calls(struct llvm_emit *e, const struct ein_ast_expr *x)
  * call of the C library).  The schedule's legality check has shown that
  * the loop carries no dependence other than such reductions. */
 int ein_llvm_vector_stmt(void *user, const struct ein_user_stmt *us,
-	__isl_keep isl_id *iter)
+	__isl_keep isl_id *iter, int width)
 {
 	struct llvm_emit *e = user;
 	const struct ein_scop_stmt *stmt = us->stmt;
 	int i, stride[stmt->n_access + 1];
 	long step[n_iter(us) + 1];
 
+	if (ein_llvm_dot4_stmt_matches(e, us, iter, width))
+		return 1;
 	if (stmt->kind == EIN_STMT_PREFETCH ||
 	    ein_user_stmt_strides(e->scop, us, iter, stride, step) < 0)
 		return 0;
@@ -833,6 +885,13 @@ int ein_llvm_vector_stmt(void *user, const struct ein_user_stmt *us,
 	return stmt->kind != EIN_STMT_COMPUTE || stmt->is_init ||
 		(steps_known(stmt->rhs, step) &&
 		 fast_vector_calls(e, stmt->rhs));
+}
+
+/* The address of access "pos" of the statement of "user", a struct
+ * stmt_emit (llvm_dot4.c's callback). */
+static LLVMValueRef stmt_addr(void *user, int pos)
+{
+	return access_addr(user, pos);
 }
 
 int ein_llvm_user_stmt(void *user, const struct ein_user_stmt *us)
@@ -860,7 +919,10 @@ int ein_llvm_user_stmt(void *user, const struct ein_user_stmt *us)
 	addr = access_addr(&s, 0);
 	if (!addr)
 		return -1;
-	if (stmt->is_init)
+	if (e->lanes && ein_llvm_dot4_stmt_matches(e, us, e->vec_iter,
+			e->lanes))
+		v = ein_llvm_dot4_build(e, us, &stmt_addr, &s, addr);
+	else if (stmt->is_init)
 		v = identity(e, src->op, type);
 	else
 		v = update(&s, src->op, type, addr, stmt->rhs);

@@ -196,6 +196,20 @@ int ein_target_has_avx512(const struct ein_target *t)
 	return has_class(t, "x86_64-avx512", "skylake-avx512");
 }
 
+/* The features are LLVM's list, "+avx512vnni" among them where the
+ * target has it; a named target's CPU (skylake-avx512) has none. */
+int ein_target_has_avx512_vnni(const struct ein_target *t)
+{
+	const char *f = t->features;
+
+	while (f && (f = strstr(f, "+avx512vnni"))) {
+		f += strlen("+avx512vnni");
+		if (!*f || *f == ',')
+			return ein_target_has_avx512(t);
+	}
+	return 0;
+}
+
 /* Map the math calls of "m" to libmvec for targets with AVX2, when this
  * process has it.  The declarations of the vector versions are kept in
  * @llvm.compiler.used until the loop vectoriser has run (as LLVM's own

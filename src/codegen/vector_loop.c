@@ -109,8 +109,7 @@ static int stmt_can_pad(const struct ein_emitter *e,
 static int stmt_vectorizes(const struct ein_emitter *e,
 	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width)
 {
-	(void) width;
-	return e->vector_stmt(e->user, us, iter);
+	return e->vector_stmt(e->user, us, iter, width);
 }
 
 /* The bound of loop "node" on "iter": the right side of its condition

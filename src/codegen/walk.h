@@ -34,7 +34,8 @@ typedef void *ein_value;
  * if_open, if_else, if_close: a condition with an optional else branch;
  * user: a statement instance;
  * vector_stmt: may statement "us", in the body of a vectorised loop over
- *	"iter", be emitted as explicit vectors, lane l of an iteration
+ *	"iter" with vectors of "width" lanes, be emitted as explicit
+ *	vectors, lane l of an iteration
  *	being the loop's iteration iter + l?  1 if so, 0 if not, -1 on
  *	error; NULL: never.  The CPU's vector loops (vector_loop.c,
  *	explicit_lanes) emit a loop whose statements all may so, and leave
@@ -63,7 +64,7 @@ struct ein_emitter {
 	int (*if_close)(void *user);
 	int (*user_stmt)(void *user, const struct ein_user_stmt *us);
 	int (*vector_stmt)(void *user, const struct ein_user_stmt *us,
-		__isl_keep isl_id *iter);
+		__isl_keep isl_id *iter, int width);
 	const struct ein_scop *scop;
 	int (*for_loop)(const struct ein_emitter *e,
 		__isl_keep isl_ast_node *node,

@@ -20,12 +20,22 @@ static double eval_pow(const double *a) { return pow(a[0], a[1]); }
 static double eval_min(const double *a) { return fmin(a[0], a[1]); }
 static double eval_max(const double *a) { return fmax(a[0], a[1]); }
 static double eval_fma(const double *a) { return fma(a[0], a[1], a[2]); }
+static double eval_clamp(const double *a)
+{
+	return fmin(fmax(a[0], a[1]), a[2]);
+}
+static double eval_qmul(const double *a)
+{
+	return ein_builtin_qmul((int32_t) a[0], (int32_t) a[1],
+		(int32_t) a[2]);
+}
 
 #define F EIN_BUILTIN_FLOAT
 #define A EIN_BUILTIN_ARITH
 #define LIBM EIN_BUILTIN_VEC_LIBM
 #define NATIVE EIN_BUILTIN_VEC_NATIVE
 #define INLINE EIN_BUILTIN_VEC_INLINE
+#define I EIN_BUILTIN_INT
 
 /* The functions, indexed by enum ein_builtin.  fma is LIBM: explicit
  * vectors have never used LLVM's fma intrinsic for it (a change of
@@ -46,7 +56,23 @@ static const struct ein_builtin_info table[EIN_BUILTIN_N] = {
 	[EIN_BUILTIN_MIN] = { "min", 2, A, NATIVE, NULL, &eval_min },
 	[EIN_BUILTIN_MAX] = { "max", 2, A, NATIVE, NULL, &eval_max },
 	[EIN_BUILTIN_FMA] = { "fma", 3, F, LIBM, NULL, &eval_fma },
+	[EIN_BUILTIN_CLAMP] = { "clamp", 3, A, NATIVE, NULL, &eval_clamp },
+	[EIN_BUILTIN_QMUL] = { "qmul", 3, I, NATIVE, NULL, &eval_qmul },
 };
+
+/* |x * m| <= 2^62, so |x * m| + 2^(s - 1) <= 2^63 fits in a uint64_t,
+ * and the rounded quotient, at most 2^62, in an int64_t. */
+int32_t ein_builtin_qmul(int32_t x, int32_t m, int32_t s)
+{
+	int64_t p = (int64_t) x * m, r;
+	uint64_t u = p < 0 ? 0 - (uint64_t) p : (uint64_t) p;
+	int sh = s < 0 ? 0 : s > 63 ? 63 : s;
+
+	u = (u + ((UINT64_C(1) << sh) >> 1)) >> sh;
+	r = p < 0 ? -(int64_t) u : (int64_t) u;
+	return r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? INT32_MAX :
+		(int32_t) r;
+}
 
 const struct ein_builtin_info *ein_builtin_get(enum ein_builtin fn)
 {

@@ -12,6 +12,7 @@
 #define EIN_FRONTEND_BUILTIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The builtin functions; EIN_BUILTIN_NONE for a name that is none.  The
  * numbers index the table. */
@@ -31,16 +32,21 @@ enum ein_builtin {
 	EIN_BUILTIN_MIN,
 	EIN_BUILTIN_MAX,
 	EIN_BUILTIN_FMA,
+	EIN_BUILTIN_CLAMP,
+	EIN_BUILTIN_QMUL,
 	EIN_BUILTIN_N
 };
 
 /* How a call's type follows from its arguments' (frontend/type.c):
  * FLOAT: computed in a floating-point type, the arguments' arithmetic
  *	type if it is one, else float32;
- * ARITH: computed in the arguments' arithmetic type, integers included. */
+ * ARITH: computed in the arguments' arithmetic type, integers included;
+ * INT: computed in int32 on integer arguments (a float argument is an
+ *	error). */
 enum ein_builtin_type_rule {
 	EIN_BUILTIN_FLOAT,
-	EIN_BUILTIN_ARITH
+	EIN_BUILTIN_ARITH,
+	EIN_BUILTIN_INT
 };
 
 /* How fast a function is on explicit vectors of floats:
@@ -63,7 +69,8 @@ enum ein_builtin_vector {
  *	vector function ABI ("v": one vector, "vv": two) where libmvec has
  *	one under the C library's name "name", else NULL;
  * eval: its value on doubles, as the reference interpreter computes it
- *	(integer abs, min and max are the interpreter's own). */
+ *	(integer abs, min, max and clamp are the interpreter's own, and so
+ *	is qmul, which is never computed on doubles). */
 struct ein_builtin_info {
 	const char *name;
 	int n_arg;
@@ -72,6 +79,12 @@ struct ein_builtin_info {
 	const char *libmvec;
 	double (*eval)(const double *a);
 };
+
+/* qmul(x, m, s): the product x * m divided by 2^s (s clamped to 0..63),
+ * rounded to the nearest integer, ties away from zero, and saturated to
+ * int32; the product is exact (64 bits).  docs/quantization.md.  Every
+ * backend and the interpreter compute this one definition. */
+int32_t ein_builtin_qmul(int32_t x, int32_t m, int32_t s);
 
 /* The row of "fn", which must not be EIN_BUILTIN_NONE. */
 const struct ein_builtin_info *ein_builtin_get(enum ein_builtin fn);

@@ -373,6 +373,41 @@ static void infer_shape(struct ein_func *func,
 	}
 }
 
+/* An inferred shape starts at index 0, so the left-hand side of a
+ * tensor without a declared shape must not reach a negative index in
+ * "dom" (a temporary whose index only guarded accesses bound ranges
+ * from where the guard can first hold, -1 for a padded convolution's
+ * window, and would write before its buffer).  An error at the index
+ * if it may; a declared shape is checked with the other accesses. */
+static int check_lhs_nonnegative(ein_ctx *ctx, const struct ein_func *func,
+	const struct ein_func_stmt *stmt, __isl_keep isl_set *dom)
+{
+	const struct ein_ast_expr *lhs = stmt->ast->lhs;
+	const struct ein_tensor *t = &func->tensor[lhs->slot];
+	isl_bool empty = isl_bool_true;
+	int d;
+
+	for (d = 0; !t->declared && d < t->n_dim; ++d) {
+		isl_set *neg = isl_set_upper_bound_si(isl_set_copy(dom),
+			isl_dim_set, d, -1);
+
+		empty = isl_set_is_empty(neg);
+		isl_set_free(neg);
+		if (empty != isl_bool_true)
+			break;
+	}
+	if (empty == isl_bool_error)
+		return -1;
+	if (empty == isl_bool_true)
+		return 0;
+	ein_error_at(ctx, lhs->args[d]->loc, "index %d of '%s' may be "
+		"negative, before the start of its inferred shape", d,
+		t->name);
+	ein_hint(ctx, "bound it with 'where %s in 0:...'",
+		lhs->args[d]->name);
+	return -1;
+}
+
 /* Is the range "range" of index "pos" bounded above and below by
  * functions of the sizes? */
 static isl_bool is_bounded(__isl_keep isl_set *range, int pos)
@@ -543,6 +578,8 @@ static int infer_stmt(ein_ctx *ctx, struct ein_func *func, int pos)
 			"the ranges of its indices are empty for all sizes");
 		ok = -1;
 	}
+	if (ok == 0)
+		ok = check_lhs_nonnegative(ctx, func, stmt, dom);
 	if (ok == 0) {
 		infer_shape(func, stmt, dom);
 		stmt->domain = isl_set_copy(dom);

@@ -214,8 +214,22 @@ static void check_binary(struct checker *c, struct ein_ast_expr *x)
 	x->vtype = x->op >= EIN_OP_LT ? EIN_TYPE_BOOL : t;
 }
 
-/* exp, log, ... compute in a float type; abs, min and max in the
- * arithmetic type of their arguments (the table's type rule). */
+/* A function on integers (qmul) computes in int32; a float argument
+ * is an error, which the hint answers with the cast to write. */
+static enum ein_type check_int_call(struct checker *c,
+	const struct ein_ast_expr *x, enum ein_type t)
+{
+	if (t == EIN_TYPE_NONE || !ein_type_is_float(t))
+		return t == EIN_TYPE_NONE ? t : EIN_TYPE_I32;
+	ein_error_at(c->ctx, x->loc, "%s takes integer arguments, not %s",
+		x->name, ein_type_name(t));
+	ein_hint(c->ctx, "convert with int32(...), which truncates");
+	return EIN_TYPE_NONE;
+}
+
+/* exp, log, ... compute in a float type; abs, min, max and clamp in the
+ * arithmetic type of their arguments; qmul in int32 (the table's type
+ * rule). */
 static void check_call(struct checker *c, struct ein_ast_expr *x)
 {
 	enum ein_type t = EIN_TYPE_BOOL;
@@ -228,6 +242,8 @@ static void check_call(struct checker *c, struct ein_ast_expr *x)
 	if (t != EIN_TYPE_NONE && !ein_type_is_float(t) &&
 	    ein_builtin_get(x->fn)->type_rule == EIN_BUILTIN_FLOAT)
 		t = EIN_TYPE_F32;
+	if (ein_builtin_get(x->fn)->type_rule == EIN_BUILTIN_INT)
+		t = check_int_call(c, x, t);
 	for (i = 0; i < x->n_arg; ++i)
 		adapt(x->args[i], t);
 	x->vtype = t;

@@ -231,18 +231,25 @@ static int64_t eval_int_binary(struct interp *in,
 	return ein_type_wrap(x->vtype, int_binary(x->op, a, b));
 }
 
-/* abs, min and max of integers. */
+/* abs, min, max, clamp and qmul of integers (qmul as builtin.h defines
+ * it, on the int32 values of its arguments). */
 static int64_t eval_int_call(struct interp *in, const struct ein_ast_expr *x,
 	int *ok)
 {
-	int64_t a = eval_int(in, x->args[0], ok), b;
+	int64_t a = eval_int(in, x->args[0], ok), b, c;
 
 	if (x->fn == EIN_BUILTIN_ABS)
 		return ein_type_wrap(x->vtype, a < 0 ? -a : a);
 	b = eval_int(in, x->args[1], ok);
 	if (x->fn == EIN_BUILTIN_MIN)
 		return a < b ? a : b;
-	return a > b ? a : b;
+	if (x->fn == EIN_BUILTIN_MAX)
+		return a > b ? a : b;
+	c = eval_int(in, x->args[2], ok);
+	if (x->fn == EIN_BUILTIN_QMUL)
+		return ein_builtin_qmul((int32_t) a, (int32_t) b, (int32_t) c);
+	a = a > b ? a : b;
+	return a < c ? a : c;
 }
 
 /* A conversion to integer type x->type. */

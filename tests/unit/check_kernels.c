@@ -207,34 +207,6 @@ START_TEST(transpose_vs_loop)
 }
 END_TEST
 
-/* A tensor of any element type owned by a test. */
-struct anyt {
-	DLTensor dl;
-	int64_t shape[8];
-	int64_t n;
-};
-
-static void anyt_alloc(struct anyt *t, uint8_t code, uint8_t bits, int ndim,
-	const int64_t *shape)
-{
-	int d;
-
-	memset(t, 0, sizeof(*t));
-	t->n = 1;
-	for (d = 0; d < ndim; ++d) {
-		t->shape[d] = shape[d];
-		t->n *= shape[d];
-	}
-	t->dl.data = calloc(t->n + 1, bits / 8);
-	ck_assert_ptr_nonnull(t->dl.data);
-	t->dl.ndim = ndim;
-	t->dl.shape = t->shape;
-	t->dl.device.device_type = kDLCPU;
-	t->dl.dtype.code = code;
-	t->dl.dtype.bits = bits;
-	t->dl.dtype.lanes = 1;
-}
-
 /* Reproducible values in lo .. lo + span - 1. */
 static int64_t small_random(uint64_t *seed, int64_t lo, int64_t span)
 {

@@ -49,6 +49,27 @@ void tt_free(struct tt *t)
 	t->f = NULL;
 }
 
+void anyt_alloc(struct anyt *t, uint8_t code, uint8_t bits, int ndim,
+	const int64_t *shape)
+{
+	int d;
+
+	memset(t, 0, sizeof(*t));
+	t->n = 1;
+	for (d = 0; d < ndim; ++d) {
+		t->shape[d] = shape[d];
+		t->n *= shape[d];
+	}
+	t->dl.data = calloc(t->n + 1, bits / 8);
+	ck_assert_ptr_nonnull(t->dl.data);
+	t->dl.ndim = ndim;
+	t->dl.shape = t->shape;
+	t->dl.device.device_type = kDLCPU;
+	t->dl.dtype.code = code;
+	t->dl.dtype.bits = bits;
+	t->dl.dtype.lanes = 1;
+}
+
 ein_kernel *tt_compile(ein_ctx *ctx, ein_program **prog, const char *source,
 	const char *def)
 {

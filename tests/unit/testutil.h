@@ -22,6 +22,18 @@ void tt_alloc(struct tt *t, int ndim, const int64_t *shape);
 void tt_randomize(struct tt *t, uint64_t seed);
 void tt_free(struct tt *t);
 
+/* A tensor of any element type owned by a test (data to free). */
+struct anyt {
+	DLTensor dl;
+	int64_t shape[8];
+	int64_t n;
+};
+
+/* A zero-filled tensor of DLPack type "code" and "bits" and the given
+ * shape. */
+void anyt_alloc(struct anyt *t, uint8_t code, uint8_t bits, int ndim,
+	const int64_t *shape);
+
 /* Parse "source" and compile its definition "def"; the test fails with
  * the library's message if either step fails. */
 ein_kernel *tt_compile(ein_ctx *ctx, ein_program **prog, const char *source,
