@@ -70,7 +70,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				return -1;
 		} else if (!strcmp(argv[i], "--def") && i + 1 < argc)
 			o->def = argv[++i];
-		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			if (ein_cli_target("ein run", o->opts, argv[++i]) < 0)
+				return -1;
+		} else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
 			o->sizes = argv[++i];
 		else if (!strncmp(argv[i], "--sizes=", 8))
 			o->sizes = argv[i] + 8;
