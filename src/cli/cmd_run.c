@@ -234,9 +234,12 @@ static void print_sizes(ein_kernel *k, const int64_t *sizes)
 
 /* Time and check kernel "k" at "sizes". */
 /* Was the kernel's schedule the automatic one (its reason says so)? */
+/* Is "why" a schedule made for the kernel, not a file: the automatic
+ * schedule or the default GPU mapping? */
 static int is_automatic(const char *why)
 {
-	return why && !strncmp(why, "automatic", 9);
+	return why && (!strncmp(why, "automatic", 9) ||
+		!strncmp(why, "default GPU", 11));
 }
 
 static int run_kernel(ein_kernel *k, const struct run_opts *o,

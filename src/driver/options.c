@@ -334,7 +334,8 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	} else if (ein_options_get_opencl(opts, NULL, NULL)) {
 		/* The CPU's files and automatic schedule map nothing to a
 		 * device: the GPU's default mapping applies (gpu_map.h). */
-		return 0;
+		choice->why = strdup("default GPU mapping (docs/opencl.md)");
+		return choice->why ? 0 : -1;
 	} else if (!(opts && opts->no_lookup)) {
 		if (lookup(ctx, opts, func, choice) < 0)
 			return -1;
