@@ -187,25 +187,69 @@ static int is_parallel(struct ein_schedule *s, const struct ein_deps *deps,
 	return r;
 }
 
-/* The number of leading loops of "stmt" (at most 2) that run it alone and
- * carry no dependence; -1 on error. */
+/* Does "s" run every dependence's source before its sink, reductions
+ * included (the default mapping keeps the source's order of each
+ * element's updates, as the default schedule does)?  1 if so, 0 if not,
+ * -1 on error. */
+static int keeps_order(struct ein_schedule *s, const struct ein_deps *deps)
+{
+	isl_union_map *map = ein_schedule_get_map(s);
+	char *why = NULL;
+	int r = map ? ein_deps_check_order(deps, map, 1, &why) : -1;
+
+	free(why);
+	isl_union_map_free(map);
+	return r;
+}
+
+/* Move loop "k" of "stmt" to position "n" (k >= n), the loops between
+ * one place in. */
+static int hoist(struct ein_schedule *s, int stmt, int n, int k)
+{
+	int order[k - n + 1], i;
+
+	order[0] = k;
+	for (i = n; i < k; ++i)
+		order[i - n + 1] = i;
+	return k == n ? 0 : ein_schedule_reorder(s, stmt, k - n + 1, order);
+}
+
+/* Would loop "k" of "stmt", moved to position "n", be a loop that runs
+ * the statement alone, carries no dependence, and keep the schedule
+ * legal?  1 if so, 0 if not, -1 on error. */
+static int can_hoist(struct ein_schedule *s, const struct ein_deps *deps,
+	int stmt, int n, int k)
+{
+	struct ein_schedule *t = ein_schedule_copy(s);
+	int r = t ? hoist(t, stmt, n, k) : -1;
+
+	if (r == 0)
+		r = runs_alone(t, stmt, n);
+	if (r == 1 && k != n)
+		r = keeps_order(t, deps);
+	if (r == 1)
+		r = is_parallel(t, deps, stmt, n);
+	ein_schedule_free(t);
+	return r;
+}
+
+/* Bring up to two loops of "stmt" that carry no dependence to its front,
+ * the outermost first (matmul's update i, k, j becomes i, j, k), and
+ * return their number; -1 on error. */
 static int n_parallel(struct ein_schedule *s, const struct ein_deps *deps,
 	int stmt)
 {
-	int k, r;
+	int k, n = 0, r;
 
 	if (ein_schedule_get_parent(s, stmt) >= 0)
 		return 0;
-	for (k = 0; k < 2 && k < ein_schedule_n_loop(s, stmt); ++k) {
-		r = runs_alone(s, stmt, k);
-		if (r == 1)
-			r = is_parallel(s, deps, stmt, k);
-		if (r < 0)
+	for (k = 0; n < 2 && k < ein_schedule_n_loop(s, stmt); ++k) {
+		r = can_hoist(s, deps, stmt, n, k);
+		if (r < 0 || (r == 1 && hoist(s, stmt, n, k) < 0))
 			return -1;
-		if (!r)
-			break;
+		n += r;
 	}
-	return k;
+	return n;
 }
 
 /* Tile the first "n" (1 or 2) loops of "stmt" and map them: i.o (j.o) to

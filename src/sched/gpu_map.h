@@ -42,7 +42,8 @@ int ein_sched_gpu_mark(ein_ctx *ctx, struct ein_schedule *s, int stmt,
  * grid? */
 int ein_sched_gpu_is_mapped(const struct ein_schedule *s, int stmt);
 /* The default mapping, PPCG's: for each statement placed in no other,
- * its leading loops that carry no dependence (at most two) are tiled,
+ * the outermost (at most two) of its loops that carry no dependence,
+ * moved to the front where that keeps the schedule legal, are tiled,
  * the tiles mapped to work-groups and the points to work-items; the
  * rest, reductions included, runs in the work-item.  A statement whose
  * first loop carries a dependence runs in one work-item.  The result is
