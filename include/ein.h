@@ -80,7 +80,11 @@ typedef enum ein_status {
 	/* A bug in ein: please report the message. */
 	EIN_ERROR_INTERNAL = 7,
 	/* The compile ran past its budget (ein_options_set_compile_timeout). */
-	EIN_ERROR_BUDGET = 8
+	EIN_ERROR_BUDGET = 8,
+	/* an OpenCL device failed: no OpenCL platform or device, the
+	 * device could not build the kernels (its compiler's log is in the
+	 * message), or a launch or copy failed */
+	EIN_ERROR_DEVICE = 9
 } ein_status;
 
 /* What ein_program_show prints. */
@@ -103,7 +107,9 @@ typedef enum ein_stage {
 	/* Assembly for the host CPU. */
 	EIN_STAGE_ASM = 7,
 	/* C source of the kernel (as ein_aot_write's EIN_AOT_C). */
-	EIN_STAGE_C = 8
+	EIN_STAGE_C = 8,
+	/* OpenCL C of the kernels (the options' target must be OpenCL). */
+	EIN_STAGE_OPENCL = 9
 } ein_stage;
 
 typedef struct ein_ctx ein_ctx;
@@ -189,6 +195,21 @@ ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable);
  * (0, the command line's --no-auto).  An explicit file, or lookup off,
  * never uses it. */
 ein_status ein_options_set_auto(ein_options *opts, int enable);
+/* Compile for "target": "cpu" (the default: this machine's CPU), or
+ * "opencl" (an OpenCL device: the one EIN_OPENCL_DEVICE=P:D names, else
+ * the first GPU, else the first device) or "opencl:P:D" (device D of
+ * platform P, from 0).  Kernels compiled for OpenCL run on the device:
+ * ein_kernel_call copies the host tensors in and the outputs back
+ * (docs/opencl.md).  Without a schedule file given explicitly, OpenCL
+ * kernels use the default GPU mapping.  EIN_ERROR_INVALID for another
+ * name. */
+ein_status ein_options_set_target(ein_options *opts, const char *target);
+/* The OpenCL platforms and devices, one a line: "platform P: NAME", then
+ * "  opencl:P:D  NAME (TYPE)  CLASS" for each device, CLASS its target
+ * class (opencl-pocl, opencl-nvidia, opencl-amd, opencl-intel or
+ * opencl-generic), as a string the caller frees; "" when there is none,
+ * NULL when ein has no OpenCL or is out of memory. */
+char *ein_opencl_devices(void);
 /* The size values the kernel will be called with, used to choose among
  * schedules tuned for different sizes.  Returns EIN_ERROR_INVALID if
  * value < 1. */

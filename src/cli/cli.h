@@ -149,4 +149,8 @@ void ein_cli_print_quoted(FILE *f, const char *s, size_t n);
  * error message naming the missing or unknown size. */
 int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes);
 
+/* Set the target of "opts" from --target's value (cpu, opencl,
+ * opencl:P:D); -1 after printing an error of "cmd". */
+int ein_cli_target(const char *cmd, ein_options *opts, const char *target);
+
 #endif

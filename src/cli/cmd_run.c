@@ -70,7 +70,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				return -1;
 		} else if (!strcmp(argv[i], "--def") && i + 1 < argc)
 			o->def = argv[++i];
-		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			if (ein_cli_target("ein run", o->opts, argv[++i]) < 0)
+				return -1;
+		} else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
 			o->sizes = argv[++i];
 		else if (!strncmp(argv[i], "--sizes=", 8))
 			o->sizes = argv[i] + 8;
@@ -231,9 +234,12 @@ static void print_sizes(ein_kernel *k, const int64_t *sizes)
 
 /* Time and check kernel "k" at "sizes". */
 /* Was the kernel's schedule the automatic one (its reason says so)? */
+/* Is "why" a schedule made for the kernel, not a file: the automatic
+ * schedule or the default GPU mapping? */
 static int is_automatic(const char *why)
 {
-	return why && !strncmp(why, "automatic", 9);
+	return why && (!strncmp(why, "automatic", 9) ||
+		!strncmp(why, "default GPU", 11));
 }
 
 static int run_kernel(ein_kernel *k, const struct run_opts *o,

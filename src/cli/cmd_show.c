@@ -19,6 +19,7 @@ static const struct {
 	{ "schedule", EIN_STAGE_SCHEDULE },
 	{ "asm", EIN_STAGE_ASM },
 	{ "c", EIN_STAGE_C },
+	{ "opencl", EIN_STAGE_OPENCL },
 };
 
 static int parse_stage(const char *name, ein_stage *stage)
@@ -32,7 +33,7 @@ static int parse_stage(const char *name, ein_stage *stage)
 		}
 	fprintf(stderr, "ein show: error: unknown stage '%s' (stages: "
 		"source, domains, deps, schedule, ast, llvm-unopt, llvm, asm, "
-		"c)\n", name);
+		"c, opencl)\n", name);
 	return -1;
 }
 
@@ -57,7 +58,10 @@ int ein_cmd_show(int argc, char **argv)
 					1) < 0)
 				return (ein_options_free(opts), 2);
 		}
-		else if (!strncmp(argv[i], "--stage=", 8)) {
+		else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			if (ein_cli_target("ein show", opts, argv[++i]) < 0)
+				return (ein_options_free(opts), 2);
+		} else if (!strncmp(argv[i], "--stage=", 8)) {
 			if (parse_stage(argv[i] + 8, &stage) < 0)
 				return (ein_options_free(opts), 2);
 		} else if (argv[i][0] != '-' && !file)

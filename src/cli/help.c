@@ -65,6 +65,9 @@ static const struct help_opt run_opts[] = {
 	  "definition." },
 	{ "--fix-sizes", "Compile the kernel for these sizes only: its loops "
 	  "see constants (as ein compile --sizes does)." },
+	{ "--target cpu|opencl|opencl:P:D", "Run on the CPU (the default) or "
+	  "on an OpenCL device: the first GPU, else the first device, or "
+	  "device D of platform P (ein devices lists them; docs/opencl.md)." },
 	{ "--repeat N", "Time up to N calls (stopping after two seconds) and "
 	  "print the median." },
 	{ "--check", "Compare with the reference interpreter even above 2e9 "
@@ -106,8 +109,10 @@ static const struct help_opt show_opts[] = {
 	{ "--def NAME", "The definition to show." },
 	{ "--sizes M=7,...", "Compile for these sizes, as --fix-sizes does." },
 	{ "--stage=STAGE", "What to print: source, domains, deps, schedule, "
-	  "ast (the default), llvm-unopt, llvm, asm, or c (the kernel as C "
-	  "text)." },
+	  "ast (the default), llvm-unopt, llvm, asm, c (the kernel as C "
+	  "text), or opencl (the OpenCL C of --target opencl)." },
+	{ "--target cpu|opencl|opencl:P:D", "Compile for the CPU (the "
+	  "default) or an OpenCL device (docs/opencl.md)." },
 	{ NULL, NULL }
 };
 
@@ -208,6 +213,10 @@ static const struct help_cmd cmds[] = {
 	  "runs both next to OpenBLAS's cblas_sgemm on the same inputs and "
 	  "prints times, GFLOP/s, the ratio and the largest error.  Exits 1 "
 	  "if a result differs from OpenBLAS's.", demo_opts, 0 },
+	{ "devices", "", "list the OpenCL platforms and devices",
+	  "Lists the OpenCL platforms and their devices as opencl:P:D, the "
+	  "value of --target and EIN_OPENCL_DEVICE that selects each, with "
+	  "its name, type and target class.", no_opts, 0 },
 	{ "version", "", "print the version and the host's target",
 	  "Prints the version and the host's target name, the directory of "
 	  "schedules/ that lookup searches.", no_opts, 0 },
@@ -230,6 +239,8 @@ static const struct help_opt env_vars[] = {
 	  "writing it fails its check." },
 	{ "EIN_NO_LIBMVEC", "When set, do not call glibc's vector math "
 	  "library from vectorised loops." },
+	{ "EIN_OPENCL_DEVICE", "P:D: the OpenCL device of --target opencl "
+	  "(default: the first GPU, else the first device)." },
 	{ NULL, NULL }
 };
 

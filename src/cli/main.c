@@ -58,6 +58,21 @@ static const struct {
 	{ "demo", &ein_cmd_demo },
 };
 
+/* ein devices: the OpenCL platforms and devices; exits 1 without
+ * OpenCL. */
+static int print_devices(void)
+{
+	char *text = ein_opencl_devices();
+
+	if (!text) {
+		fprintf(stderr, "ein devices: error: ein has no OpenCL\n");
+		return 1;
+	}
+	fputs(*text ? text : "no OpenCL platform\n", stdout);
+	free(text);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -72,6 +87,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); ++i)
 		if (!strcmp(cmd, commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "devices"))
+		return print_devices();
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
 		return print_version();
 	if (*cmd)

@@ -258,3 +258,12 @@ int ein_cli_parse_seconds(const char *cmd, const char *what, const char *s,
 		"(60, 60s, 2m, 500ms)" : "a duration (60, 60s, 2m, 500ms)");
 	return -1;
 }
+
+int ein_cli_target(const char *cmd, ein_options *opts, const char *target)
+{
+	if (ein_options_set_target(opts, target) == EIN_OK)
+		return 0;
+	fprintf(stderr, "%s: error: unknown target '%s' (targets: cpu, "
+		"opencl, opencl:P:D)\n", cmd, target);
+	return -1;
+}

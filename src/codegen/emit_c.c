@@ -44,6 +44,7 @@ struct c_frame {
 	char *cond;
 	const char *iter;
 	const char *comment;
+	const char *stride;
 };
 
 /* The state of one emission.
@@ -63,6 +64,9 @@ struct c_emit {
 	struct c_frame frame[MAX_DEPTH];
 	int n_pool;
 	char **pool;
+	enum ein_c_lang lang;
+	const struct ein_c_loop_map *map;
+	const char *next_stride;
 };
 
 /* A string printed from "fmt" and kept in the pool; NULL if out of
@@ -121,11 +125,18 @@ static const char *memory_ctype(enum ein_type type)
 	return type == EIN_TYPE_BOOL ? "uint8_t" : value_ctype(type);
 }
 
-/* The suffix of the C library's functions on "type": "f" for float. */
-static const char *libm_suffix(enum ein_type type)
+const char *ein_c_memory_type(enum ein_type type)
 {
-	return type == EIN_TYPE_F64 ? "" : "f";
+	return memory_ctype(type);
 }
+
+/* The suffix of the C library's functions on "type": "f" for float in C;
+ * none in OpenCL C, whose builtins are overloaded. */
+static const char *libm_suffix_in(enum ein_c_lang lang, enum ein_type type)
+{
+	return type == EIN_TYPE_F64 || lang == EIN_C_LANG_OPENCL ? "" : "f";
+}
+
 
 /* ---- the integer expressions of isl's AST, in int64_t ---- */
 
@@ -239,6 +250,8 @@ static int for_open(void *user, __isl_keep isl_id *iter, ein_value init,
 	f->iter = isl_id_get_name(iter);
 	f->head = fmt(c, "for (int64_t %s = %s", f->iter, (char *) init);
 	f->comment = loop_comment(c, attr);
+	f->stride = c->next_stride;
+	c->next_stride = NULL;
 	f->text = NULL;
 	body = f->head && f->comment ? open_memstream(&f->text, &f->len) :
 		NULL;
@@ -268,6 +281,10 @@ static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 	(void) iter;
 	c->out = f->out;
 	c->depth--;
+	if (ok == 0 && f->stride)
+		inc = fmt(c, "%s * %s", (char *) inc, f->stride);
+	if (ok == 0 && !inc)
+		ok = -1;
 	if (ok == 0) {
 		line(c, "%s; %s; %s += %s)%s {", f->head, f->cond, f->iter,
 			(char *) inc, f->comment);
@@ -428,7 +445,7 @@ static char *int_call(struct c_emit *c, enum ein_builtin fn, char **a)
 static char *float_call(struct c_emit *c, enum ein_builtin fn,
 	enum ein_type t, char **a)
 {
-	const char *f = libm_suffix(t), *ty = value_ctype(t);
+	const char *f = libm_suffix_in(c->lang, t), *ty = value_ctype(t);
 
 	switch (fn) {
 	case EIN_BUILTIN_RSQRT:
@@ -493,8 +510,8 @@ static char *lower_arith(struct stmt_c *s, const struct ein_ast_expr *x)
 	if (!ein_type_is_float(x->vtype))
 		return int_arith(s->c, x->op, l, r);
 	if (x->op == EIN_OP_MOD)
-		return fmt(s->c, "fmod%s(%s, %s)", libm_suffix(x->vtype), l,
-			r);
+		return fmt(s->c, "fmod%s(%s, %s)", libm_suffix_in(s->c->lang,
+			x->vtype), l, r);
 	return fmt(s->c, "(%s %s %s)", l, op[x->op], r);
 }
 
@@ -599,10 +616,12 @@ static char *combine(struct c_emit *c, enum ein_assign op,
 		return fp ? fmt(c, "(%s * %s)", old, v) :
 			int_arith(c, EIN_OP_MUL, old, v);
 	case EIN_ASSIGN_MAX:
-		return fp ? fmt(c, "fmax%s(%s, %s)", libm_suffix(ct), old, v) :
+		return fp ? fmt(c, "fmax%s(%s, %s)",
+			libm_suffix_in(c->lang, ct), old, v) :
 			fmt(c, "(%s > %s ? %s : %s)", old, v, old, v);
 	default:
-		return fp ? fmt(c, "fmin%s(%s, %s)", libm_suffix(ct), old, v) :
+		return fp ? fmt(c, "fmin%s(%s, %s)",
+			libm_suffix_in(c->lang, ct), old, v) :
 			fmt(c, "(%s < %s ? %s : %s)", old, v, old, v);
 	}
 }
@@ -911,6 +930,11 @@ void ein_emit_c_prelude(FILE *out)
 		"#define EIN_AOT_ERROR_NULL 2\t/* a tensor pointer is NULL */\n"
 		"#define EIN_AOT_ERROR_SIZE 3\t/* the sizes are not valid */\n"
 		"#endif\n\n", out);
+	ein_emit_c_helpers(out);
+}
+
+void ein_emit_c_helpers(FILE *out)
+{
 	fputs("/* Index arithmetic (isl's floord, min, max). */\n"
 		"static inline int64_t ein_floord(int64_t a, int64_t b)\n"
 		"{\n\treturn a / b - (a % b < 0);\n}\n"
@@ -957,4 +981,96 @@ void ein_emit_c_prelude(FILE *out)
 		"EIN_FROM_DOUBLE(int32_t, INT32_MIN, INT32_MAX)\n"
 		"EIN_FROM_DOUBLE(int8_t, INT8_MIN, INT8_MAX)\n"
 		"EIN_FROM_DOUBLE(uint8_t, 0, UINT8_MAX)\n\n", out);
+}
+
+/* ---- the printer as a layer for other dialects (emit_c.h) ---- */
+
+struct ein_c_printer {
+	struct c_emit c;
+	struct ein_emitter em;
+};
+
+/* A loop of the AST, mapped across a device by the backend's loop map
+ * (ein_c_loop_map): from its start plus the offset, by its step times
+ * the stride; else as isl wrote it. */
+static int mapped_for(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, const struct ein_loop_attr *attr)
+{
+	struct c_emit *c = e->user;
+	const char *off = NULL, *stride = NULL;
+	isl_ast_expr *it;
+	isl_id *iter;
+	char *init;
+	int ok;
+
+	if (!attr || !c->map->map(c->map->user, attr, &off, &stride))
+		return ein_walk_for(e, node, attr);
+	init = walk_expr(c, isl_ast_node_for_get_init(node));
+	init = init ? fmt(c, "(%s + %s)", init, off) : NULL;
+	it = isl_ast_node_for_get_iterator(node);
+	iter = isl_ast_expr_get_id(it);
+	isl_ast_expr_free(it);
+	c->next_stride = stride;
+	ok = iter && init ? ein_walk_loop(e, node, iter, init, attr,
+		isl_ast_node_for_get_cond(node),
+		isl_ast_node_for_get_inc(node)) : -1;
+	isl_id_free(iter);
+	return ok;
+}
+
+struct ein_c_printer *ein_c_printer_alloc(ein_ctx *ctx, FILE *out,
+	struct ein_scop *scop, enum ein_c_lang lang,
+	const struct ein_c_loop_map *map)
+{
+	struct ein_c_printer *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->c.ctx = ctx;
+	p->c.scop = scop;
+	p->c.out = out;
+	p->c.lang = lang;
+	p->c.map = map;
+	p->c.em = &p->em;
+	p->em = (struct ein_emitter) { .user = &p->c, .expr_int = &expr_int,
+		.expr_id = &expr_id, .expr_op = &expr_op,
+		.for_open = &for_open, .for_test = &for_test,
+		.for_close = &for_close, .if_open = &if_open,
+		.if_else = &if_else, .if_close = &if_close,
+		.user_stmt = &user_stmt,
+		.for_loop = map ? &mapped_for : NULL };
+	return p;
+}
+
+void ein_c_printer_free(struct ein_c_printer *p)
+{
+	if (!p)
+		return;
+	c_emit_clear(&p->c);
+	free(p);
+}
+
+void ein_c_printer_set_depth(struct ein_c_printer *p, int depth)
+{
+	p->c.depth = depth;
+}
+
+int ein_c_printer_extents(struct ein_c_printer *p)
+{
+	return print_extents(&p->c);
+}
+
+int ein_c_printer_node(struct ein_c_printer *p, __isl_keep isl_ast_node *node)
+{
+	return ein_walk_node(&p->em, node);
+}
+
+int ein_c_check_names(ein_ctx *ctx, const struct ein_scop *scop)
+{
+	if (!hidden_name(scop))
+		return 0;
+	ein_error(ctx, EIN_ERROR_UNSUPPORTED, "definition '%s': C text "
+		"cannot name a tensor or size '%s', as its loop iterators are "
+		"named", scop->func->def->name, hidden_name(scop));
+	return -1;
 }

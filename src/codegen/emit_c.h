@@ -24,6 +24,8 @@
 #include "poly/scop.h"
 #include "codegen/wrap.h"
 
+struct ein_loop_attr;
+
 /* Print what every file of emitted C starts with: its includes, the
  * return codes and the helpers the functions call. */
 void ein_emit_c_prelude(FILE *out);
@@ -35,5 +37,53 @@ void ein_emit_c_prelude(FILE *out);
  * iterators ("c0", "c1", ...); an internal error otherwise. */
 int ein_emit_c(ein_ctx *ctx, FILE *out, const struct ein_wrap_spec *spec,
 	struct ein_scop *scop, __isl_keep isl_ast_node *tree);
+
+/* Print the helpers the statements call (index arithmetic, int32
+ * arithmetic, saturating conversions), in C that OpenCL C also takes. */
+void ein_emit_c_helpers(FILE *out);
+
+/* ---- the printer as a layer for another dialect (PPCG's gpu_print.c
+ * under its OpenCL backend): opencl/emit.c prints kernels with it. ---- */
+
+/* The dialect: C, or OpenCL C (the builtins overloaded: exp, not expf;
+ * the integer types are the OpenCL prelude's typedefs). */
+enum ein_c_lang {
+	EIN_C_LANG_C,
+	EIN_C_LANG_OPENCL
+};
+
+/* How a backend runs loops across a device: map(user, attr, &offset,
+ * &stride) returns 1 if the loop with attributes "attr" is mapped, with
+ * C expressions (kept by the backend while printing) for the offset of
+ * this work-item's first iteration (from the loop's start) and the
+ * number of work-items that share the loop; the loop then runs from
+ * start + offset by step * stride, so that every iteration runs once
+ * whatever the grid's size.  0 if not mapped. */
+struct ein_c_loop_map {
+	void *user;
+	int (*map)(void *user, const struct ein_loop_attr *attr,
+		const char **offset, const char **stride);
+};
+
+struct ein_c_printer;
+
+/* A printer of the statements and loops of "scop" to "out", in "lang",
+ * with the loop map "map" (NULL: none; kept). */
+struct ein_c_printer *ein_c_printer_alloc(ein_ctx *ctx, FILE *out,
+	struct ein_scop *scop, enum ein_c_lang lang,
+	const struct ein_c_loop_map *map);
+void ein_c_printer_free(struct ein_c_printer *p);
+/* Indent the next lines by "depth" tabs. */
+void ein_c_printer_set_depth(struct ein_c_printer *p, int depth);
+/* Print the extents the row-major offsets use (ext_T_d) as constants.
+ * Returns -1 on error. */
+int ein_c_printer_extents(struct ein_c_printer *p);
+/* Print "node" and everything under it.  Returns -1 on error. */
+int ein_c_printer_node(struct ein_c_printer *p, __isl_keep isl_ast_node *node);
+/* The C type of elements of "type" in memory (bool: uint8_t). */
+const char *ein_c_memory_type(enum ein_type type);
+/* Check that no tensor or size of "scop" is named as the printer names
+ * loop iterators; -1 with EIN_ERROR_UNSUPPORTED if one is. */
+int ein_c_check_names(ein_ctx *ctx, const struct ein_scop *scop);
 
 #endif

@@ -19,15 +19,22 @@
 #include "driver/budget.h"
 #include "sched/auto.h"
 #include "driver/options.h"
+#include "opencl/runtime.h"
 
 /* schedule: the file given (NULL: none); no_lookup: never look one up;
  * strict_fp: ein_options_set_strict_fp; n_size, size_name, size_value,
  *	size_fixed: the sizes set, their values and whether each is fixed;
  * compile_timeout: the budget of a compile in seconds (0: none);
  * no_auto: use the default schedule, not the automatic one, when no file
- *	is found. */
+ *	is found;
+ * opencl, cl_platform, cl_device: compile for an OpenCL device
+ *	(ein_options_set_target), and which (-1: EIN_OPENCL_DEVICE, else
+ *	the first GPU, else the first device). */
 struct ein_options {
 	char *schedule;
+	int opencl;
+	int cl_platform;
+	int cl_device;
 	int no_lookup;
 	int no_auto;
 	int strict_fp;
@@ -163,6 +170,59 @@ ein_status ein_options_fix_size(ein_options *opts, const char *name,
 	return set_size(opts, name, value, 1);
 }
 
+/* Parse a non-negative index of "target" at *s, up to ':' or the end. */
+static int parse_index(const char **s, int *v)
+{
+	char *end;
+	long l;
+
+	if (**s < '0' || **s > '9')
+		return -1;
+	l = strtol(*s, &end, 10);
+	if (l > 1000000 || (*end && *end != ':'))
+		return -1;
+	*v = (int) l;
+	*s = *end ? end + 1 : end;
+	return 0;
+}
+
+ein_status ein_options_set_target(ein_options *opts, const char *target)
+{
+	int p = -1, d = -1;
+	const char *s;
+
+	if (!opts || !target)
+		return EIN_ERROR_INVALID;
+	if (!strcmp(target, "cpu")) {
+		opts->opencl = 0;
+		return EIN_OK;
+	}
+	if (strncmp(target, "opencl", 6) || (target[6] && target[6] != ':'))
+		return EIN_ERROR_INVALID;
+	s = target + 6;
+	if (*s == ':') {
+		++s;
+		if (parse_index(&s, &p) < 0 || parse_index(&s, &d) < 0 || *s)
+			return EIN_ERROR_INVALID;
+	}
+	opts->opencl = 1;
+	opts->cl_platform = p;
+	opts->cl_device = d;
+	return EIN_OK;
+}
+
+int ein_options_get_opencl(const ein_options *opts, int *platform,
+	int *device)
+{
+	if (!opts || !opts->opencl)
+		return 0;
+	if (platform)
+		*platform = opts->cl_platform;
+	if (device)
+		*device = opts->cl_device;
+	return 1;
+}
+
 int ein_options_get_strict_fp(const ein_options *opts)
 {
 	return opts ? opts->strict_fp : 0;
@@ -271,6 +331,11 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 		if (!choice->path || !choice->why)
 			return -1;
 		sprintf(choice->why, "%s: given explicitly", opts->schedule);
+	} else if (ein_options_get_opencl(opts, NULL, NULL)) {
+		/* The CPU's files and automatic schedule map nothing to a
+		 * device: the GPU's default mapping applies (gpu_map.h). */
+		choice->why = strdup("default GPU mapping (docs/opencl.md)");
+		return choice->why ? 0 : -1;
 	} else if (!(opts && opts->no_lookup)) {
 		if (lookup(ctx, opts, func, choice) < 0)
 			return -1;
@@ -285,4 +350,21 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 		return 0;
 	choice->file = ein_sched_file_read(ctx, choice->path);
 	return choice->file ? 0 : -1;
+}
+
+char *ein_opencl_devices(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int n;
+
+	if (!out)
+		return NULL;
+	n = ein_ocl_list_devices(out);
+	if ((fclose(out) != 0) | (n < 0)) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }

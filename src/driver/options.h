@@ -29,6 +29,10 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 void ein_sched_choice_clear(struct ein_sched_choice *choice);
 
 int ein_options_get_strict_fp(const ein_options *opts);
+/* Does "opts" compile for an OpenCL device?  If so, *platform and
+ * *device (either may be NULL) are the indices asked for, -1 if none. */
+int ein_options_get_opencl(const ein_options *opts, int *platform,
+	int *device);
 /* The budget of a compile in seconds (0: none; the default for NULL
  * options). */
 double ein_options_get_compile_timeout(const ein_options *opts);

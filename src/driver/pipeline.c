@@ -17,6 +17,8 @@
 #include "frontend/dataflow.h"
 #include "poly/specialize.h"
 #include "sched/apply.h"
+#include "sched/gpu_map.h"
+#include "opencl/runtime.h"
 #include "codegen/ast_build.h"
 #include "codegen/emit_llvm.h"
 #include "driver/budget.h"
@@ -84,6 +86,10 @@ void ein_job_clear(struct ein_job *job)
 		LLVMDisposeModule(job->module);
 	ein_jit_free(job->jit);
 	ein_target_free(job->target);
+	ein_ocl_code_free(job->ocl);
+	ein_ocl_plan_free(job->ocl_plan);
+	job->ocl = NULL;
+	job->ocl_plan = NULL;
 	job->scop = NULL;
 	job->deps = NULL;
 	job->schedule = NULL;
@@ -133,15 +139,43 @@ static int deps(ein_ctx *ctx, struct ein_job *job)
 	return job->deps ? 0 : -1;
 }
 
+/* The OpenCL target's schedule: the file's directives, else the default
+ * GPU mapping. */
+static int schedule_gpu(ein_ctx *ctx, struct ein_job *job)
+{
+	if (job->sched_file && ein_sched_apply_gpu(ctx, job->schedule,
+			job->deps, job->sched_file) < 0)
+		return -1;
+	if (ein_sched_gpu_is_mapped(job->schedule, -1))
+		return 0;
+	return ein_sched_gpu_default(ctx, job->schedule, job->deps);
+}
+
 static int schedule(ein_ctx *ctx, struct ein_job *job)
 {
 	job->schedule = ein_schedule_default(job->scop);
 	if (!job->schedule)
 		return -1;
+	if (job->gpu)
+		return schedule_gpu(ctx, job);
 	if (!job->sched_file)
 		return 0;
 	return ein_sched_apply(ctx, job->schedule, job->deps, job->sched_file,
 		job->strict_fp);
+}
+
+/* OpenCL C and the plan to run it, then (for EIN_PASS_JIT) the device's
+ * program. */
+static int emit_opencl(ein_ctx *ctx, struct ein_job *job)
+{
+	job->ocl_plan = ein_ocl_plan_emit(ctx, job->scop, job->tree,
+		job->func->def->name);
+	if (!job->ocl_plan || job->until != EIN_PASS_JIT)
+		return job->ocl_plan ? 0 : -1;
+	job->ocl = ein_ocl_code_build(ctx, job->ocl_plan, job->scop,
+		job->cl_platform, job->cl_device);
+	job->ocl_plan = NULL;
+	return job->ocl ? 0 : -1;
 }
 
 /* The passes of ein_compile, with the budget checked after each: isl's
@@ -154,7 +188,7 @@ static int run_passes(ein_ctx *ctx, struct ein_job *job,
 		job->scop = ein_specialize_scop(job->scop, job->sizes);
 	if (!job->scop || job->until == EIN_PASS_SCOP)
 		return job->scop ? 0 : -1;
-	if ((job->sched_file || job->until == EIN_PASS_DEPS) &&
+	if ((job->sched_file || job->gpu || job->until == EIN_PASS_DEPS) &&
 	    (deps(ctx, job) < 0 || ein_budget_check(ctx, budget) < 0))
 		return -1;
 	if (job->until == EIN_PASS_DEPS)
@@ -169,6 +203,8 @@ static int run_passes(ein_ctx *ctx, struct ein_job *job,
 		return job->tree ? 0 : -1;
 	if (ein_budget_check(ctx, budget) < 0)
 		return -1;
+	if (job->gpu)
+		return emit_opencl(ctx, job);
 	if (emit(ctx, job) < 0 || job->until == EIN_PASS_LLVM)
 		return job->module ? 0 : -1;
 	if (ein_budget_check(ctx, budget) < 0)

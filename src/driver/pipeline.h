@@ -51,6 +51,12 @@ struct ein_checked_file {
  * scop, deps, schedule, tree, target, jit, module: what the passes made
  *	(owned; module is NULL once the JIT has taken it);
  * entry: the kernel's entry point once compiled. */
+/* ... gpu: compile for an OpenCL device (cl_platform, cl_device: which,
+ * -1: the default): the GPU mapping (sched/gpu_map.h), then OpenCL C
+ * (ocl_plan, from EIN_PASS_LLVM on) and the device's program (ocl, at
+ * EIN_PASS_JIT) instead of LLVM. */
+struct ein_ocl_plan;
+struct ein_ocl_code;
 struct ein_job {
 	const struct ein_func *func;
 	enum ein_pass until;
@@ -60,6 +66,11 @@ struct ein_job {
 	double timeout;
 	LLVMContextRef llctx;
 	const struct ein_target *for_target;
+	int gpu;
+	int cl_platform;
+	int cl_device;
+	struct ein_ocl_plan *ocl_plan;
+	struct ein_ocl_code *ocl;
 	struct ein_scop *scop;
 	struct ein_deps *deps;
 	struct ein_schedule *schedule;

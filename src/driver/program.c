@@ -15,6 +15,7 @@
 #include "driver/pipeline.h"
 #include "driver/program.h"
 #include "driver/options.h"
+#include "opencl/emit.h"
 
 /* ctx: the context (not owned); ref: the number of references (the user's
  * and one per kernel); cf: the checked file. */
@@ -238,6 +239,7 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 		[EIN_STAGE_SCHEDULE] = EIN_PASS_SCHEDULE,
 		[EIN_STAGE_ASM] = EIN_PASS_OPT,
 		[EIN_STAGE_C] = EIN_PASS_AST,
+		[EIN_STAGE_OPENCL] = EIN_PASS_LLVM,
 	};
 	struct ein_job job = { 0 };
 	int64_t *fixed;
@@ -252,13 +254,28 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 		return NULL;
 	if (stage == EIN_STAGE_SOURCE)
 		return show_source(job.func);
-	if (stage < EIN_STAGE_SOURCE || stage > EIN_STAGE_C) {
+	if (stage < EIN_STAGE_SOURCE || stage > EIN_STAGE_OPENCL) {
 		ein_error(prog->ctx, EIN_ERROR_INVALID, "unknown stage %d",
 			stage);
 		return NULL;
 	}
 	if (ein_options_choose_schedule(prog->ctx, opts, job.func,
 			&choice) < 0) {
+		ein_sched_choice_clear(&choice);
+		return NULL;
+	}
+	job.gpu = ein_options_get_opencl(opts, &job.cl_platform,
+		&job.cl_device);
+	if (stage == EIN_STAGE_OPENCL && !job.gpu) {
+		ein_error(prog->ctx, EIN_ERROR_INVALID, "the OpenCL stage "
+			"needs the OpenCL target (--target opencl)");
+		ein_sched_choice_clear(&choice);
+		return NULL;
+	}
+	if (job.gpu && (stage == EIN_STAGE_LLVM || stage == EIN_STAGE_ASM ||
+			stage == EIN_STAGE_LLVM_UNOPT || stage == EIN_STAGE_C)) {
+		ein_error(prog->ctx, EIN_ERROR_INVALID, "the OpenCL target has "
+			"no LLVM, assembly or C stage (--stage=opencl)");
 		ein_sched_choice_clear(&choice);
 		return NULL;
 	}
@@ -270,6 +287,7 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 	if (fixed && ein_wrap_options_sizes(prog->ctx, job.func, opts, fixed,
 			&job.sizes) == 0 && ein_compile(prog->ctx, &job) == 0)
 		str = stage == EIN_STAGE_C ? show_c(prog->ctx, &job, fixed) :
+			stage == EIN_STAGE_OPENCL ? strdup(job.ocl_plan->source) :
 			show_job(prog->ctx, &job, stage);
 	if (str && stage == EIN_STAGE_SCHEDULE && choice.automatic)
 		str = with_automatic(&choice, str);

@@ -10,6 +10,7 @@
  * kDLUInt with 8 bits (or kDLBool, code 6 in DLPack 0.8 and later); a
  * non-zero byte is true.
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "frontend/type.h"
 #include "interp/interp.h"
 #include "runtime/cache.h"
+#include "opencl/runtime.h"
 
 /* ctx: the context (not owned);
  * code: a reference to the compiled code, shared through the context's
@@ -70,9 +72,18 @@ ein_kernel *ein_kernel_compile(ein_program *prog, const char *def)
  * reporting an error. */
 static char *cache_key(ein_kernel *k, const ein_options *opts)
 {
-	char *target = ein_target_host_name(k->ctx);
-	char *key = target ? ein_cache_key(k->func, &k->sched, opts, target) :
-		NULL;
+	int p, d;
+	char *target = NULL;
+
+	if (ein_options_get_opencl(opts, &p, &d)) {
+		if (asprintf(&target, "opencl:%d:%d", p, d) < 0)
+			target = NULL;
+	} else {
+		target = ein_target_host_name(k->ctx);
+	}
+	char *key;
+
+	key = target ? ein_cache_key(k->func, &k->sched, opts, target) : NULL;
 
 	free(target);
 	if (!key && ein_diag_n_error(k->ctx) == 0)
@@ -488,6 +499,29 @@ static void *tensor_data(const DLTensor *t)
 	return (char *) t->data + t->byte_offset;
 }
 
+static int64_t n_elements(const DLTensor *t);
+
+/* Run the OpenCL code of k on "tensors" (checked): copied to the device
+ * and the outputs back, by position in the definition. */
+static ein_status run_device(ein_kernel *k, DLTensor *const *tensors,
+	const int64_t *sizes)
+{
+	int n = k->func->n_tensor, i;
+	void *ptr[n + 1];
+	size_t bytes[n + 1];
+
+	memset(ptr, 0, sizeof(ptr));
+	memset(bytes, 0, sizeof(bytes));
+	for (i = 0; i < k->n_arg; ++i) {
+		ptr[k->arg[i]] = tensor_data(tensors[i]);
+		bytes[k->arg[i]] = (size_t) n_elements(tensors[i]) *
+			((tensors[i]->dtype.bits + 7) / 8);
+	}
+	if (ein_ocl_code_run(k->ctx, k->code->job.ocl, ptr, bytes, sizes) < 0)
+		return EIN_ERROR_DEVICE;
+	return EIN_OK;
+}
+
 /* Run the compiled code on "tensors" (checked: k->n_arg of them), sized
  * only now, so that a wrong count never sizes an array on the stack. */
 static ein_status run_code(ein_kernel *k, DLTensor *const *tensors,
@@ -498,6 +532,8 @@ static ein_status run_code(ein_kernel *k, DLTensor *const *tensors,
 
 	for (i = 0; i < k->n_arg; ++i)
 		ptr[i] = tensor_data(tensors[i]);
+	if (k->code->job.ocl)
+		return run_device(k, tensors, sizes);
 	k->code->entry(ptr, sizes);
 	return EIN_OK;
 }

@@ -22,6 +22,7 @@
 #include "sched/prefetch.h"
 #include "sched/contract.h"
 #include "sched/recompute.h"
+#include "sched/gpu_map.h"
 
 /* pending, pending_msg: the directive after which the schedule became
  * illegal (and has stayed so), with the message that says why. */
@@ -30,6 +31,7 @@ struct apply {
 	struct ein_schedule *s;
 	const struct ein_deps *deps;
 	int strict;
+	int gpu;
 	const struct ein_sched_directive *dir;
 	const struct ein_sched_directive *pending;
 	char *pending_msg;
@@ -937,8 +939,40 @@ static int unsupported(struct apply *a, const char *why)
 	return -1;
 }
 
+/* A directive of the OpenCL target (gpu_map.h): the loop transformations
+ * before the statement's loops are mapped, unroll, and the mapping. */
+static int transform_gpu(struct apply *a, int stmt)
+{
+	const struct ein_sched_directive *d = a->dir;
+
+	switch (d->verb) {
+	case EIN_SCHED_SPLIT:
+	case EIN_SCHED_TILE:
+	case EIN_SCHED_REORDER:
+		if (ein_sched_gpu_is_mapped(a->s, stmt))
+			return unsupported(a, "comes after the statement's "
+				"loops are mapped to the grid; map them last");
+		return d->verb == EIN_SCHED_SPLIT ? do_split(a, stmt) :
+			d->verb == EIN_SCHED_TILE ? do_tile(a, stmt) :
+			do_reorder(a, stmt);
+	case EIN_SCHED_UNROLL:
+		return do_mark(a, stmt);
+	case EIN_SCHED_GPU_BLOCKS:
+	case EIN_SCHED_GPU_THREADS:
+		return ein_sched_gpu_mark(a->ctx, a->s, stmt,
+			d->verb == EIN_SCHED_GPU_THREADS, d->n_arg, d->arg);
+	default:
+		unsupported(a, "makes no sense on an OpenCL target");
+		ein_hint(a->ctx, "an OpenCL schedule takes split, tile, "
+			"reorder, unroll, gpu_blocks and gpu_threads");
+		return -1;
+	}
+}
+
 static int transform(struct apply *a, int stmt)
 {
+	if (a->gpu)
+		return transform_gpu(a, stmt);
 	switch (a->dir->verb) {
 	case EIN_SCHED_SPLIT:
 		return do_split(a, stmt);
@@ -1010,10 +1044,20 @@ static int check_marks(struct apply *a, __isl_keep isl_union_map *map)
 			const char *st = ein_schedule_get_stmt(a->s, i)->name;
 
 			attr = ein_schedule_loop_attr(a->s, i, k);
-			if (!attr->parallel && !attr->vector)
+			if (!attr->parallel && !attr->vector &&
+			    !attr->gpu_block && !attr->gpu_thread)
 				continue;
 			if (ein_schedule_loop_members(a->s, i, k, member) < 0)
 				return -1;
+			if (attr->gpu_block || attr->gpu_thread) {
+				r = ein_deps_check_carried(a->deps, map, dim,
+					member, 0, &why);
+				if (r <= 0)
+					return r < 0 ? -1 : illegal(a, why,
+						"loop '%s' of %s, mapped to the "
+						"grid, would break", name, st) <
+						0 ? -1 : 0;
+			}
 			if (attr->parallel) {
 				r = ein_deps_check_carried(a->deps, map, dim,
 					member, 0, &why);
@@ -1299,7 +1343,7 @@ int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, const struct ein_sched_file *file,
 	int strict)
 {
-	struct apply a = { ctx, s, deps, strict, NULL, NULL, NULL };
+	struct apply a = { ctx, s, deps, strict, 0, NULL, NULL, NULL };
 	const char *def = deps->scop->func->def->name;
 	int r;
 
@@ -1324,10 +1368,28 @@ int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	return r;
 }
 
+int ein_sched_apply_gpu(ein_ctx *ctx, struct ein_schedule *s,
+	const struct ein_deps *deps, const struct ein_sched_file *file)
+{
+	struct apply a = { ctx, s, deps, 0, 1, NULL, NULL, NULL };
+	const char *def = deps->scop->func->def->name;
+	int r;
+
+	if (file->def && strcmp(file->def, def)) {
+		ein_error(ctx, EIN_ERROR_INVALID, "%s: error: the schedule is "
+			"for definition '%s', not '%s'", file->src->name,
+			file->def, def);
+		return -1;
+	}
+	r = apply_all(&a, file);
+	free(a.pending_msg);
+	return r;
+}
+
 int ein_sched_check(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, int strict)
 {
-	struct apply a = { ctx, s, deps, strict, NULL, NULL, NULL };
+	struct apply a = { ctx, s, deps, strict, 0, NULL, NULL, NULL };
 	int r = check_legal(&a);
 
 	if (r == 0 && a.pending) {

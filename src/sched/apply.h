@@ -20,6 +20,13 @@ int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, const struct ein_sched_file *file,
 	int strict);
 
+/* Apply the directives of "file" for an OpenCL target: split, tile,
+ * reorder and unroll as ein_sched_apply does, gpu_blocks and gpu_threads
+ * (gpu_map.h), each mapped loop checked as a parallel one; any other
+ * directive is an error naming it.  Reductions are never reordered
+ * (a mapped loop carries none).  Returns -1 after reporting. */
+int ein_sched_apply_gpu(ein_ctx *ctx, struct ein_schedule *s,
+	const struct ein_deps *deps, const struct ein_sched_file *file);
 /* Check that "s" respects "deps" as ein_sched_apply does; for schedules
  * built without a file.  Returns -1 (an internal error) if not. */
 int ein_sched_check(ein_ctx *ctx, struct ein_schedule *s,

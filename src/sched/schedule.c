@@ -132,6 +132,12 @@ static void mark_name(char *buf, size_t len, const struct ein_loop_attr *a)
 		n += snprintf(buf + n, len - n, " stream");
 	if (a->scalar)
 		n += snprintf(buf + n, len - n, " scalar");
+	if (a->gpu_block)
+		n += snprintf(buf + n, len - n, " gpu_block %d",
+			a->gpu_block - 1);
+	if (a->gpu_thread)
+		n += snprintf(buf + n, len - n, " gpu_thread %d",
+			a->gpu_thread - 1);
 	if (a->unroll < 0)
 		snprintf(buf + n, len - n, " unroll full");
 	else if (a->unroll)
@@ -996,7 +1002,14 @@ static struct ein_loop_attr *merge_attr(const struct vec *vecs, int n,
 			a->unroll = b->unroll < 0 ? -1 : b->unroll;
 		a->scalar |= b->scalar;
 		a->stream |= b->stream;
-		any |= b->parallel || b->vector || b->unroll || b->scalar;
+		/* A mapped loop runs only its own statement (gpu_map.c). */
+		if (b->gpu_block || b->gpu_thread) {
+			a->gpu_block = b->gpu_block;
+			a->gpu_thread = b->gpu_thread;
+			a->gpu_size = b->gpu_size;
+		}
+		any |= b->parallel || b->vector || b->unroll || b->scalar ||
+			b->gpu_block || b->gpu_thread;
 	}
 	if (a->vector)
 		a->scalar = 0;
@@ -1280,6 +1293,14 @@ static __isl_give isl_printer *print_attr(__isl_take isl_printer *p,
 	}
 	if (a->stream)
 		p = isl_printer_print_str(p, " stream");
+	if (a->gpu_block) {
+		p = isl_printer_print_str(p, " gpu_block ");
+		p = isl_printer_print_int(p, a->gpu_block - 1);
+	}
+	if (a->gpu_thread) {
+		p = isl_printer_print_str(p, " gpu_thread ");
+		p = isl_printer_print_int(p, a->gpu_thread - 1);
+	}
 	if (a->unroll < 0)
 		p = isl_printer_print_str(p, " unroll full");
 	else if (a->unroll) {

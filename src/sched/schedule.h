@@ -76,7 +76,12 @@
  * unroll: an unroll factor (0: none, -1: full);
  * level: in a mark, the level of the loop in the 2d+1 vectors (0: the
  *	outermost loop), which the storage of contracted temporaries is
- *	compared with (scop.h). */
+ *	compared with (scop.h);
+ * gpu_block, gpu_thread: 0, or 1 + the grid dimension the loop is mapped
+ *	to, across work-groups (gpu_block) or the work-items of a group
+ *	(gpu_thread) (sched/gpu_map.h);
+ * gpu_size: with gpu_thread, the most iterations the loop runs, the
+ *	work-group's extent in that dimension. */
 struct ein_loop_attr {
 	int parallel;
 	int vector;
@@ -88,6 +93,9 @@ struct ein_loop_attr {
 	int copy;
 	int unroll;
 	int level;
+	int gpu_block;
+	int gpu_thread;
+	int gpu_size;
 };
 
 #define EIN_LOOP_MARK "ein:"

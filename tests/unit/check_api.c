@@ -778,6 +778,60 @@ START_TEST(flops_of_size_above_int_max)
 }
 END_TEST
 
+/* ein_options_set_target: the names it takes and those it refuses. */
+START_TEST(target_names)
+{
+	static const struct {
+		const char *name;
+		ein_status status;
+	} cases[] = {
+		{ "cpu", EIN_OK }, { "opencl", EIN_OK },
+		{ "opencl:0:0", EIN_OK }, { "opencl:3:12", EIN_OK },
+		{ "opencl:", EIN_ERROR_INVALID }, { "opencl:1", EIN_ERROR_INVALID },
+		{ "opencl:a:b", EIN_ERROR_INVALID },
+		{ "opencl:1:2:3", EIN_ERROR_INVALID },
+		{ "opencl:-1:0", EIN_ERROR_INVALID },
+		{ "openclx", EIN_ERROR_INVALID }, { "cuda", EIN_ERROR_INVALID },
+	};
+	ein_options *opts = ein_options_alloc();
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+		ck_assert_msg(ein_options_set_target(opts, cases[i].name) ==
+			cases[i].status, "%s", cases[i].name);
+	ck_assert_int_eq(ein_options_set_target(opts, NULL), EIN_ERROR_INVALID);
+	ein_options_free(opts);
+}
+END_TEST
+
+/* The OpenCL stage, which needs no device: matmul's two kernels, the
+ * initialisation's 2-d grid and the update's rows; refused without the
+ * OpenCL target. */
+START_TEST(show_opencl)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "mm.ein");
+	ein_options *opts = ein_options_alloc();
+	char *text;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_ptr_null(ein_program_show_with(prog, "matmul",
+		EIN_STAGE_OPENCL, opts));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_target(opts, "opencl"), EIN_OK);
+	text = ein_program_show_with(prog, "matmul", EIN_STAGE_OPENCL, opts);
+	ck_assert_msg(text != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_ptr_nonnull(strstr(text, "__kernel void matmul__k0("));
+	ck_assert_ptr_nonnull(strstr(text, "__kernel void matmul__k1("));
+	ck_assert_ptr_nonnull(strstr(text, "get_group_id(1)"));
+	ck_assert_ptr_nonnull(strstr(text, "get_local_id(0)"));
+	free(text);
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* A NULL pointer among the arguments is an error that says which one is
  * NULL ("takes 3 tensors, not 3" said nothing), for the compiled code,
  * the reference, the shape query and ahead-of-time compilation alike. */
@@ -1166,6 +1220,8 @@ int main(void)
 	tcase_add_test(tc, fixed_size_above_int_max);
 	tcase_add_test(tc, flops_of_size_above_int_max);
 	tcase_add_test(tc, null_argument_named);
+	tcase_add_test(tc, target_names);
+	tcase_add_test(tc, show_opencl);
 	tcase_add_test(tc, huge_tensor_count);
 	tcase_add_test(tc, ndim_beyond_shape);
 	tcase_add_test(tc, error_text_bounded);

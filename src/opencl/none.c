@@ -1,0 +1,42 @@
+/*
+ * none.c: the OpenCL runtime (runtime.h) of a build without OpenCL
+ * (configure found no libOpenCL): every device request fails cleanly.
+ */
+#include <stdlib.h>
+#include "diag.h"
+#include "opencl/runtime.h"
+
+struct ein_ocl_code *ein_ocl_code_build(ein_ctx *ctx,
+	struct ein_ocl_plan *plan, struct ein_scop *scop, int platform,
+	int device)
+{
+	(void) scop;
+	(void) platform;
+	(void) device;
+	ein_ocl_plan_free(plan);
+	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: ein was built without "
+		"OpenCL (configure --with-opencl)");
+	return NULL;
+}
+
+void ein_ocl_code_free(struct ein_ocl_code *code)
+{
+	(void) code;
+}
+
+int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
+	void *const *ptr, const size_t *bytes, const int64_t *sizes)
+{
+	(void) code;
+	(void) ptr;
+	(void) bytes;
+	(void) sizes;
+	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: not built in");
+	return -1;
+}
+
+int ein_ocl_list_devices(FILE *out)
+{
+	(void) out;
+	return -1;
+}
