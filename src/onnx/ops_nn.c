@@ -510,7 +510,7 @@ int ein_onnx_lower_gemm(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	double beta = ein_onnx_node_float(n, "beta", 1);
 	struct ein_onnx_dim dim[2], cd[EIN_ONNX_MAX_RANK];
 	char name[256];
-	int rank;
+	int rank = 0;
 
 	if (!a || !b || !y || ein_onnx_need_float(l, n, a) < 0)
 		return -1;

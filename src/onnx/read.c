@@ -62,37 +62,41 @@ static int known_dtype(int dtype)
 	return ein_onnx_dtype_size(dtype) > 0;
 }
 
-/* Copy the elements of the typed field of "tp" (n of them) into "out". */
-static int copy_typed(const Onnx__TensorProto *tp, int64_t n, void *out)
+/* The number of elements in the typed field of "tp" for its type. */
+static int64_t typed_count(const Onnx__TensorProto *tp)
+{
+	switch (tp->data_type) {
+	case EIN_ONNX_FLOAT: return tp->n_float_data;
+	case EIN_ONNX_DOUBLE: return tp->n_double_data;
+	case EIN_ONNX_INT64: return tp->n_int64_data;
+	default: return tp->n_int32_data;
+	}
+}
+
+/* Copy the n elements of the typed field of "tp" (typed_count of them)
+ * into "out". */
+static void copy_typed(const Onnx__TensorProto *tp, int64_t n, void *out)
 {
 	int64_t i;
 
 	switch (tp->data_type) {
 	case EIN_ONNX_FLOAT:
-		if ((int64_t) tp->n_float_data != n)
-			return -1;
 		memcpy(out, tp->float_data, n * sizeof(float));
-		return 0;
+		return;
 	case EIN_ONNX_DOUBLE:
-		if ((int64_t) tp->n_double_data != n)
-			return -1;
 		memcpy(out, tp->double_data, n * sizeof(double));
-		return 0;
+		return;
 	case EIN_ONNX_INT64:
-		if ((int64_t) tp->n_int64_data != n)
-			return -1;
 		memcpy(out, tp->int64_data, n * sizeof(int64_t));
-		return 0;
+		return;
 	default:
-		if ((int64_t) tp->n_int32_data != n)
-			return -1;
 		for (i = 0; i < n; ++i) {
 			if (tp->data_type == EIN_ONNX_INT32)
 				((int32_t *) out)[i] = tp->int32_data[i];
 			else
 				((uint8_t *) out)[i] = tp->int32_data[i];
 		}
-		return 0;
+		return;
 	}
 }
 
@@ -137,16 +141,23 @@ static int set_const(ein_ctx *ctx, const char *path,
 	t->known = 1;
 	t->role = EIN_ONNX_CONST;
 	t->bytes = n * esize;
+	/* The data's length is checked before anything is allocated for
+	 * the shape, which a damaged file may make huge. */
+	if ((tp->has_raw_data ? (int64_t) tp->raw_data.len != n * (int64_t)
+			esize : typed_count(tp) != n)) {
+		ein_error(ctx, EIN_ERROR_IO, "%s: constant '%s' does not hold "
+			"the %lld elements of its shape", path, t->name,
+			(long long) n);
+		return -1;
+	}
 	t->data = malloc(t->bytes + 1);
 	if (!t->data)
 		return -1;
-	if (tp->has_raw_data ? tp->raw_data.len == t->bytes &&
-			(memcpy(t->data, tp->raw_data.data, t->bytes), 1) :
-			copy_typed(tp, n, t->data) == 0)
-		return 0;
-	ein_error(ctx, EIN_ERROR_IO, "%s: constant '%s' has %s elements than "
-		"its shape", path, t->name, "another number of");
-	return -1;
+	if (tp->has_raw_data)
+		memcpy(t->data, tp->raw_data.data, t->bytes);
+	else
+		copy_typed(tp, n, t->data);
+	return 0;
 }
 
 /* Add the initializers as constant tensors. */

@@ -297,6 +297,16 @@ def bad_models():
     bad("dynamic_reshape",
         [helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape_1")],
         [("x", [2, 3]), ("s", [2])])
+    # An initializer of shape (3, 4) with 5 floats of data.
+    short = numpy_helper.from_array(rand(5), "w")
+    del short.dims[:]
+    short.dims.extend([3, 4])
+    bad("short_weights",
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add_2")],
+        [("x", [3, 4])], inits=[])
+    model = onnx.load(os.path.join(OUT, "bad_short_weights.onnx"))
+    model.graph.initializer.append(short)
+    onnx.save(model, os.path.join(OUT, "bad_short_weights.onnx"))
     with open(os.path.join(OUT, "bad_not_a_model.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xff\xff\xff\xff\x0fnot protobuf")
 
