@@ -120,22 +120,37 @@ def batchnorm(x, scale, bias, mean, var, eps):
 
 # ---- elementwise -----------------------------------------------------------
 def elementwise():
+    # The unary operators as the outputs of one model (one compile).
     x = rand(2, 3, 4) * 3
+    xd = x.astype(np.float64)
+    lo, hi = np.float32(-0.5), np.float32(1.5)
+    nodes, outs = [node("Abs", ["x"], ["abs"])], [("abs", np.abs(xd))]
     for op, f in [("Relu", lambda v: np.maximum(v, 0)),
                   ("Sigmoid", lambda v: 1 / (1 + np.exp(-v))),
-                  ("Tanh", np.tanh),
-                  ("Abs", np.abs), ("Neg", np.negative),
-                  ("Sqrt", lambda v: np.sqrt(np.abs(v)))]:
-        xin = np.abs(x) if op == "Sqrt" else x
-        save(op.lower(), [node(op, ["x"], ["y"])], [("x", xin, None)],
-             [("y", f(xin.astype(np.float64)))])
-    save("leaky_relu", [node("LeakyRelu", ["x"], ["y"], alpha=0.1)],
-         [("x", x, None)], [("y", np.where(x >= 0, x, 0.1 * x))])
-    save("hard_swish", [node("HardSwish", ["x"], ["y"])], [("x", x, None)],
-         [("y", x * np.clip(x / 6 + 0.5, 0, 1))], opset=14)
-    lo, hi = np.float32(-0.5), np.float32(1.5)
-    save("clip", [node("Clip", ["x", "lo", "hi"], ["y"])], [("x", x, None)],
-         [("y", np.clip(x, lo, hi))], inits=[("lo", lo), ("hi", hi)])
+                  ("Tanh", np.tanh), ("Neg", np.negative),
+                  ("Exp", np.exp), ("Erf", None)]:
+        if f is None:
+            continue
+        nodes.append(helper.make_node(op, ["x"], [op.lower()],
+                                      name=op.lower() + "_0"))
+        outs.append((op.lower(), f(xd)))
+    nodes += [helper.make_node("Sqrt", ["abs"], ["sqrt"], name="sqrt_0"),
+              helper.make_node("Log", ["abs"], ["log"], name="log_0"),
+              helper.make_node("LeakyRelu", ["x"], ["leaky_relu"],
+                               name="leaky_relu_0", alpha=0.1),
+              helper.make_node("HardSwish", ["x"], ["hard_swish"],
+                               name="hard_swish_0"),
+              helper.make_node("HardSigmoid", ["x"], ["hard_sigmoid"],
+                               name="hard_sigmoid_0", alpha=0.3, beta=0.4),
+              helper.make_node("Clip", ["x", "lo", "hi"], ["clip"],
+                               name="clip_0")]
+    outs += [("sqrt", np.sqrt(np.abs(xd))), ("log", np.log(np.abs(xd))),
+             ("leaky_relu", np.where(x >= 0, xd, 0.1 * xd)),
+             ("hard_swish", xd * np.clip(xd / 6 + 0.5, 0, 1)),
+             ("hard_sigmoid", np.clip(0.3 * xd + 0.4, 0, 1)),
+             ("clip", np.clip(x, lo, hi))]
+    save("unary", nodes, [("x", x, None)], outs,
+         inits=[("lo", lo), ("hi", hi)], opset=14)
     # Broadcasting: a weight vector along the last axis, an input with
     # a dimension of 1, a scalar.
     a, b = rand(2, 3, 4), rand(4)
