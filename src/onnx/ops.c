@@ -514,6 +514,11 @@ static const struct ein_onnx_op ops[] = {
 	{ "Unsqueeze", &ein_onnx_lower_squeeze },
 	{ "Transpose", &ein_onnx_lower_transpose },
 	{ "Concat", &ein_onnx_lower_concat },
+	{ "Slice", &ein_onnx_lower_slice },
+	{ "Split", &ein_onnx_lower_split },
+	{ "Gather", &ein_onnx_lower_gather },
+	{ "Pad", &ein_onnx_lower_pad },
+	{ "LayerNormalization", &ein_onnx_lower_layernorm },
 	{ "Identity", &ein_onnx_lower_identity },
 	{ "Dropout", &ein_onnx_lower_identity },
 };

@@ -147,5 +147,14 @@ int ein_onnx_lower_concat(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_identity(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
+int ein_onnx_lower_slice(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+int ein_onnx_lower_split(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+int ein_onnx_lower_gather(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+int ein_onnx_lower_pad(struct ein_onnx_lower *l, const struct ein_onnx_node *n);
+int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
 
 #endif

@@ -798,3 +798,82 @@ int ein_onnx_lower_reduce(struct ein_onnx_lower *l,
 	ein_onnx_print_where(l, y, 0);
 	return 0;
 }
+
+/* LayerNormalization (opset 17): over the dimensions from the axis on,
+ * d = x - mean(x), y = d / sqrt(mean(d * d) + epsilon) * Scale + B. */
+int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "X");
+	struct ein_onnx_tensor *sc = ein_onnx_in(l, n, 1, "Scale");
+	struct ein_onnx_tensor *b = ein_onnx_in(l, n, 2, NULL);
+	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0), dt, sq;
+	int red[EIN_ONNX_MAX_RANK], axis, d;
+	char s[256], m[256], dn[256], qn[256], v[256];
+	int64_t count = 1;
+
+	if (!x || !sc || !y || ein_onnx_need_float(l, n, x) < 0)
+		return -1;
+	if (ein_onnx_out(l, n, 1) || ein_onnx_out(l, n, 2))
+		return ein_onnx_node_error(l, n, "the Mean and InvStdDev "
+			"outputs are not supported");
+	if ((axis = ein_onnx_axis(l, n, ein_onnx_node_int(n, "axis", -1),
+			x->rank)) < 0)
+		return -1;
+	for (d = 0; d < x->rank; ++d) {
+		red[d] = d >= axis;
+		if (red[d] && x->dim[d].sym >= 0)
+			return ein_onnx_need_const_shape(l, n, x,
+				"normalising");
+		count *= red[d] ? x->dim[d].value : 1;
+	}
+	if (sc->rank > x->rank - axis || (b && b->rank > x->rank - axis))
+		return ein_onnx_node_error(l, n, "Scale or B has more "
+			"dimensions than are normalised");
+	ein_onnx_set_shape(y, x->dtype, x->rank, x->dim);
+	ein_onnx_aux_name(l, y, "sum", s, sizeof(s));
+	ein_onnx_aux_name(l, y, "mean", m, sizeof(m));
+	ein_onnx_aux_name(l, y, "dev", dn, sizeof(dn));
+	ein_onnx_aux_name(l, y, "sq", qn, sizeof(qn));
+	ein_onnx_aux_name(l, y, "var", v, sizeof(v));
+	dt = sq = *y;
+	dt.id = dn;
+	sq.id = qn;
+	print_reduce(l, s, "+=!", x, red, "", "");
+	fprintf(l->out, "    %s", m);
+	print_kept(l, "", x, red);
+	fputs(" = ", l->out);
+	print_kept(l, s, x, red);
+	fprintf(l->out, " / %lld", (long long) count);
+	for (d = 0; d < x->rank; ++d)
+		if (!red[d]) {
+			fprintf(l->out, "%si%d in 0:", d ? ", " : " where ", d);
+			ein_onnx_print_dim(l, x->dim[d]);
+		}
+	fputc('\n', l->out);
+	ein_onnx_print_lhs(l, &dt, "=");
+	ein_onnx_print_bcast(l, x, y->rank, y->dim);
+	fputs(" - ", l->out);
+	print_kept(l, m, x, red);
+	ein_onnx_print_where(l, y, 0);
+	ein_onnx_print_lhs(l, &sq, "=");
+	ein_onnx_print_bcast(l, &dt, y->rank, y->dim);
+	fputs(" * ", l->out);
+	ein_onnx_print_bcast(l, &dt, y->rank, y->dim);
+	ein_onnx_print_where(l, y, 0);
+	print_reduce(l, v, "+=!", &sq, red, "", "");
+	ein_onnx_print_lhs(l, y, "=");
+	ein_onnx_print_bcast(l, &dt, y->rank, y->dim);
+	fputs(" / sqrt(", l->out);
+	print_kept(l, v, x, red);
+	fprintf(l->out, " / %lld + ", (long long) count);
+	ein_onnx_print_float(l, ein_onnx_node_float(n, "epsilon", 1e-5f));
+	fputs(") * ", l->out);
+	ein_onnx_print_bcast(l, sc, y->rank, y->dim);
+	if (b) {
+		fputs(" + ", l->out);
+		ein_onnx_print_bcast(l, b, y->rank, y->dim);
+	}
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}

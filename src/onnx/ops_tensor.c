@@ -430,3 +430,264 @@ int ein_onnx_lower_identity(struct ein_onnx_lower *l,
 	ein_onnx_print_where(l, y, 0);
 	return 0;
 }
+
+/* The begin, step and extent along one axis of a Slice, from ONNX's
+ * starts and ends (clamped as the specification says). */
+static int slice_axis(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *len)
+{
+	if (step == 0)
+		return ein_onnx_node_error(l, n, "a step of 0");
+	if (start < 0)
+		start += dim;
+	if (end < 0)
+		end += dim;
+	if (step > 0) {
+		start = start < 0 ? 0 : start > dim ? dim : start;
+		end = end < 0 ? 0 : end > dim ? dim : end;
+		*len = end > start ? (end - start + step - 1) / step : 0;
+	} else {
+		start = start < 0 ? 0 : start > dim - 1 ? dim - 1 : start;
+		end = end < -1 ? -1 : end > dim - 1 ? dim - 1 : end;
+		*len = start > end ? (start - end - step - 1) / -step : 0;
+	}
+	if (*len < 1)
+		return ein_onnx_node_error(l, n, "an empty slice");
+	return start;
+}
+
+/* The starts, ends, axes and steps of a Slice: constant inputs (opset 10
+ * and later) or attributes; axes default to 0, 1, ..., steps to 1. */
+static int slice_params(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	int64_t v[4][EIN_ONNX_MAX_RANK], int *count)
+{
+	static const char *what[] = { "starts", "ends", "axes", "steps" };
+	int i, c, k;
+
+	for (i = 0; i < 4; ++i) {
+		struct ein_onnx_tensor *t = n->n_in > 1 ?
+			ein_onnx_in(l, n, 1 + i, NULL) : NULL;
+
+		c = -1;
+		if (t && ein_onnx_const_ints(l, n, t, what[i], v[i], &c,
+				EIN_ONNX_MAX_RANK) < 0)
+			return -1;
+		if (!t && n->n_in <= 1 && ein_onnx_node_attr(n, what[i]) &&
+		    ein_onnx_attr_ints(l, n, what[i], v[i], &c,
+				EIN_ONNX_MAX_RANK) < 0)
+			return -1;
+		if (i == 0)
+			*count = c;
+		if (c < 0 && i >= 2)
+			for (c = k = 0; k < *count; ++k, ++c)
+				v[i][k] = i == 2 ? k : 1;
+		if (c < 0 || c != *count)
+			return ein_onnx_node_error(l, n, "%s has %d values, "
+				"starts %d", what[i], c, *count);
+	}
+	return 0;
+}
+
+/* Slice with constant parameters: y(i) = x(start + step * i) along each
+ * sliced axis. */
+int ein_onnx_lower_slice(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "data");
+	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	char idx[EIN_ONNX_MAX_RANK][48];
+	int64_t v[4][EIN_ONNX_MAX_RANK], len = 0;
+	int count, k, a, d;
+
+	if (!x || !y || ein_onnx_need_ein_type(l, n, x) < 0 ||
+	    slice_params(l, n, v, &count) < 0)
+		return -1;
+	memcpy(dim, x->dim, sizeof(dim));
+	for (d = 0; d < x->rank; ++d)
+		snprintf(idx[d], 48, "i%d", d);
+	for (k = 0; k < count; ++k) {
+		int64_t b;
+
+		if ((a = ein_onnx_axis(l, n, v[2][k], x->rank)) < 0)
+			return -1;
+		if (x->dim[a].sym >= 0)
+			return ein_onnx_need_const_shape(l, n, x, "slicing");
+		b = slice_axis(l, n, x->dim[a].value, v[0][k], v[1][k],
+			v[3][k], &len);
+		if (b < 0)
+			return -1;
+		dim[a] = ein_onnx_dim_const(len);
+		if (v[3][k] == 1)
+			snprintf(idx[a], 48, b ? "i%d + %lld" : "i%d", a,
+				(long long) b);
+		else
+			snprintf(idx[a], 48, "%lld + %lld * i%d", (long long) b,
+				(long long) v[3][k], a);
+	}
+	ein_onnx_set_shape(y, x->dtype, x->rank, dim);
+	ein_onnx_print_lhs(l, y, "=");
+	ein_onnx_print_access(l, x, idx);
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}
+
+/* Split along an axis into parts of the sizes given (input from opset
+ * 13, attribute before) or equal parts. */
+int ein_onnx_lower_split(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "input");
+	struct ein_onnx_tensor *st = ein_onnx_in(l, n, 1, NULL), *y;
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	char idx[EIN_ONNX_MAX_RANK][48];
+	int64_t split[EIN_ONNX_MAX_RANK * 8], off = 0, total = 0;
+	int count, axis, k, d;
+
+	if (!x || ein_onnx_need_ein_type(l, n, x) < 0 ||
+	    (axis = ein_onnx_axis(l, n, ein_onnx_node_int(n, "axis", 0),
+			x->rank)) < 0 ||
+	    (st ? ein_onnx_const_ints(l, n, st, "split", split, &count, 64) :
+		  ein_onnx_attr_ints(l, n, "split", split, &count, 64)) < 0)
+		return -1;
+	if (x->dim[axis].sym >= 0)
+		return ein_onnx_need_const_shape(l, n, x, "splitting");
+	if (!count)
+		for (count = n->n_out, k = 0; k < count; ++k)
+			split[k] = x->dim[axis].value / count;
+	for (k = 0; k < count; ++k)
+		total += split[k];
+	if (count != n->n_out || total != x->dim[axis].value)
+		return ein_onnx_node_error(l, n, "the parts do not split "
+			"dimension %d of '%s' into %d outputs", axis, x->name,
+			n->n_out);
+	for (k = 0; k < count; off += split[k++]) {
+		if (!(y = ein_onnx_out(l, n, k)))
+			continue;
+		memcpy(dim, x->dim, sizeof(dim));
+		dim[axis] = ein_onnx_dim_const(split[k]);
+		for (d = 0; d < x->rank; ++d)
+			snprintf(idx[d], 48, d == axis && off ? "i%d + %lld" :
+				"i%d", d, (long long) off);
+		ein_onnx_set_shape(y, x->dtype, x->rank, dim);
+		ein_onnx_print_lhs(l, y, "=");
+		ein_onnx_print_access(l, x, idx);
+		ein_onnx_print_where(l, y, 0);
+	}
+	return 0;
+}
+
+/* Gather with constant indices that are a scalar or an arithmetic
+ * progression (a + b * j): an affine read.  Indices read from a tensor at
+ * run time (embeddings) are not supported yet. */
+int ein_onnx_lower_gather(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "data");
+	struct ein_onnx_tensor *it = ein_onnx_in(l, n, 1, "indices");
+	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	char idx[EIN_ONNX_MAX_RANK][48];
+	int64_t v[64], b = 0;
+	int count, axis, d, r = 0;
+
+	if (!x || !it || !y || ein_onnx_need_ein_type(l, n, x) < 0)
+		return -1;
+	if (it->role != EIN_ONNX_CONST || it->rank > 1)
+		return ein_onnx_node_error(l, n, "indices '%s' must be a "
+			"constant scalar or vector (indices computed at run "
+			"time are not supported)", it->name);
+	if ((axis = ein_onnx_axis(l, n, ein_onnx_node_int(n, "axis", 0),
+			x->rank)) < 0 ||
+	    ein_onnx_const_ints(l, n, it, "indices", v, &count, 64) < 0)
+		return -1;
+	if (x->dim[axis].sym >= 0)
+		return ein_onnx_need_const_shape(l, n, x, "gathering");
+	for (d = 0; d < count; ++d) {
+		if (v[d] < 0)
+			v[d] += x->dim[axis].value;
+		if (v[d] < 0 || v[d] >= x->dim[axis].value)
+			return ein_onnx_node_error(l, n, "index %lld is out of "
+				"range", (long long) v[d]);
+	}
+	if (count > 1)
+		b = v[1] - v[0];
+	for (d = 2; d < count; ++d)
+		if (v[d] - v[d - 1] != b)
+			return ein_onnx_node_error(l, n, "the indices are not "
+				"an arithmetic progression (not supported)");
+	for (d = 0; d < x->rank; ++d) {
+		if (d != axis) {
+			dim[r] = x->dim[d];
+			snprintf(idx[d], 48, "i%d", r++);
+		} else if (it->rank == 0) {
+			snprintf(idx[d], 48, "%lld", (long long) v[0]);
+		} else {
+			dim[r] = ein_onnx_dim_const(count);
+			snprintf(idx[d], 48, "%lld + %lld * i%d",
+				(long long) v[0], (long long) b, r++);
+		}
+	}
+	ein_onnx_set_shape(y, x->dtype, r, dim);
+	ein_onnx_print_lhs(l, y, "=");
+	ein_onnx_print_access(l, x, idx);
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}
+
+/* Pad in constant mode, with constant pads and value: y(i) = x(i - pb)
+ * inside the input, the value elsewhere. */
+int ein_onnx_lower_pad(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "data");
+	struct ein_onnx_tensor *pt = ein_onnx_in(l, n, 1, NULL);
+	struct ein_onnx_tensor *vt = ein_onnx_in(l, n, 2, NULL);
+	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	char idx[EIN_ONNX_MAX_RANK][48];
+	int64_t pads[2 * EIN_ONNX_MAX_RANK];
+	double value = ein_onnx_node_float(n, "value", 0);
+	int count, d, any = 0;
+
+	if (!x || !y || ein_onnx_need_float(l, n, x) < 0 ||
+	    (pt ? ein_onnx_const_ints(l, n, pt, "pads", pads, &count,
+			2 * EIN_ONNX_MAX_RANK) :
+		  ein_onnx_attr_ints(l, n, "pads", pads, &count,
+			2 * EIN_ONNX_MAX_RANK)) < 0 ||
+	    (vt && ein_onnx_const_float(l, n, vt, "constant_value",
+			&value) < 0))
+		return -1;
+	if (strcmp(ein_onnx_node_string(n, "mode", "constant"), "constant"))
+		return ein_onnx_node_error(l, n, "mode '%s' is not supported",
+			ein_onnx_node_string(n, "mode", ""));
+	if (count != 2 * x->rank || ein_onnx_in(l, n, 3, NULL))
+		return ein_onnx_node_error(l, n, "pads must have two values per "
+			"dimension (the axes input is not supported)");
+	for (d = 0; d < x->rank; ++d) {
+		if (pads[d] < 0 || pads[x->rank + d] < 0)
+			return ein_onnx_node_error(l, n, "negative pads are "
+				"not supported");
+		if ((pads[d] || pads[x->rank + d]) && x->dim[d].sym >= 0)
+			return ein_onnx_need_const_shape(l, n, x, "padding");
+		dim[d] = x->dim[d].sym >= 0 ? x->dim[d] : ein_onnx_dim_const(
+			x->dim[d].value + pads[d] + pads[x->rank + d]);
+		snprintf(idx[d], 48, pads[d] ? "i%d - %lld" : "i%d", d,
+			(long long) pads[d]);
+	}
+	ein_onnx_set_shape(y, x->dtype, x->rank, dim);
+	ein_onnx_print_lhs(l, y, "=");
+	for (d = 0; d < x->rank; ++d) {
+		if (pads[d])
+			fprintf(l->out, "%si%d >= %lld", any++ ? " && " : "", d,
+				(long long) pads[d]);
+		if (pads[d] || pads[x->rank + d])
+			fprintf(l->out, "%si%d < %lld", any++ ? " && " : "", d,
+				(long long) (pads[d] + x->dim[d].value));
+	}
+	fputs(any ? " ? " : "", l->out);
+	ein_onnx_print_access(l, x, idx);
+	if (any) {
+		fputs(" : ", l->out);
+		ein_onnx_print_float(l, value);
+	}
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}

@@ -241,6 +241,30 @@ def matrices():
     save("identity_dropout", [node("Identity", ["x"], ["t"]),
                               node("Dropout", ["t"], ["y"])],
          [("x", x, None)], [("y", x)])
+    starts, ends = np.array([1, -1], np.int64), np.array([3, -5], np.int64)
+    axes, steps = np.array([1, 3], np.int64), np.array([1, -2], np.int64)
+    save("slice", [node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
+         [("x", x, None)], [("y", x[:, 1:3, :, -1:-5:-2])],
+         inits=[("st", starts), ("en", ends), ("ax", axes), ("sp", steps)])
+    save("split", [node("Split", ["x", "parts"], ["y1", "y2"], axis=3)],
+         [("x", x, None)], [("y1", x[..., :2]), ("y2", x[..., 2:])],
+         inits=[("parts", np.array([2, 3], np.int64))])
+    save("gather", [node("Gather", ["x", "ix"], ["y"], axis=2)],
+         [("x", x, None)], [("y", x[:, :, [3, 1]])],
+         inits=[("ix", np.array([3, 1], np.int64))])
+    save("pad", [node("Pad", ["x", "pads", "val"], ["y"])],
+         [("x", x, None)],
+         [("y", np.pad(x, [(0, 0), (1, 0), (0, 2), (1, 1)],
+                       constant_values=0.5))],
+         inits=[("pads", np.array([0, 1, 0, 1, 0, 0, 2, 1], np.int64)),
+                ("val", np.float32(0.5))])
+    g, b = rand(4, 5), rand(5)
+    mu = x.mean(axis=(2, 3), keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=(2, 3), keepdims=True)
+    save("layernorm", [node("LayerNormalization", ["x", "g", "b"], ["y"],
+                            axis=2, epsilon=1e-3)], [("x", x, None)],
+         [("y", (x - mu) / np.sqrt(var + 1e-3) * g + b)],
+         inits=[("g", g), ("b", b)], opset=17)
     save("reduce_mean", [node("ReduceMean", ["x"], ["y"], axes=[1, 3],
                               keepdims=0)], [("x", x, None)],
          [("y", x.mean(axis=(1, 3)))])
