@@ -21,7 +21,8 @@
 /* The options of "ein run".
  * input: the NAME=FILE of each --input; output: --output's directory;
  * model: the imported model when file is an ONNX model; ctx: the
- *	context of the run. */
+ *	context of the run; fixed: sizes owned (the --sizes of a model whose
+ *	fixed sizes became constants). */
 struct run_opts {
 	const char *file;
 	int n_input;
@@ -29,6 +30,7 @@ struct run_opts {
 	const char *output;
 	ein_onnx *model;
 	ein_ctx *ctx;
+	char *fixed;
 	const char *def;
 	const char *sizes;
 	int64_t repeat;
@@ -121,6 +123,31 @@ static int check_inputs(const struct run_opts *o, ein_kernel *k)
 		}
 	}
 	return 0;
+}
+
+/* The entries of the size list "spec" that name sizes of "k": an ONNX
+ * model imported with --fix-sizes has its fixed sizes as constants, no
+ * longer as sizes.  The caller frees the result. */
+static char *kernel_sizes(const char *spec, ein_kernel *k)
+{
+	char *copy = strdup(spec), *out = calloc(strlen(spec) + 1, 1);
+	char *tok, *save = NULL;
+	int i;
+
+	for (tok = copy && out ? strtok_r(copy, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save))
+		for (i = 0; i < ein_kernel_n_size(k); ++i) {
+			size_t len = strlen(ein_kernel_get_size_name(k, i));
+
+			if (!strncmp(tok, ein_kernel_get_size_name(k, i), len) &&
+			    tok[len] == '=') {
+				if (*out)
+					strcat(out, ",");
+				strcat(out, tok);
+			}
+		}
+	free(copy);
+	return out;
 }
 
 /* Write each output of "k" in "t" to --output's directory as NAME.npy. */
@@ -404,6 +431,12 @@ int ein_cmd_run(int argc, char **argv)
 	prog = ein_cli_read_program(ctx, o.file, o.opts, &o.model);
 	if (prog)
 		k = ein_kernel_compile_with(prog, o.def, o.opts);
+	if (k && o.model && o.fix && o.sizes) {
+		char *spec = kernel_sizes(o.sizes, k);
+
+		free(o.fixed);
+		o.sizes = o.fixed = spec;
+	}
 	if (k) {
 		int64_t sizes[ein_kernel_n_size(k) + 1];
 
@@ -432,5 +465,6 @@ int ein_cmd_run(int argc, char **argv)
 	ein_options_free(o.opts);
 	ein_ctx_free(ctx);
 	free(o.ranges);
+	free(o.fixed);
 	return ok == 0 ? 0 : 1;
 }

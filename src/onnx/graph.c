@@ -188,3 +188,11 @@ const char *ein_onnx_node_string(const struct ein_onnx_node *n,
 
 	return a && a->kind == EIN_ONNX_ATTR_STRING ? a->s : def;
 }
+
+void ein_onnx_graph_remove_node(struct ein_onnx_graph *g, int pos)
+{
+	node_clear(&g->node[pos]);
+	memmove(g->node + pos, g->node + pos + 1,
+		(g->n_node - pos - 1) * sizeof(*g->node));
+	g->n_node--;
+}

@@ -132,6 +132,8 @@ void ein_onnx_graph_free(struct ein_onnx_graph *g);
 /* The index of the tensor named "name", created (untyped, a temporary) if
  * there is none; -1 when out of memory. */
 int ein_onnx_graph_tensor(struct ein_onnx_graph *g, const char *name);
+/* Remove node "pos" (the others keep their order). */
+void ein_onnx_graph_remove_node(struct ein_onnx_graph *g, int pos);
 /* The index of size "name", added if new; -1 when out of memory. */
 int ein_onnx_graph_size(struct ein_onnx_graph *g, const char *name);
 

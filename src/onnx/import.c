@@ -3,7 +3,8 @@
  *
  * The pipeline, one line per stage:
  *
- *     model file --read.c--> graph --lower.c (fold.c, ops*.c)--> ein source
+ *     model file --read.c--> graph --bnfold.c--> graph
+ *         --lower.c (fold.c, ops*.c)--> ein source
  *
  * The result keeps the source text and the data of the constants the
  * definition reads (its weights), which the caller passes as inputs
@@ -14,6 +15,7 @@
 #include <string.h>
 #include "ctx.h"
 #include "diag.h"
+#include "onnx/bnfold.h"
 #include "onnx/lower.h"
 #include "onnx/read.h"
 
@@ -102,7 +104,7 @@ ein_onnx *ein_onnx_import(ein_ctx *ctx, const char *path,
 		m->def = def_name(path);
 	if (m && m->def)
 		m->g = ein_onnx_read(ctx, path);
-	if (m && m->g)
+	if (m && m->g && ein_onnx_fold_batchnorm(m->g) >= 0)
 		m->source = ein_onnx_lower(ctx, path, m->g, m->def, opts);
 	if (m && m->source && collect_consts(m) == 0)
 		return m;

@@ -175,7 +175,7 @@ void ein_onnx_print_lhs(struct ein_onnx_lower *l,
 }
 
 void ein_onnx_print_access(struct ein_onnx_lower *l,
-	struct ein_onnx_tensor *t, char idx[][48])
+	struct ein_onnx_tensor *t, char idx[][EIN_ONNX_IDX])
 {
 	int d;
 
@@ -189,7 +189,7 @@ void ein_onnx_print_access(struct ein_onnx_lower *l,
 void ein_onnx_print_bcast(struct ein_onnx_lower *l, struct ein_onnx_tensor *t,
 	int rank, const struct ein_onnx_dim *dim)
 {
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int d;
 
 	for (d = 0; d < t->rank; ++d) {

@@ -15,6 +15,10 @@
 #include <stdio.h>
 #include "onnx/graph.h"
 
+/* The room for one index expression of an access ("(i3 * 64 + i4) / 8
+ * % 4"); a longer one is an error, never cut. */
+#define EIN_ONNX_IDX 160
+
 /* The state of one lowering.
  * ctx, path: for messages; g: the graph;
  * out: the statements written so far (a memory stream);
@@ -94,7 +98,7 @@ void ein_onnx_print_lhs(struct ein_onnx_lower *l,
 /* "NAME(e0, ..., e{rank-1})" for a tensor read with index texts "idx";
  * the tensor is marked used. */
 void ein_onnx_print_access(struct ein_onnx_lower *l,
-	struct ein_onnx_tensor *t, char idx[][48]);
+	struct ein_onnx_tensor *t, char idx[][EIN_ONNX_IDX]);
 /* "T(i...)" for a tensor read with the indices of a tensor of rank
  * "rank" and shape "dim" that it broadcasts to (numpy's rules: aligned
  * from the last dimension, 1 stretched). */

@@ -168,7 +168,7 @@ static void print_window_read(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *x, const struct window *w, const char *ch,
 	int r0)
 {
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int d;
 
 	strcpy(idx[0], "i0");
@@ -249,7 +249,7 @@ static int conv_check(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 /* The read of a convolution's weights: w(i1, r0, r1, ...). */
 static void print_weights(struct ein_onnx_lower *l, struct ein_onnx_tensor *wt)
 {
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int d;
 
 	strcpy(idx[0], "i1");
@@ -419,7 +419,7 @@ int ein_onnx_lower_global_pool(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "X");
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0), acc;
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char idx[EIN_ONNX_MAX_RANK][48], name[256];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX], name[256];
 	int avg = !strcmp(n->op, "GlobalAveragePool"), d;
 
 	if (!x || !y || ein_onnx_need_float(l, n, x) < 0)
@@ -565,7 +565,7 @@ int ein_onnx_lower_matmul(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *b = ein_onnx_in(l, n, 1, "B");
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char ia[EIN_ONNX_MAX_RANK][48], ib[EIN_ONNX_MAX_RANK][48];
+	char ia[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX], ib[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int ba, bb, nb, rank, d, im, in;
 
 	if (!a || !b || !y || ein_onnx_need_float(l, n, a) < 0)
@@ -592,10 +592,10 @@ int ein_onnx_lower_matmul(struct ein_onnx_lower *l,
 				b->name);
 		dim[d] = x.sym < 0 && x.value == 1 ? z : x;
 		if (da >= 0)
-			snprintf(ia[da], 48, x.sym < 0 && x.value == 1 &&
+			snprintf(ia[da], EIN_ONNX_IDX, x.sym < 0 && x.value == 1 &&
 				!ein_onnx_dim_eq(x, dim[d]) ? "0" : "i%d", d);
 		if (db >= 0)
-			snprintf(ib[db], 48, z.sym < 0 && z.value == 1 &&
+			snprintf(ib[db], EIN_ONNX_IDX, z.sym < 0 && z.value == 1 &&
 				!ein_onnx_dim_eq(z, dim[d]) ? "0" : "i%d", d);
 	}
 	rank = nb;
@@ -603,15 +603,15 @@ int ein_onnx_lower_matmul(struct ein_onnx_lower *l,
 	in = b->rank > 1 ? rank++ : -1;
 	if (im >= 0) {
 		dim[im] = a->dim[a->rank - 2];
-		snprintf(ia[a->rank - 2], 48, "i%d", im);
+		snprintf(ia[a->rank - 2], EIN_ONNX_IDX, "i%d", im);
 	}
-	snprintf(ia[a->rank - 1], 48, "r0");
+	snprintf(ia[a->rank - 1], EIN_ONNX_IDX, "r0");
 	if (in >= 0) {
 		dim[in] = b->dim[b->rank - 1];
-		snprintf(ib[b->rank - 2], 48, "r0");
-		snprintf(ib[b->rank - 1], 48, "i%d", in);
+		snprintf(ib[b->rank - 2], EIN_ONNX_IDX, "r0");
+		snprintf(ib[b->rank - 1], EIN_ONNX_IDX, "i%d", in);
 	} else {
-		snprintf(ib[0], 48, "r0");
+		snprintf(ib[0], EIN_ONNX_IDX, "r0");
 	}
 	ein_onnx_set_shape(y, a->dtype, rank, dim);
 	ein_onnx_print_lhs(l, y, "+=!");
@@ -643,7 +643,7 @@ static void print_reduce(struct ein_onnx_lower *l, const char *name,
 	const char *op, struct ein_onnx_tensor *x, const int *red,
 	const char *pre, const char *post)
 {
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int d, k = 0, any = 0;
 
 	fprintf(l->out, "    %s(", name);
@@ -653,9 +653,9 @@ static void print_reduce(struct ein_onnx_lower *l, const char *name,
 	fprintf(l->out, ") %s %s", op, pre);
 	for (d = 0; d < x->rank; ++d) {
 		if (red[d])
-			snprintf(idx[d], 48, "r%d", k++);
+			snprintf(idx[d], EIN_ONNX_IDX, "r%d", k++);
 		else
-			snprintf(idx[d], 48, "i%d", d);
+			snprintf(idx[d], EIN_ONNX_IDX, "i%d", d);
 	}
 	ein_onnx_print_access(l, x, idx);
 	fputs(post, l->out);
@@ -759,7 +759,7 @@ int ein_onnx_lower_reduce(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "data");
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0), acc;
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char idx[EIN_ONNX_MAX_RANK][48], name[256];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX], name[256];
 	int red[EIN_ONNX_MAX_RANK], keep = ein_onnx_node_int(n, "keepdims", 1);
 	int mean = !strcmp(n->op, "ReduceMean"), d, r = 0, k = 0;
 	const char *op = !strcmp(n->op, "ReduceMax") ? "max=!" :
@@ -770,9 +770,9 @@ int ein_onnx_lower_reduce(struct ein_onnx_lower *l,
 		return -1;
 	for (d = 0; d < x->rank; ++d) {
 		if (red[d])
-			snprintf(idx[d], 48, "r%d", k++);
+			snprintf(idx[d], EIN_ONNX_IDX, "r%d", k++);
 		else
-			snprintf(idx[d], 48, "i%d", r);
+			snprintf(idx[d], EIN_ONNX_IDX, "i%d", r);
 		if (!red[d] || keep)
 			dim[r++] = red[d] ? ein_onnx_dim_const(1) : x->dim[d];
 	}

@@ -58,7 +58,7 @@ static void print_linear(const struct ein_onnx_tensor *y, const int *ys,
 static int print_reshape(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 	struct ein_onnx_tensor *x, struct ein_onnx_tensor *y)
 {
-	char idx[EIN_ONNX_MAX_RANK][48], lin[EIN_ONNX_MAX_RANK * 64];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX], lin[EIN_ONNX_MAX_RANK * 64];
 	int xs[EIN_ONNX_MAX_RANK], ys[EIN_ONNX_MAX_RANK];
 	int nx = non_unit(x, xs), ny = non_unit(y, ys), p, k, d;
 	int64_t stride = 1;
@@ -67,7 +67,7 @@ static int print_reshape(struct ein_onnx_lower *l, const struct ein_onnx_node *n
 		strcpy(idx[d], "0");
 	for (p = 0; p < nx && p < ny &&
 			ein_onnx_dim_eq(x->dim[xs[p]], y->dim[ys[p]]); ++p)
-		snprintf(idx[xs[p]], 48, "i%d", ys[p]);
+		snprintf(idx[xs[p]], EIN_ONNX_IDX, "i%d", ys[p]);
 	for (k = p; k < nx; ++k)
 		if (x->dim[xs[k]].sym >= 0)
 			return ein_onnx_need_const_shape(l, n, x, "reshaping "
@@ -88,9 +88,10 @@ static int print_reshape(struct ein_onnx_lower *l, const struct ein_onnx_node *n
 		if (k > p)
 			snprintf(mod, sizeof(mod), " %% %lld",
 				(long long) x->dim[xs[k]].value);
-		snprintf(idx[xs[k]], 48, "%s%s%s%s%s", *div || *mod ? paren : "",
-			lin, *div || *mod ? (*paren ? ")" : "") : "", div, mod);
-		if (strlen(lin) > 40 && (*div || *mod))
+		if (snprintf(idx[xs[k]], EIN_ONNX_IDX, "%s%s%s%s%s",
+				*div || *mod ? paren : "", lin, *div || *mod ?
+				(*paren ? ")" : "") : "", div, mod) >=
+				EIN_ONNX_IDX)
 			return ein_onnx_node_error(l, n, "the reshape of '%s' "
 				"has too many dimensions to map", x->name);
 		stride *= x->dim[xs[k]].value;
@@ -319,7 +320,7 @@ int ein_onnx_lower_transpose(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "data");
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int64_t perm[EIN_ONNX_MAX_RANK];
 	int count, d, seen[EIN_ONNX_MAX_RANK] = { 0 };
 
@@ -338,7 +339,7 @@ int ein_onnx_lower_transpose(struct ein_onnx_lower *l,
 			return ein_onnx_node_error(l, n, "perm is not a "
 				"permutation");
 		dim[d] = x->dim[perm[d]];
-		snprintf(idx[perm[d]], 48, "i%d", d);
+		snprintf(idx[perm[d]], EIN_ONNX_IDX, "i%d", d);
 	}
 	ein_onnx_set_shape(y, x->dtype, x->rank, dim);
 	ein_onnx_print_lhs(l, y, "=");
@@ -387,7 +388,7 @@ int ein_onnx_lower_concat(struct ein_onnx_lower *l,
 {
 	struct ein_onnx_tensor *x0 = ein_onnx_in(l, n, 0, "inputs"), *x;
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int64_t off = 0;
 	int axis, i, d;
 
@@ -399,7 +400,7 @@ int ein_onnx_lower_concat(struct ein_onnx_lower *l,
 	for (i = 0; i < n->n_in; ++i) {
 		x = ein_onnx_in(l, n, i, "inputs");
 		for (d = 0; d < x->rank; ++d)
-			snprintf(idx[d], 48, d == axis && off ? "i%d - %lld" :
+			snprintf(idx[d], EIN_ONNX_IDX, d == axis && off ? "i%d - %lld" :
 				"i%d", d, (long long) off);
 		off += x->dim[axis].value;
 		if (i + 1 < n->n_in)
@@ -495,7 +496,7 @@ int ein_onnx_lower_slice(struct ein_onnx_lower *l, const struct ein_onnx_node *n
 	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "data");
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int64_t v[4][EIN_ONNX_MAX_RANK], len = 0;
 	int count, k, a, d;
 
@@ -504,7 +505,7 @@ int ein_onnx_lower_slice(struct ein_onnx_lower *l, const struct ein_onnx_node *n
 		return -1;
 	memcpy(dim, x->dim, sizeof(dim));
 	for (d = 0; d < x->rank; ++d)
-		snprintf(idx[d], 48, "i%d", d);
+		snprintf(idx[d], EIN_ONNX_IDX, "i%d", d);
 	for (k = 0; k < count; ++k) {
 		int64_t b;
 
@@ -518,10 +519,10 @@ int ein_onnx_lower_slice(struct ein_onnx_lower *l, const struct ein_onnx_node *n
 			return -1;
 		dim[a] = ein_onnx_dim_const(len);
 		if (v[3][k] == 1)
-			snprintf(idx[a], 48, b ? "i%d + %lld" : "i%d", a,
+			snprintf(idx[a], EIN_ONNX_IDX, b ? "i%d + %lld" : "i%d", a,
 				(long long) b);
 		else
-			snprintf(idx[a], 48, "%lld + %lld * i%d", (long long) b,
+			snprintf(idx[a], EIN_ONNX_IDX, "%lld + %lld * i%d", (long long) b,
 				(long long) v[3][k], a);
 	}
 	ein_onnx_set_shape(y, x->dtype, x->rank, dim);
@@ -538,7 +539,7 @@ int ein_onnx_lower_split(struct ein_onnx_lower *l, const struct ein_onnx_node *n
 	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "input");
 	struct ein_onnx_tensor *st = ein_onnx_in(l, n, 1, NULL), *y;
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int64_t split[EIN_ONNX_MAX_RANK * 8], off = 0, total = 0;
 	int count, axis, k, d;
 
@@ -565,7 +566,7 @@ int ein_onnx_lower_split(struct ein_onnx_lower *l, const struct ein_onnx_node *n
 		memcpy(dim, x->dim, sizeof(dim));
 		dim[axis] = ein_onnx_dim_const(split[k]);
 		for (d = 0; d < x->rank; ++d)
-			snprintf(idx[d], 48, d == axis && off ? "i%d + %lld" :
+			snprintf(idx[d], EIN_ONNX_IDX, d == axis && off ? "i%d + %lld" :
 				"i%d", d, (long long) off);
 		ein_onnx_set_shape(y, x->dtype, x->rank, dim);
 		ein_onnx_print_lhs(l, y, "=");
@@ -585,7 +586,7 @@ int ein_onnx_lower_gather(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *it = ein_onnx_in(l, n, 1, "indices");
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int64_t v[64], b = 0;
 	int count, axis, d, r = 0;
 
@@ -617,12 +618,12 @@ int ein_onnx_lower_gather(struct ein_onnx_lower *l,
 	for (d = 0; d < x->rank; ++d) {
 		if (d != axis) {
 			dim[r] = x->dim[d];
-			snprintf(idx[d], 48, "i%d", r++);
+			snprintf(idx[d], EIN_ONNX_IDX, "i%d", r++);
 		} else if (it->rank == 0) {
-			snprintf(idx[d], 48, "%lld", (long long) v[0]);
+			snprintf(idx[d], EIN_ONNX_IDX, "%lld", (long long) v[0]);
 		} else {
 			dim[r] = ein_onnx_dim_const(count);
-			snprintf(idx[d], 48, "%lld + %lld * i%d",
+			snprintf(idx[d], EIN_ONNX_IDX, "%lld + %lld * i%d",
 				(long long) v[0], (long long) b, r++);
 		}
 	}
@@ -642,7 +643,7 @@ int ein_onnx_lower_pad(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	struct ein_onnx_tensor *vt = ein_onnx_in(l, n, 2, NULL);
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char idx[EIN_ONNX_MAX_RANK][48];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
 	int64_t pads[2 * EIN_ONNX_MAX_RANK];
 	double value = ein_onnx_node_float(n, "value", 0);
 	int count, d, any = 0;
@@ -669,7 +670,7 @@ int ein_onnx_lower_pad(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 			return ein_onnx_need_const_shape(l, n, x, "padding");
 		dim[d] = x->dim[d].sym >= 0 ? x->dim[d] : ein_onnx_dim_const(
 			x->dim[d].value + pads[d] + pads[x->rank + d]);
-		snprintf(idx[d], 48, pads[d] ? "i%d - %lld" : "i%d", d,
+		snprintf(idx[d], EIN_ONNX_IDX, pads[d] ? "i%d - %lld" : "i%d", d,
 			(long long) pads[d]);
 	}
 	ein_onnx_set_shape(y, x->dtype, x->rank, dim);
