@@ -201,11 +201,13 @@ static const struct help_cmd cmds[] = {
 	  "sizes (docs/onnx.md).  An unsupported operator, attribute or "
 	  "dynamic shape is an error naming the node, its op type and what "
 	  "is missing (exit 1).", import_opts, 0 },
-	{ "check", "FILE.ein...", "parse and check every definition",
+	{ "check", "FILE.ein|MODEL.onnx...", "parse and check every "
+	  "definition",
 	  "Parses and checks every definition of each file; prints each "
 	  "error as FILE:LINE:COL: error: ... and exits 1 if there is any.",
 	  no_opts, 0 },
-	{ "show", "FILE.ein [--def NAME] [--sizes M=7,...] [--stage=STAGE] "
+	{ "show", "FILE.ein|MODEL.onnx [--def NAME] [--sizes M=7,...] "
+	  "[--stage=STAGE] "
 	  "[OPTIONS]", "print an intermediate form of a definition",
 	  "Prints one stage of the compilation of a definition: the source, "
 	  "the iteration domains and accesses, the dependences, the schedule "

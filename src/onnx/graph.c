@@ -38,6 +38,7 @@ void ein_onnx_graph_free(struct ein_onnx_graph *g)
 	for (i = 0; i < g->n_tensor; ++i) {
 		free(g->tensor[i].name);
 		free(g->tensor[i].id);
+		free(g->tensor[i].out_id);
 		free(g->tensor[i].data);
 		free(g->tensor[i].sval);
 	}

@@ -45,7 +45,8 @@ enum ein_onnx_role {
 
 /* A tensor.
  * name: its ONNX name; id: its ein identifier (NULL until lower.c names
- *	it; an Identity's output takes its input's);
+ *	it); out_id: for a graph output, the name of the definition's output
+ *	(id is then the temporary the statements write, copied into it);
  * dtype, rank, dim: its element type and shape (known: 1 once inferred);
  * role: as above; output: a graph output;
  * data, bytes: the elements of a constant, little-endian in ONNX's layout
@@ -57,6 +58,7 @@ enum ein_onnx_role {
 struct ein_onnx_tensor {
 	char *name;
 	char *id;
+	char *out_id;
 	enum ein_onnx_dtype dtype;
 	int known;
 	int rank;

@@ -84,12 +84,13 @@ static char *make_id(const char *name, const char *pre, char **taken, int n)
 	return id;
 }
 
-/* Name every size and tensor. */
+/* Name every size and tensor: the sizes, then the graph's outputs (the
+ * definition's outputs, and their temporaries), then the others. */
 static int name_all(struct ein_onnx_lower *l)
 {
 	struct ein_onnx_graph *g = l->g;
-	char **taken = calloc(g->n_size + g->n_tensor + 1, sizeof(*taken));
-	int i, n = 0;
+	char **taken = calloc(g->n_size + 2 * g->n_tensor + 1, sizeof(*taken));
+	int i, pass, n = 0;
 
 	l->size_id = calloc(g->n_size + 1, sizeof(*l->size_id));
 	if (!taken || !l->size_id)
@@ -99,16 +100,25 @@ static int name_all(struct ein_onnx_lower *l)
 		if (!(taken[n++] = l->size_id[i]))
 			return (free(taken), -1);
 	}
-	for (i = 0; i < g->n_tensor; ++i) {
-		struct ein_onnx_tensor *t = &g->tensor[i];
-		char name[MAX_ID + 16];
+	for (pass = 0; pass < 2; ++pass)
+		for (i = 0; i < g->n_tensor; ++i) {
+			struct ein_onnx_tensor *t = &g->tensor[i];
+			char name[MAX_ID + 16];
 
-		snprintf(name, sizeof(name), "%.*s%s", MAX_ID, t->name,
-			t->output ? "_value" : "");
-		t->id = make_id(name, "t", taken, n);
-		if (!(taken[n++] = t->id))
-			return (free(taken), -1);
-	}
+			if (t->output != !pass)
+				continue;
+			if (t->output) {
+				t->out_id = make_id(t->name, "t", taken, n);
+				if (!(taken[n++] = t->out_id))
+					return (free(taken), -1);
+			}
+			snprintf(name, sizeof(name), "%.*s%s", MAX_ID,
+				t->output ? t->out_id : t->name,
+				t->output ? "_value" : "");
+			t->id = make_id(name, "t", taken, n);
+			if (!(taken[n++] = t->id))
+				return (free(taken), -1);
+		}
 	free(taken);
 	return 0;
 }
@@ -198,13 +208,11 @@ static void print_param(struct ein_onnx_lower *l, FILE *f,
 	fprintf(f, "%s %s", t->rank ? ")" : "", id);
 }
 
-/* The name of output "t" in the signature: its id without "_value". */
+/* The name of output "t" in the signature. */
 static void output_name(const struct ein_onnx_tensor *t, char *buf,
 	size_t size)
 {
-	size_t len = strlen(t->id);
-
-	snprintf(buf, size, "%.*s", (int) (len > 6 ? len - 6 : len), t->id);
+	snprintf(buf, size, "%s", t->out_id);
 }
 
 /* Check the graph's outputs and copy each into its output tensor. */

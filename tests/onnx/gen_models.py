@@ -12,6 +12,7 @@ evaluator, so every expected output is computed here with numpy, from the
 operators' definitions in the ONNX specification.  Weights and inputs come
 from a fixed seed: the files are the same on every run.
 """
+import math
 import os
 import sys
 
@@ -124,31 +125,31 @@ def elementwise():
     x = rand(2, 3, 4) * 3
     xd = x.astype(np.float64)
     lo, hi = np.float32(-0.5), np.float32(1.5)
-    nodes, outs = [node("Abs", ["x"], ["abs"])], [("abs", np.abs(xd))]
+    nodes, outs = [node("Abs", ["x"], ["abs_out"])], [("abs_out", np.abs(xd))]
     for op, f in [("Relu", lambda v: np.maximum(v, 0)),
                   ("Sigmoid", lambda v: 1 / (1 + np.exp(-v))),
                   ("Tanh", np.tanh), ("Neg", np.negative),
-                  ("Exp", np.exp), ("Erf", None)]:
-        if f is None:
-            continue
-        nodes.append(helper.make_node(op, ["x"], [op.lower()],
+                  ("Exp", np.exp), ("Erf", np.vectorize(math.erf))]:
+        nodes.append(helper.make_node(op, ["x"], [op.lower() + "_out"],
                                       name=op.lower() + "_0"))
-        outs.append((op.lower(), f(xd)))
-    nodes += [helper.make_node("Sqrt", ["abs"], ["sqrt"], name="sqrt_0"),
-              helper.make_node("Log", ["abs"], ["log"], name="log_0"),
-              helper.make_node("LeakyRelu", ["x"], ["leaky_relu"],
+        outs.append((op.lower() + "_out", f(xd)))
+    nodes += [helper.make_node("Sqrt", ["abs_out"], ["sqrt_out"],
+                               name="sqrt_0"),
+              helper.make_node("Log", ["abs_out"], ["log_out"], name="log_0"),
+              helper.make_node("LeakyRelu", ["x"], ["leaky_relu_out"],
                                name="leaky_relu_0", alpha=0.1),
-              helper.make_node("HardSwish", ["x"], ["hard_swish"],
+              helper.make_node("HardSwish", ["x"], ["hard_swish_out"],
                                name="hard_swish_0"),
-              helper.make_node("HardSigmoid", ["x"], ["hard_sigmoid"],
+              helper.make_node("HardSigmoid", ["x"], ["hard_sigmoid_out"],
                                name="hard_sigmoid_0", alpha=0.3, beta=0.4),
-              helper.make_node("Clip", ["x", "lo", "hi"], ["clip"],
+              helper.make_node("Clip", ["x", "lo", "hi"], ["clip_out"],
                                name="clip_0")]
-    outs += [("sqrt", np.sqrt(np.abs(xd))), ("log", np.log(np.abs(xd))),
-             ("leaky_relu", np.where(x >= 0, xd, 0.1 * xd)),
-             ("hard_swish", xd * np.clip(xd / 6 + 0.5, 0, 1)),
-             ("hard_sigmoid", np.clip(0.3 * xd + 0.4, 0, 1)),
-             ("clip", np.clip(x, lo, hi))]
+    outs += [("sqrt_out", np.sqrt(np.abs(xd))),
+             ("log_out", np.log(np.abs(xd))),
+             ("leaky_relu_out", np.where(x >= 0, xd, 0.1 * xd)),
+             ("hard_swish_out", xd * np.clip(xd / 6 + 0.5, 0, 1)),
+             ("hard_sigmoid_out", np.clip(0.3 * xd + 0.4, 0, 1)),
+             ("clip_out", np.clip(x, lo, hi))]
     save("unary", nodes, [("x", x, None)], outs,
          inits=[("lo", lo), ("hi", hi)], opset=14)
     # Broadcasting: a weight vector along the last axis, an input with
