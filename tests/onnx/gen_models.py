@@ -310,6 +310,95 @@ def cnn():
                 ("minus1", np.array([-1], dtype=np.int64))], sizes="N=2")
 
 
+def bn_params(c):
+    return rand(c) * 0.2 + 1, rand(c) * 0.1, rand(c) * 0.1, rand(c) * 0.2 + 1
+
+
+def mobilenet_block():
+    """An inverted residual block of MobileNetV2 (1x1 expand, BN, ReLU6 as
+    Clip; 3x3 depthwise, BN, ReLU6; 1x1 project, BN; residual add), then
+    global pooling, flatten, a dense layer and softmax."""
+    x = rand(2, 8, 10, 10)
+    w1, w2, w3 = rand(16, 8, 1, 1), rand(16, 1, 3, 3), rand(8, 16, 1, 1)
+    p1, p2, p3 = bn_params(16), bn_params(16), bn_params(8)
+    fw, fb = rand(5, 8), rand(5)
+    nodes, inits = [], [("w1", w1), ("w2", w2), ("w3", w3), ("fw", fw),
+                        ("fb", fb), ("zero", np.float32(0)),
+                        ("six", np.float32(6))]
+    for k, p in enumerate([p1, p2, p3]):
+        inits += [("s%d" % k, p[0]), ("b%d" % k, p[1]), ("m%d" % k, p[2]),
+                  ("v%d" % k, p[3])]
+
+    def bn(k, i, o):
+        return helper.make_node(
+            "BatchNormalization", [i, "s%d" % k, "b%d" % k, "m%d" % k,
+                                   "v%d" % k], [o], name="bn%d" % k)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], name="expand"),
+        bn(0, "c1", "n1"),
+        helper.make_node("Clip", ["n1", "zero", "six"], ["a1"], name="r1"),
+        helper.make_node("Conv", ["a1", "w2"], ["c2"], name="depthwise",
+                         group=16, pads=[1, 1, 1, 1]),
+        bn(1, "c2", "n2"),
+        helper.make_node("Clip", ["n2", "zero", "six"], ["a2"], name="r2"),
+        helper.make_node("Conv", ["a2", "w3"], ["c3"], name="project"),
+        bn(2, "c3", "n3"),
+        helper.make_node("Add", ["n3", "x"], ["res"], name="residual"),
+        helper.make_node("GlobalAveragePool", ["res"], ["gp"], name="pool"),
+        helper.make_node("Flatten", ["gp"], ["fl"], name="flatten"),
+        helper.make_node("Gemm", ["fl", "fw", "fb"], ["g"], name="fc",
+                         transB=1),
+        helper.make_node("Softmax", ["g"], ["y"], name="softmax"),
+    ]
+    one = [1, 1]
+    h = np.clip(batchnorm(conv(x, w1, None, one, [0] * 4, one, 1), *p1,
+                          1e-5), 0, 6)
+    h = np.clip(batchnorm(conv(h, w2, None, one, [1] * 4, one, 16), *p2,
+                          1e-5), 0, 6)
+    h = batchnorm(conv(h, w3, None, one, [0] * 4, one, 1), *p3, 1e-5) + x
+    y = softmax(h.mean(axis=(2, 3)) @ fw.T + fb, 1)
+    save("mobilenet_block", nodes, [("x", x, ["N", 8, 10, 10])], [("y", y)],
+         inits=inits, sizes="N=2")
+
+
+def resnet_block():
+    """A basic block of ResNet with a strided projection shortcut: 3x3
+    stride-2 conv, BN, ReLU, 3x3 conv, BN, plus a 1x1 stride-2 conv and BN
+    of the input, ReLU."""
+    x = rand(1, 4, 9, 9)
+    w1, w2, ws = rand(8, 4, 3, 3), rand(8, 8, 3, 3), rand(8, 4, 1, 1)
+    p1, p2, ps = bn_params(8), bn_params(8), bn_params(8)
+    inits = [("w1", w1), ("w2", w2), ("ws", ws)]
+    for k, p in enumerate([p1, p2, ps]):
+        inits += [("s%d" % k, p[0]), ("b%d" % k, p[1]), ("m%d" % k, p[2]),
+                  ("v%d" % k, p[3])]
+
+    def bn(k, i, o):
+        return helper.make_node(
+            "BatchNormalization", [i, "s%d" % k, "b%d" % k, "m%d" % k,
+                                   "v%d" % k], [o], name="bn%d" % k)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], name="conv1",
+                         strides=[2, 2], pads=[1, 1, 1, 1]),
+        bn(0, "c1", "n1"),
+        helper.make_node("Relu", ["n1"], ["a1"], name="relu1"),
+        helper.make_node("Conv", ["a1", "w2"], ["c2"], name="conv2",
+                         pads=[1, 1, 1, 1]),
+        bn(1, "c2", "n2"),
+        helper.make_node("Conv", ["x", "ws"], ["cs"], name="shortcut",
+                         strides=[2, 2]),
+        bn(2, "cs", "ns"),
+        helper.make_node("Add", ["n2", "ns"], ["sum"], name="add"),
+        helper.make_node("Relu", ["sum"], ["y"], name="relu2"),
+    ]
+    h = np.maximum(batchnorm(conv(x, w1, None, [2, 2], [1] * 4, [1, 1], 1),
+                             *p1, 1e-5), 0)
+    h = batchnorm(conv(h, w2, None, [1, 1], [1] * 4, [1, 1], 1), *p2, 1e-5)
+    s = batchnorm(conv(x, ws, None, [2, 2], [0] * 4, [1, 1], 1), *ps, 1e-5)
+    save("resnet_block", nodes, [("x", x, None)], [("y", np.maximum(h + s, 0))],
+         inits=inits)
+
+
 # ---- bad models: each must be a clear error ---------------------------------
 def bad(name, nodes, inputs, inits=(), opset=13):
     vin = [helper.make_tensor_value_info(i, TensorProto.FLOAT, s)
@@ -355,6 +444,8 @@ elementwise()
 convolutions()
 matrices()
 cnn()
+mobilenet_block()
+resnet_block()
 bad_models()
 with open(os.path.join(OUT, "models.txt"), "w") as f:
     f.write("\n".join(LIST) + "\n")
