@@ -163,8 +163,8 @@ static int check_inputs(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 		if (!t->known)
 			return ein_onnx_node_error(l, n, "input '%s' is neither "
 				"a graph input, an initializer nor the output "
-				"of an earlier node (a missing initializer, or "
-				"nodes not in topological order)", t->name);
+				"of an earlier node (a missing initializer, a "
+				"cycle, or nodes not in topological order)", t->name);
 	}
 	return 0;
 }

@@ -423,6 +423,13 @@ def bad_models():
     bad("missing_initializer",
         [helper.make_node("Add", ["x", "w"], ["y"], name="add_1")],
         [("x", [2, 3])])
+    bad("cycle", [helper.make_node("Relu", ["t2"], ["t1"], name="relu_a"),
+                  helper.make_node("Relu", ["t1"], ["t2"], name="relu_b"),
+                  helper.make_node("Relu", ["t1"], ["y"], name="relu_c")],
+        [("x", [2, 3])])
+    bad("shape_mismatch",
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add_3")],
+        [("x", [2, 3])], inits=[("w", rand(4))])
     bad("dynamic_reshape",
         [helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape_1")],
         [("x", [2, 3]), ("s", [2])])
