@@ -446,6 +446,11 @@ ein_status ein_aot_fix_size(ein_aot *aot, const char *name, int64_t value);
  * without passing through LLVM's optimiser. */
 ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
 	const char *path);
+/* As ein_aot_set_const, with the data given: "bytes" bytes at "data"
+ * (copied), the elements of the tensor's type in row-major order,
+ * little-endian (as ein_onnx_get_const gives them). */
+ein_status ein_aot_set_const_data(ein_aot *aot, const char *tensor,
+	const void *data, size_t bytes);
 /* Compile definition "def" (NULL: the first) with the schedule and
  * options of "opts" (NULL: the defaults) and add it to the object.
  * EIN_ERROR_SOURCE for a bad schedule, EIN_ERROR_SHAPE for fixed sizes
@@ -468,6 +473,64 @@ ein_status ein_aot_write_header(ein_aot *aot, const char *path);
  * goes with the header of another compile. */
 ein_status ein_aot_write_files(ein_aot *aot, const char *path,
 	ein_aot_format format, const char *header);
+
+/*
+ * Importing ONNX models (docs/onnx.md).  A model becomes the ein source of
+ * one definition, named after the file: the graph's inputs, then its
+ * weights (the initializers and constants that the computation reads) as
+ * inputs, the graph's outputs as outputs, every operator written as ein
+ * statements.  The source is parsed and compiled as any other
+ * (ein_program_parse, ein_kernel_compile_with, ein_aot_*); the weights'
+ * data come with the result, to pass as inputs or to embed
+ * (ein_aot_set_const_data).
+ *
+ *     ein_onnx *m = ein_onnx_import(ctx, "model.onnx", NULL);
+ *     ein_program *prog = m ? ein_program_parse(ctx,
+ *         ein_onnx_get_source(m), "model.onnx") : NULL;
+ */
+typedef struct ein_onnx ein_onnx;
+
+/* Read the ONNX model in "path" and write it as ein source.  Symbolic
+ * dimensions (dim_params) become sizes, except those fixed in "opts"
+ * (ein_options_fix_size, by the size's name in the source or its
+ * dim_param; NULL: none), which become constants.  Constant nodes and
+ * shape computations on constants are folded.  Returns the imported
+ * model, owned by the caller, or NULL: EIN_ERROR_IO for a file that
+ * cannot be read or is not an ONNX model, EIN_ERROR_UNSUPPORTED for an
+ * operator, attribute, type or dynamic shape the importer does not
+ * support (the message names the node, its op type and what is
+ * missing), EIN_ERROR_INVALID if ctx or path is NULL. */
+ein_onnx *ein_onnx_import(ein_ctx *ctx, const char *path,
+	const ein_options *opts);
+void ein_onnx_free(ein_onnx *model);
+/* The ein source (owned by the model). */
+const char *ein_onnx_get_source(const ein_onnx *model);
+/* The name of its definition (owned by the model). */
+const char *ein_onnx_get_def_name(const ein_onnx *model);
+/* The number of weights (-1 if model is NULL); the name of weight "pos"
+ * as an input of the definition (owned by the model; NULL if pos is out
+ * of range). */
+int ein_onnx_n_const(const ein_onnx *model);
+const char *ein_onnx_get_const_name(const ein_onnx *model, int pos);
+/* Make "t" a view of weight "pos": its data (row-major, little-endian),
+ * shape and DLPack type, owned by the model and valid while it lives.
+ * EIN_ERROR_INVALID if pos is out of range or t is NULL. */
+ein_status ein_onnx_get_const(const ein_onnx *model, int pos, DLTensor *t);
+
+/* Tensors in files.  Read the file "path" into the caller's tensor "t"
+ * ("name" names it in messages; may be NULL)
+ * (dense, on the CPU, of an element type ein has, its data allocated): a
+ * NumPy .npy file (C order, of t's dtype and shape) or raw little-endian
+ * elements, exactly as many bytes as t holds.  EIN_ERROR_IO if it cannot
+ * be read or is not a valid .npy file, EIN_ERROR_SHAPE if its type,
+ * shape or size differ from t's. */
+ein_status ein_tensor_read_file(ein_ctx *ctx, const char *path,
+	const char *name, DLTensor *t);
+/* Write tensor "t" (dense, on the CPU) to "path" as a .npy file.
+ * EIN_ERROR_IO if it cannot be written, EIN_ERROR_INVALID for a type ein
+ * does not have. */
+ein_status ein_tensor_write_npy(ein_ctx *ctx, const char *path,
+	const DLTensor *t);
 
 /* The version of libein as "MAJOR.MINOR.PATCH", a static string.  May be
  * called from any thread. */

@@ -16,6 +16,17 @@ int ein_cmd_check(int argc, char **argv);
 int ein_cmd_compile(int argc, char **argv);
 int ein_cmd_demo(int argc, char **argv);
 int ein_cmd_tune(int argc, char **argv);
+int ein_cmd_import(int argc, char **argv);
+
+/* model.c: is "path" an ONNX model (by its name, *.onnx)?  Read a program
+ * from "path": an .ein file, or an ONNX model imported with the sizes
+ * "opts" fixes (*model is then the imported model, which the caller
+ * frees after the program; else NULL).  The index of the weight called
+ * "name" in "model" (NULL: none), -1 if none. */
+int ein_cli_is_onnx(const char *path);
+ein_program *ein_cli_read_program(ein_ctx *ctx, const char *path,
+	const ein_options *opts, ein_onnx **model);
+int ein_cli_find_const(const ein_onnx *model, const char *name);
 
 /* help.c: the overview of the commands; the page of command "name"
  * (-1 if there is none); whether argv[1..] asks for help (--help, -h);

@@ -7,16 +7,19 @@
 /* Check one file: print its errors to stderr, or a line to stdout. */
 static int check_file(ein_ctx *ctx, const char *file)
 {
-	ein_program *prog = ein_program_read_file(ctx, file);
+	ein_onnx *model;
+	ein_program *prog = ein_cli_read_program(ctx, file, NULL, &model);
 	int n;
 
 	if (!prog) {
 		fputs(ein_ctx_last_error(ctx), stderr);
+		ein_onnx_free(model);
 		return -1;
 	}
 	n = ein_program_n_def(prog);
 	printf("%s: ok (%d definition%s)\n", file, n, n == 1 ? "" : "s");
 	ein_program_free(prog);
+	ein_onnx_free(model);
 	return 0;
 }
 
@@ -26,7 +29,8 @@ int ein_cmd_check(int argc, char **argv)
 	int i, ok = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "ein check: error: no .ein file given\n");
+		fprintf(stderr, "ein check: error: no .ein or .onnx file "
+			"given\n");
 		return 2;
 	}
 	ctx = ein_ctx_alloc();

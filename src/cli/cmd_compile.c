@@ -96,7 +96,7 @@ static int parse_args(int argc, char **argv, struct compile_opts *o)
 	}
 	if (!o->file || (!o->output && !o->header)) {
 		fprintf(stderr, "ein compile: error: %s\n", !o->file ?
-			"no .ein file given" : "nothing to write: give -o FILE "
+			"no .ein or .onnx file given" : "nothing to write: give -o FILE "
 			"and/or --header FILE.h");
 		return -1;
 	}
@@ -157,6 +157,28 @@ static ein_status configure(ein_aot *aot, const struct compile_opts *o)
 	return st;
 }
 
+/* Embed the weights of an imported model as constants. */
+static ein_status embed_weights(ein_aot *aot, const ein_onnx *model)
+{
+	ein_status st = EIN_OK;
+	int i;
+
+	for (i = 0; i < ein_onnx_n_const(model) && st == EIN_OK; ++i) {
+		DLTensor t;
+		size_t bytes = 1;
+		int d;
+
+		st = ein_onnx_get_const(model, i, &t);
+		for (d = 0; st == EIN_OK && d < t.ndim; ++d)
+			bytes *= t.shape[d];
+		if (st == EIN_OK)
+			st = ein_aot_set_const_data(aot,
+				ein_onnx_get_const_name(model, i), t.data,
+				bytes * (t.dtype.bits / 8));
+	}
+	return st;
+}
+
 /* Add the definitions asked for, or every definition. */
 static ein_status add_defs(ein_aot *aot, ein_program *prog,
 	const struct compile_opts *o)
@@ -192,17 +214,23 @@ int ein_cmd_compile(int argc, char **argv)
 	ein_ctx *ctx;
 	ein_program *prog;
 	ein_aot *aot = NULL;
+	ein_onnx *model = NULL;
 	ein_status st = EIN_ERROR_INVALID;
 
 	o.opts = ein_options_alloc();
 	if (parse_args(argc, argv, &o) < 0)
 		return (ein_options_free(o.opts), 2);
+	if (ein_cli_is_onnx(o.file) &&
+	    ein_cli_size_hints("ein compile", o.opts, o.sizes, 1) < 0)
+		return (ein_options_free(o.opts), 2);
 	ctx = ein_ctx_alloc();
-	prog = ein_program_read_file(ctx, o.file);
+	prog = ein_cli_read_program(ctx, o.file, o.opts, &model);
 	if (prog)
 		aot = ein_aot_alloc(prog);
 	if (aot)
 		st = configure(aot, &o);
+	if (st == EIN_OK && model)
+		st = embed_weights(aot, model);
 	if (st == EIN_OK)
 		st = add_defs(aot, prog, &o);
 	/* Both files or neither: never an object with a stale header. */
@@ -213,6 +241,7 @@ int ein_cmd_compile(int argc, char **argv)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	ein_aot_free(aot);
 	ein_program_free(prog);
+	ein_onnx_free(model);
 	ein_options_free(o.opts);
 	ein_ctx_free(ctx);
 	return st == EIN_OK ? 0 : 1;

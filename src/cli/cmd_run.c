@@ -15,9 +15,22 @@
  * timing are touched). */
 #define MAX_REPEAT 100000000
 
-/* The options of "ein run". */
+/* The most --input options. */
+#define MAX_INPUTS 64
+
+/* The options of "ein run".
+ * input: the NAME=FILE of each --input; output: --output's directory;
+ * model: the imported model when file is an ONNX model; ctx: the
+ *	context of the run; fixed: sizes owned (the --sizes of a model whose
+ *	fixed sizes became constants). */
 struct run_opts {
 	const char *file;
+	int n_input;
+	const char *input[MAX_INPUTS];
+	const char *output;
+	ein_onnx *model;
+	ein_ctx *ctx;
+	char *fixed;
 	const char *def;
 	const char *sizes;
 	int64_t repeat;
@@ -46,18 +59,117 @@ static int add_ranges(struct run_opts *o, const char *spec)
 	return 0;
 }
 
-/* Fill input (or in-place tensor) "pos" of "k" with random data, in
- * the range --range gives it if any. */
-static void fill_input(ein_kernel *k, int pos, struct ein_cli_tensor *t,
-	const char *ranges, uint64_t *seed)
+/* The file that --input gives tensor "name", NULL if none. */
+static const char *input_file(const struct run_opts *o, const char *name)
 {
-	double lo, hi;
+	size_t len = strlen(name);
+	int i;
 
-	if (ein_cli_range_find(ranges, ein_kernel_get_tensor_name(k, pos),
-			&lo, &hi) == 1)
+	for (i = o->n_input - 1; i >= 0; --i)
+		if (!strncmp(o->input[i], name, len) && o->input[i][len] == '=')
+			return o->input[i] + len + 1;
+	return NULL;
+}
+
+/* Fill input (or in-place tensor) "pos" of "k": from the file --input
+ * names, else with the model's weight of that name, else with random
+ * data, in the range --range gives it if any. */
+static int fill_input(ein_kernel *k, int pos, struct ein_cli_tensor *t,
+	const struct run_opts *o, uint64_t *seed)
+{
+	const char *name = ein_kernel_get_tensor_name(k, pos);
+	const char *file = input_file(o, name);
+	int c = ein_cli_find_const(o->model, name);
+	double lo, hi;
+	DLTensor w;
+
+	if (file)
+		return ein_tensor_read_file(o->ctx, file, name,
+			&t->dl) == EIN_OK ? 0 : -1;
+	if (c >= 0 && ein_onnx_get_const(o->model, c, &w) == EIN_OK) {
+		memcpy(t->dl.data, w.data, t->n * t->elem_size);
+		return 0;
+	}
+	if (ein_cli_range_find(o->ranges, name, &lo, &hi) == 1)
 		ein_cli_tensor_randomize_range(t, seed, lo, hi);
 	else
 		ein_cli_tensor_randomize(t, seed);
+	return 0;
+}
+
+/* Check that each --input names an input of "k" and has a file. */
+static int check_inputs(const struct run_opts *o, ein_kernel *k)
+{
+	int i, pos;
+
+	for (i = 0; i < o->n_input; ++i) {
+		const char *eq = strchr(o->input[i], '=');
+
+		for (pos = 0; eq && pos < ein_kernel_n_tensor(k); ++pos)
+			if (ein_kernel_tensor_is_input(k, pos) == 1 &&
+			    !strncmp(ein_kernel_get_tensor_name(k, pos),
+					o->input[i], eq - o->input[i]) &&
+			    !ein_kernel_get_tensor_name(k, pos)[eq -
+					o->input[i]])
+				break;
+		if (!eq || eq == o->input[i] || !eq[1] ||
+		    pos == ein_kernel_n_tensor(k)) {
+			fprintf(stderr, "ein run: error: --input takes "
+				"NAME=FILE with NAME an input of the kernel, "
+				"not '");
+			ein_cli_print_quoted(stderr, o->input[i], 200);
+			fprintf(stderr, "'\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The entries of the size list "spec" that name sizes of "k": an ONNX
+ * model imported with --fix-sizes has its fixed sizes as constants, no
+ * longer as sizes.  The caller frees the result. */
+static char *kernel_sizes(const char *spec, ein_kernel *k)
+{
+	char *copy = strdup(spec), *out = calloc(strlen(spec) + 1, 1);
+	char *tok, *save = NULL;
+	int i;
+
+	for (tok = copy && out ? strtok_r(copy, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save))
+		for (i = 0; i < ein_kernel_n_size(k); ++i) {
+			size_t len = strlen(ein_kernel_get_size_name(k, i));
+
+			if (!strncmp(tok, ein_kernel_get_size_name(k, i), len) &&
+			    tok[len] == '=') {
+				if (*out)
+					strcat(out, ",");
+				strcat(out, tok);
+			}
+		}
+	free(copy);
+	return out;
+}
+
+/* Write each output of "k" in "t" to --output's directory as NAME.npy. */
+static int write_outputs(const struct run_opts *o, ein_kernel *k,
+	struct ein_cli_tensor *t, int n)
+{
+	int i;
+
+	for (i = 0; o->output && i < n; ++i) {
+		const char *name = ein_kernel_get_tensor_name(k, i);
+		size_t len = strlen(o->output) + strlen(name) + 8;
+		char path[len];
+
+		if (ein_kernel_tensor_is_output(k, i) != 1)
+			continue;
+		snprintf(path, len, "%s/%s.npy", o->output, name);
+		if (ein_tensor_write_npy(o->ctx, path,
+				&t[i].dl) != EIN_OK)
+			return -1;
+		printf("  output %s: %s\n", name, path);
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct run_opts *o)
@@ -87,7 +199,16 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		} else if (!strncmp(argv[i], "--range=", 8)) {
 			if (add_ranges(o, argv[i] + 8) < 0)
 				return -1;
-		} else if (!strcmp(argv[i], "--check"))
+		} else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
+			if (o->n_input >= MAX_INPUTS) {
+				fprintf(stderr, "ein run: error: too many "
+					"--input options\n");
+				return -1;
+			}
+			o->input[o->n_input++] = argv[++i];
+		} else if (!strcmp(argv[i], "--output") && i + 1 < argc)
+			o->output = argv[++i];
+		else if (!strcmp(argv[i], "--check"))
 			o->check = 1;
 		else if (!strcmp(argv[i], "--no-check"))
 			o->check = 0;
@@ -101,7 +222,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		}
 	}
 	if (!o->file)
-		fprintf(stderr, "ein run: error: no .ein file given\n");
+		fprintf(stderr, "ein run: error: no .ein or .onnx file "
+			"given\n");
 	return o->file ? 0 : -1;
 }
 
@@ -259,7 +381,7 @@ static int run_kernel(ein_kernel *k, const struct run_opts *o,
 		if (ok == 0)
 			ok = ein_cli_tensor_alloc(&init[i], k, i, sizes);
 		if (ok == 0 && ein_kernel_tensor_is_input(k, i))
-			fill_input(k, i, &init[i], o->ranges, &seed);
+			ok = fill_input(k, i, &init[i], o, &seed);
 		if (ok == 0)
 			ein_cli_tensor_copy(&t[i], &init[i]);
 		args[i] = &t[i].dl;
@@ -287,6 +409,8 @@ static int run_kernel(ein_kernel *k, const struct run_opts *o,
 	} else {
 		ok = -1;
 	}
+	if (ok == 0)
+		ok = write_outputs(o, k, t, n);
 	for (i = 0; i < n; ++i) {
 		ein_cli_tensor_free(&t[i]);
 		ein_cli_tensor_free(&init[i]);
@@ -308,15 +432,23 @@ int ein_cmd_run(int argc, char **argv)
 	    ein_cli_size_hints("ein run", o.opts, o.sizes, o.fix) < 0)
 		return (ein_options_free(o.opts), free(o.ranges), 2);
 	ctx = ein_ctx_alloc();
+	o.ctx = ctx;
 	t0 = ein_cli_now();
-	prog = ein_program_read_file(ctx, o.file);
+	prog = ein_cli_read_program(ctx, o.file, o.opts, &o.model);
 	if (prog)
 		k = ein_kernel_compile_with(prog, o.def, o.opts);
+	if (k && o.model && o.fix && o.sizes) {
+		char *spec = kernel_sizes(o.sizes, k);
+
+		free(o.fixed);
+		o.sizes = o.fixed = spec;
+	}
 	if (k) {
 		int64_t sizes[ein_kernel_n_size(k) + 1];
 
 		if (ein_cli_parse_sizes(o.sizes, k, sizes) == 0 &&
-		    ein_cli_range_check_kernel(o.ranges, k) == 0) {
+		    ein_cli_range_check_kernel(o.ranges, k) == 0 &&
+		    check_inputs(&o, k) == 0) {
 			printf("kernel %s (", o.def ? o.def :
 				ein_program_get_def_name(prog, 0));
 			print_sizes(k, sizes);
@@ -335,8 +467,10 @@ int ein_cmd_run(int argc, char **argv)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	ein_kernel_free(k);
 	ein_program_free(prog);
+	ein_onnx_free(o.model);
 	ein_options_free(o.opts);
 	ein_ctx_free(ctx);
 	free(o.ranges);
+	free(o.fixed);
 	return ok == 0 ? 0 : 1;
 }

@@ -43,6 +43,7 @@ int ein_cmd_show(int argc, char **argv)
 	ein_stage stage = EIN_STAGE_AST;
 	ein_options *opts = ein_options_alloc();
 	ein_program *prog;
+	ein_onnx *model = NULL;
 	ein_ctx *ctx;
 	char *text;
 	int i, r;
@@ -72,11 +73,12 @@ int ein_cmd_show(int argc, char **argv)
 		}
 	}
 	if (!file) {
-		fprintf(stderr, "ein show: error: no .ein file given\n");
+		fprintf(stderr, "ein show: error: no .ein or .onnx file "
+			"given\n");
 		return (ein_options_free(opts), 2);
 	}
 	ctx = ein_ctx_alloc();
-	prog = ein_program_read_file(ctx, file);
+	prog = ein_cli_read_program(ctx, file, opts, &model);
 	text = prog ? ein_program_show_with(prog, def, stage, opts) : NULL;
 	if (text)
 		fputs(text, stdout);
@@ -84,6 +86,7 @@ int ein_cmd_show(int argc, char **argv)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	free(text);
 	ein_program_free(prog);
+	ein_onnx_free(model);
 	ein_options_free(opts);
 	ein_ctx_free(ctx);
 	return text ? 0 : 1;

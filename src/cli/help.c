@@ -78,6 +78,23 @@ static const struct help_opt run_opts[] = {
 	  "integers; may "
 	  "be repeated.  An in-place tensor (an input also named as an "
 	  "output) is drawn the same way." },
+	{ "--input X=FILE.npy", "Read input X from FILE (.npy of its type "
+	  "and shape, or raw little-endian elements) instead of drawing it; "
+	  "may be repeated.  The weights of an ONNX model come from the "
+	  "model unless --input names them." },
+	{ "--output DIR", "Write every output to DIR/NAME.npy after the "
+	  "run." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt import_opts[] = {
+	{ "-o FILE.ein", "Write the source here (default: standard "
+	  "output)." },
+	{ "--weights DIR", "Write each weight (a constant input of the "
+	  "definition) to DIR/NAME.npy, for ein run --input and ein compile "
+	  "--const." },
+	{ "--sizes N=1,...", "Fix these symbolic dimensions (ONNX "
+	  "dim_params) to constants." },
 	{ NULL, NULL }
 };
 
@@ -167,14 +184,17 @@ static const struct help_opt demo_opts[] = {
 static const struct help_opt no_opts[] = { { NULL, NULL } };
 
 static const struct help_cmd cmds[] = {
-	{ "run", "FILE.ein [--def NAME] --sizes M=512,N=512,... [OPTIONS]",
+	{ "run", "FILE.ein|MODEL.onnx [--def NAME] --sizes M=512,N=512,... "
+	  "[--input X=FILE.npy]... [--output DIR] [OPTIONS]",
 	  "compile a definition, run it on random inputs, time it and check "
 	  "it",
 	  "Compiles a definition with the schedule found by lookup (or the "
 	  "one given), runs it on random inputs, prints the median time and "
 	  "GFLOP/s, and compares every output with the reference "
-	  "interpreter.  Exits 1 on a mismatch.", run_opts, 1 },
-	{ "compile", "FILE.ein [--def NAME]... [--sizes M=64,...] "
+	  "interpreter.  Exits 1 on a mismatch.  An ONNX model (*.onnx) is "
+	  "imported first (as ein import does) and run with its weights "
+	  "(docs/onnx.md).", run_opts, 1 },
+	{ "compile", "FILE.ein|MODEL.onnx [--def NAME]... [--sizes M=64,...] "
 	  "[--const W=FILE]... [--target T] [--emit=obj|llvm|asm|c] "
 	  "[-o FILE] [--header FILE.h] [OPTIONS]",
 	  "compile definitions ahead of time into an object file or a "
@@ -182,12 +202,26 @@ static const struct help_cmd cmds[] = {
 	  "Compiles definitions ahead of time into an object file or a "
 	  "static library and a C header declaring one function per "
 	  "definition.  Link with -lein_rt -lpthread -lm.  The files are "
-	  "written together or not at all.", compile_cmd_opts, 1 },
-	{ "check", "FILE.ein...", "parse and check every definition",
+	  "written together or not at all.  An ONNX model (*.onnx) is "
+	  "imported first and compiled with its weights embedded.",
+	  compile_cmd_opts, 1 },
+	{ "import", "MODEL.onnx [-o FILE.ein] [--weights DIR] "
+	  "[--sizes N=1,...]",
+	  "write an ONNX model as ein source",
+	  "Reads an ONNX model and writes it as the ein source of one "
+	  "definition named after the file: its inputs, then its weights as "
+	  "inputs, its outputs, each operator as ein statements; constant "
+	  "nodes and shape computations folded, symbolic dimensions as "
+	  "sizes (docs/onnx.md).  An unsupported operator, attribute or "
+	  "dynamic shape is an error naming the node, its op type and what "
+	  "is missing (exit 1).", import_opts, 0 },
+	{ "check", "FILE.ein|MODEL.onnx...", "parse and check every "
+	  "definition",
 	  "Parses and checks every definition of each file; prints each "
 	  "error as FILE:LINE:COL: error: ... and exits 1 if there is any.",
 	  no_opts, 0 },
-	{ "show", "FILE.ein [--def NAME] [--sizes M=7,...] [--stage=STAGE] "
+	{ "show", "FILE.ein|MODEL.onnx [--def NAME] [--sizes M=7,...] "
+	  "[--stage=STAGE] "
 	  "[OPTIONS]", "print an intermediate form of a definition",
 	  "Prints one stage of the compilation of a definition: the source, "
 	  "the iteration domains and accesses, the dependences, the schedule "

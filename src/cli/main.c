@@ -56,6 +56,7 @@ static const struct {
 	{ "show", &ein_cmd_show },
 	{ "tune", &ein_cmd_tune },
 	{ "demo", &ein_cmd_demo },
+	{ "import", &ein_cmd_import },
 };
 
 /* ein devices: the OpenCL platforms and devices; exits 1 without

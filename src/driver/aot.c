@@ -42,11 +42,14 @@ struct aot_size {
 	int64_t value;
 };
 
-/* A tensor embedded by ein_aot_set_const; used: 1 once a definition has
- * taken it. */
+/* A tensor embedded by ein_aot_set_const (its file "path") or
+ * ein_aot_set_const_data (a copy of the data, "data" and "bytes"; path
+ * NULL); used: 1 once a definition has taken it. */
 struct aot_const {
 	char *tensor;
 	char *path;
+	void *data;
+	size_t bytes;
 	int used;
 };
 
@@ -135,6 +138,7 @@ void ein_aot_free(ein_aot *aot)
 	for (i = 0; i < aot->n_const; ++i) {
 		free(aot->konst[i].tensor);
 		free(aot->konst[i].path);
+		free(aot->konst[i].data);
 	}
 	for (i = 0; i < aot->n_data; ++i) {
 		free(aot->data[i].global);
@@ -227,30 +231,54 @@ ein_status ein_aot_fix_size(ein_aot *aot, const char *name, int64_t value)
 	return EIN_OK;
 }
 
-ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
-	const char *path)
+/* Add a constant for "tensor", from file "path" or a copy of "data". */
+static ein_status add_const(ein_aot *aot, const char *tensor,
+	const char *path, const void *data, size_t bytes)
 {
 	struct aot_const *c;
 
+	c = realloc(aot->konst, (aot->n_const + 1) * sizeof(*c));
+	if (!c)
+		return EIN_ERROR_NOMEM;
+	aot->konst = c;
+	c += aot->n_const;
+	memset(c, 0, sizeof(*c));
+	c->tensor = strdup(tensor);
+	c->path = path ? strdup(path) : NULL;
+	c->data = path ? NULL : malloc(bytes + 1);
+	c->bytes = bytes;
+	if (!c->tensor || (path ? !c->path : !c->data)) {
+		free(c->tensor);
+		free(c->path);
+		free(c->data);
+		return EIN_ERROR_NOMEM;
+	}
+	if (!path)
+		memcpy(c->data, data, bytes);
+	aot->n_const++;
+	return EIN_OK;
+}
+
+ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
+	const char *path)
+{
 	if (begin(aot) < 0)
 		return EIN_ERROR_INVALID;
 	if (!tensor || !path)
 		return null_argument(aot, "ein_aot_set_const", !tensor ?
 			"the tensor name" : "the file name");
-	c = realloc(aot->konst, (aot->n_const + 1) * sizeof(*c));
-	if (!c)
-		return EIN_ERROR_NOMEM;
-	aot->konst = c;
-	c[aot->n_const].tensor = strdup(tensor);
-	c[aot->n_const].path = strdup(path);
-	c[aot->n_const].used = 0;
-	if (!c[aot->n_const].tensor || !c[aot->n_const].path) {
-		free(c[aot->n_const].tensor);
-		free(c[aot->n_const].path);
-		return EIN_ERROR_NOMEM;
-	}
-	aot->n_const++;
-	return EIN_OK;
+	return add_const(aot, tensor, path, NULL, 0);
+}
+
+ein_status ein_aot_set_const_data(ein_aot *aot, const char *tensor,
+	const void *data, size_t bytes)
+{
+	if (begin(aot) < 0)
+		return EIN_ERROR_INVALID;
+	if (!tensor || (!data && bytes))
+		return null_argument(aot, "ein_aot_set_const_data", !tensor ?
+			"the tensor name" : "the data");
+	return add_const(aot, tensor, NULL, data ? data : "", bytes);
 }
 
 /* The last value ein_aot_fix_size gave size "name", -1 if none. */
@@ -360,6 +388,23 @@ static int add_data(ein_aot *aot, struct aot_def *d, int pos,
 	return d->spec.konst[pos] ? 0 : -1;
 }
 
+/* The data of input "pos" of "d" given by ein_aot_set_const_data, which
+ * must be of the tensor's size; c keeps them. */
+static int const_from_data(ein_aot *aot, struct aot_def *d, int pos,
+	struct aot_const *c)
+{
+	struct ein_weights w = { c->data, NULL, 0, -1, 0 };
+
+	if ((int64_t) c->bytes != d->spec.const_bytes[pos]) {
+		ein_error(aot->ctx, EIN_ERROR_SHAPE, "the data of constant "
+			"tensor '%s' are %zu bytes, but it needs %lld",
+			c->tensor, c->bytes,
+			(long long) d->spec.const_bytes[pos]);
+		return -1;
+	}
+	return add_data(aot, d, pos, &w);
+}
+
 /* Read the data of input "pos" of "d", embedded from file c->path. */
 static int load_const(ein_aot *aot, struct aot_def *d, int pos,
 	struct aot_const *c)
@@ -392,6 +437,8 @@ static int load_const(ein_aot *aot, struct aot_def *d, int pos,
 	}
 	d->spec.const_bytes[pos] = bytes;
 	c->used = 1;
+	if (!c->path)
+		return const_from_data(aot, d, pos, c);
 	if (ein_weights_map(aot->ctx, c->path, t, shape, bytes, &w) < 0)
 		return -1;
 	return add_data(aot, d, pos, &w);

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "ctx.h"
 #include "diag.h"
 #include "frontend/type.h"
 #include "driver/weights.h"
@@ -200,4 +201,138 @@ int ein_weights_map(ein_ctx *ctx, const char *path,
 	w->data = p ? p + at : (const void *) "";
 	w->offset = at;
 	return 0;
+}
+
+/* The element type of DLPack type "dt", EIN_TYPE_NONE if ein has none. */
+static enum ein_type type_of_dl(DLDataType dt)
+{
+	if (dt.lanes != 1)
+		return EIN_TYPE_NONE;
+	if (dt.code == kDLFloat)
+		return dt.bits == 32 ? EIN_TYPE_F32 : dt.bits == 64 ?
+			EIN_TYPE_F64 : EIN_TYPE_NONE;
+	if (dt.code == kDLInt)
+		return dt.bits == 32 ? EIN_TYPE_I32 : dt.bits == 8 ?
+			EIN_TYPE_I8 : EIN_TYPE_NONE;
+	if (dt.bits != 8)
+		return EIN_TYPE_NONE;
+	return dt.code == kDLUInt ? EIN_TYPE_U8 : dt.code == 6 ?
+		EIN_TYPE_BOOL : EIN_TYPE_NONE;
+}
+
+/* Check that "t" is a dense CPU tensor of a type ein has; its byte count
+ * in *bytes. */
+static int check_host_tensor(ein_ctx *ctx, const char *fn, const DLTensor *t,
+	enum ein_type *type, int64_t *bytes)
+{
+	int64_t n = 1, stride = 1;
+	int d;
+
+	if (!t || !t->data || t->ndim < 0 || (t->ndim && !t->shape)) {
+		ein_error(ctx, EIN_ERROR_INVALID, "%s: no tensor or no data",
+			fn);
+		return -1;
+	}
+	*type = type_of_dl(t->dtype);
+	for (d = t->ndim - 1; d >= 0; --d) {
+		if (t->shape[d] < 0 || (t->strides &&
+				t->strides[d] != stride && t->shape[d] != 1)) {
+			ein_error(ctx, EIN_ERROR_INVALID, "%s: the tensor is "
+				"not dense", fn);
+			return -1;
+		}
+		stride *= t->shape[d];
+		n *= t->shape[d];
+	}
+	if (*type == EIN_TYPE_NONE || t->device.device_type != kDLCPU) {
+		ein_error(ctx, EIN_ERROR_INVALID, "%s: not a CPU tensor of a "
+			"type ein has", fn);
+		return -1;
+	}
+	*bytes = n * ein_type_size(*type);
+	return 0;
+}
+
+ein_status ein_tensor_read_file(ein_ctx *ctx, const char *path,
+	const char *name, DLTensor *t)
+{
+	struct ein_tensor fake = { 0 };
+	struct ein_weights w;
+	int64_t bytes;
+
+	if (!ctx)
+		return EIN_ERROR_INVALID;
+	ein_ctx_clear_error(ctx);
+	if (!path || check_host_tensor(ctx, "ein_tensor_read_file", t,
+			&fake.type, &bytes) < 0) {
+		if (!path)
+			ein_error(ctx, EIN_ERROR_INVALID, "ein_tensor_read_file: "
+				"the file name is NULL");
+		return EIN_ERROR_INVALID;
+	}
+	fake.name = name ? name : "the tensor";
+	fake.n_dim = t->ndim;
+	if (ein_weights_map(ctx, path, &fake, t->shape, bytes, &w) < 0)
+		return ein_ctx_last_status(ctx);
+	memcpy((char *) t->data + t->byte_offset, w.data, bytes);
+	ein_weights_unmap(&w);
+	return EIN_OK;
+}
+
+/* The .npy header of "t" (padded so that the data start at a multiple of
+ * 64 bytes, as NumPy writes it) into buf; its length. */
+static size_t npy_header(const DLTensor *t, enum ein_type type, char *buf,
+	size_t size)
+{
+	size_t len;
+	int d;
+
+	len = snprintf(buf, size, "%s\x01%c%c%c{'descr': '%s', 'fortran_order': "
+		"False, 'shape': (", NPY_MAGIC, 0, 0, 0, type == EIN_TYPE_BOOL ?
+		"|b1" : npy_descr(type));
+	for (d = 0; d < t->ndim && len < size - 64; ++d)
+		len += snprintf(buf + len, size - len, "%lld,%s",
+			(long long) t->shape[d], d + 1 < t->ndim ? " " : "");
+	len += snprintf(buf + len, size - len, "), }");
+	while ((len + 1) % 64)
+		buf[len++] = ' ';
+	buf[len++] = '\n';
+	buf[8] = (len - 10) & 0xff;
+	buf[9] = (len - 10) >> 8;
+	return len;
+}
+
+ein_status ein_tensor_write_npy(ein_ctx *ctx, const char *path,
+	const DLTensor *t)
+{
+	char head[1024];
+	enum ein_type type;
+	int64_t bytes;
+	size_t len;
+	FILE *f;
+	int ok;
+
+	if (!ctx)
+		return EIN_ERROR_INVALID;
+	ein_ctx_clear_error(ctx);
+	if (!path || check_host_tensor(ctx, "ein_tensor_write_npy", t, &type,
+			&bytes) < 0) {
+		if (!path)
+			ein_error(ctx, EIN_ERROR_INVALID, "ein_tensor_write_npy: "
+				"the file name is NULL");
+		return EIN_ERROR_INVALID;
+	}
+	len = npy_header(t, type, head, sizeof(head));
+	f = fopen(path, "wb");
+	ok = f && fwrite(head, 1, len, f) == len &&
+		fwrite((const char *) t->data + t->byte_offset, 1, bytes, f) ==
+		(size_t) bytes;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	if (!ok) {
+		ein_error(ctx, EIN_ERROR_IO, "cannot write '%s': %s", path,
+			strerror(errno));
+		return EIN_ERROR_IO;
+	}
+	return EIN_OK;
 }

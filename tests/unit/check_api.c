@@ -835,6 +835,45 @@ END_TEST
 /* A NULL pointer among the arguments is an error that says which one is
  * NULL ("takes 3 tensors, not 3" said nothing), for the compiled code,
  * the reference, the shape query and ahead-of-time compilation alike. */
+/* The ONNX importer's and the .npy functions' argument checks, and a
+ * tensor written as .npy and read back (ein run --output, --input). */
+START_TEST(onnx_and_npy_arguments)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	float v[6] = { 1, -2, 3.5f, 0, 7, -0.25f }, back[6] = { 0 };
+	int64_t shape[2] = { 2, 3 }, other[2] = { 3, 2 };
+	DLTensor t = { v, { kDLCPU, 0 }, 2, { kDLFloat, 32, 1 }, shape,
+		NULL, 0 };
+	DLTensor u = t;
+	char path[] = "/tmp/check_api_npyXXXXXX";
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_ptr_null(ein_onnx_import(NULL, "m.onnx", NULL));
+	ck_assert_ptr_null(ein_onnx_import(ctx, NULL, NULL));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_INVALID);
+	ck_assert_ptr_null(ein_onnx_import(ctx, path, NULL));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_IO);
+	ck_assert_int_eq(ein_onnx_n_const(NULL), -1);
+	ck_assert_ptr_null(ein_onnx_get_const_name(NULL, 0));
+	ck_assert_int_eq(ein_onnx_get_const(NULL, 0, &u), EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_tensor_write_npy(ctx, path, NULL),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_tensor_write_npy(ctx, path, &t), EIN_OK);
+	u.data = back;
+	ck_assert_int_eq(ein_tensor_read_file(ctx, path, "u", &u), EIN_OK);
+	ck_assert_mem_eq(back, v, sizeof(v));
+	u.shape = other;
+	ck_assert_int_eq(ein_tensor_read_file(ctx, path, "u", &u),
+		EIN_ERROR_SHAPE);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+		"of tensor 'u''s shape"));
+	unlink(path);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(null_argument_named)
 {
 	struct fixture f;
@@ -1222,6 +1261,7 @@ int main(void)
 	tcase_add_test(tc, null_argument_named);
 	tcase_add_test(tc, target_names);
 	tcase_add_test(tc, show_opencl);
+	tcase_add_test(tc, onnx_and_npy_arguments);
 	tcase_add_test(tc, huge_tensor_count);
 	tcase_add_test(tc, ndim_beyond_shape);
 	tcase_add_test(tc, error_text_bounded);

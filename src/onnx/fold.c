@@ -1,0 +1,304 @@
+/*
+ * fold.c: constant folding of the nodes that compute shapes.
+ *
+ * Exporters write a flatten or a view as Shape -> Gather -> Unsqueeze ->
+ * Concat -> Reshape.  These vectors are computed here, as INT64 constants
+ * whose values are dimensions ("sval"): a symbolic batch size stays a
+ * symbol through them, so that the Reshape that uses them still sees
+ * [N, -1].  Only small integer vectors are computed this way; tensors of
+ * data are always computed by ein.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "onnx/fold.h"
+
+/* The most values of a folded vector. */
+#define MAX_VALUES 64
+
+/* Make "t" the INT64 constant of v[0 .. count-1], a vector (rank 1) or a
+ * scalar (rank 0, count 1). */
+static int set_ints(struct ein_onnx_tensor *t, const struct ein_onnx_dim *v,
+	int count, int rank)
+{
+	int k;
+
+	free(t->data);
+	free(t->sval);
+	t->data = malloc(count * sizeof(int64_t) + 1);
+	t->sval = malloc(count * sizeof(*t->sval) + 1);
+	if (!t->data || !t->sval)
+		return -1;
+	for (k = 0; k < count; ++k) {
+		t->sval[k] = v[k];
+		((int64_t *) t->data)[k] = v[k].sym >= 0 ? -1 : v[k].value;
+	}
+	t->bytes = count * sizeof(int64_t);
+	t->dtype = EIN_ONNX_INT64;
+	t->role = EIN_ONNX_CONST;
+	t->rank = rank;
+	t->dim[0] = ein_onnx_dim_const(count);
+	t->known = 1;
+	return 1;
+}
+
+/* The values of an integer constant "t" as dimensions into v; their
+ * number, -1 if t is not such a constant. */
+static int get_ints(const struct ein_onnx_tensor *t, struct ein_onnx_dim *v)
+{
+	size_t esize = ein_onnx_dtype_size(t->dtype);
+	int count, k;
+
+	if (t->role != EIN_ONNX_CONST || t->rank > 1 ||
+	    (t->dtype != EIN_ONNX_INT64 && t->dtype != EIN_ONNX_INT32))
+		return -1;
+	count = t->bytes / esize;
+	if (count > MAX_VALUES)
+		return -1;
+	for (k = 0; k < count; ++k)
+		v[k] = t->sval ? t->sval[k] : ein_onnx_dim_const(
+			t->dtype == EIN_ONNX_INT64 ? ((int64_t *) t->data)[k] :
+			((int32_t *) t->data)[k]);
+	return count;
+}
+
+/* Copy constant "x" into "y" (same type, data and shape). */
+static int copy_const(struct ein_onnx_tensor *y, const struct ein_onnx_tensor *x)
+{
+	free(y->data);
+	free(y->sval);
+	y->sval = NULL;
+	y->data = malloc(x->bytes + 1);
+	if (!y->data)
+		return -1;
+	memcpy(y->data, x->data, x->bytes);
+	if (x->sval) {
+		size_t n = x->bytes / 8;
+
+		y->sval = malloc(n * sizeof(*y->sval) + 1);
+		if (!y->sval)
+			return -1;
+		memcpy(y->sval, x->sval, n * sizeof(*y->sval));
+	}
+	y->bytes = x->bytes;
+	y->dtype = x->dtype;
+	y->rank = x->rank;
+	memcpy(y->dim, x->dim, sizeof(y->dim));
+	y->role = EIN_ONNX_CONST;
+	y->known = 1;
+	return 1;
+}
+
+/* Constant: the value attribute (a tensor) or one of the value_*
+ * forms. */
+static int fold_constant(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	struct ein_onnx_tensor *y)
+{
+	const struct ein_onnx_attr *a = n->n_attr == 1 ? &n->attr[0] : NULL;
+	struct ein_onnx_dim v[MAX_VALUES];
+	int k;
+
+	if (a && a->kind == EIN_ONNX_ATTR_TENSOR && !strcmp(a->name, "value"))
+		return copy_const(y, &l->g->tensor[a->tensor]);
+	if (a && !strcmp(a->name, "value_int"))
+		return set_ints(y, (v[0] = ein_onnx_dim_const(a->i), v), 1, 0);
+	if (a && !strcmp(a->name, "value_ints") && a->n <= MAX_VALUES) {
+		for (k = 0; k < a->n; ++k)
+			v[k] = ein_onnx_dim_const(a->ints[k]);
+		return set_ints(y, v, a->n, 1);
+	}
+	if (a && (!strcmp(a->name, "value_float") ||
+			!strcmp(a->name, "value_floats"))) {
+		int count = a->kind == EIN_ONNX_ATTR_FLOAT ? 1 : a->n;
+
+		y->data = malloc(count * sizeof(float) + 1);
+		if (!y->data)
+			return -1;
+		memcpy(y->data, count == 1 && a->kind == EIN_ONNX_ATTR_FLOAT ?
+			&a->f : a->floats, count * sizeof(float));
+		y->bytes = count * sizeof(float);
+		y->dtype = EIN_ONNX_FLOAT;
+		y->rank = a->kind == EIN_ONNX_ATTR_FLOAT ? 0 : 1;
+		y->dim[0] = ein_onnx_dim_const(count);
+		y->role = EIN_ONNX_CONST;
+		y->known = 1;
+		return 1;
+	}
+	return ein_onnx_node_error(l, n, "the value of a Constant must be one "
+		"attribute value, value_float(s) or value_int(s)");
+}
+
+/* Shape: the dimensions of x (from start to end). */
+static int fold_shape(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	const struct ein_onnx_tensor *x, struct ein_onnx_tensor *y)
+{
+	int64_t start = ein_onnx_node_int(n, "start", 0);
+	int64_t end = ein_onnx_node_int(n, "end", x->rank);
+
+	if (start < 0)
+		start += x->rank;
+	if (end < 0)
+		end += x->rank;
+	start = start < 0 ? 0 : start > x->rank ? x->rank : start;
+	end = end < start ? start : end > x->rank ? x->rank : end;
+	return set_ints(y, x->dim + start, end - start, 1);
+}
+
+/* Gather along axis 0 of an integer vector. */
+static int fold_gather(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	const struct ein_onnx_tensor *x, const struct ein_onnx_tensor *ix,
+	struct ein_onnx_tensor *y)
+{
+	struct ein_onnx_dim v[MAX_VALUES], iv[MAX_VALUES], r[MAX_VALUES];
+	int nv = get_ints(x, v), ni = get_ints(ix, iv), k;
+
+	if (nv < 0 || ni < 0 || x->rank != 1 ||
+	    ein_onnx_node_int(n, "axis", 0) != 0)
+		return 0;
+	for (k = 0; k < ni; ++k) {
+		int64_t i = iv[k].value;
+
+		if (iv[k].sym >= 0 || i < -nv || i >= nv)
+			return ein_onnx_node_error(l, n, "index out of range");
+		r[k] = v[i < 0 ? i + nv : i];
+	}
+	return set_ints(y, r, ni, ix->rank);
+}
+
+/* Concat of integer vectors. */
+static int fold_concat(const struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, struct ein_onnx_tensor *y)
+{
+	struct ein_onnx_dim v[MAX_VALUES], part[MAX_VALUES];
+	int i, k, count = 0, m;
+
+	for (i = 0; i < n->n_in; ++i) {
+		if (n->in[i] < 0 || l->g->tensor[n->in[i]].rank != 1 ||
+		    (m = get_ints(&l->g->tensor[n->in[i]], part)) < 0 ||
+		    count + m > MAX_VALUES)
+			return 0;
+		for (k = 0; k < m; ++k)
+			v[count++] = part[k];
+	}
+	return set_ints(y, v, count, 1);
+}
+
+/* Unsqueeze of a scalar into a vector, Squeeze of a one-element vector. */
+static int fold_squeeze(const struct ein_onnx_node *n,
+	const struct ein_onnx_tensor *x, struct ein_onnx_tensor *y)
+{
+	struct ein_onnx_dim v[MAX_VALUES];
+	int m = get_ints(x, v), un = !strcmp(n->op, "Unsqueeze");
+
+	if (m != 1 || x->rank != (un ? 0 : 1))
+		return 0;
+	return set_ints(y, v, 1, un ? 1 : 0);
+}
+
+/* Slice of an integer vector with constant starts, ends (axis 0, step
+ * 1 or given). */
+static int fold_slice(const struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct ein_onnx_tensor *x,
+	struct ein_onnx_tensor *y)
+{
+	struct ein_onnx_dim v[MAX_VALUES], s[1], e[1], st[1], r[MAX_VALUES];
+	int m = get_ints(x, v), k = 0;
+	int64_t b, f, step = 1, i;
+
+	if (m < 0 || x->rank != 1 || n->n_in < 3 || n->in[1] < 0 ||
+	    n->in[2] < 0 || get_ints(&l->g->tensor[n->in[1]], s) != 1 ||
+	    get_ints(&l->g->tensor[n->in[2]], e) != 1 ||
+	    (n->n_in > 4 && n->in[4] >= 0 &&
+		(get_ints(&l->g->tensor[n->in[4]], st) != 1 ||
+		 (step = st[0].value) == 0)))
+		return 0;
+	b = s[0].value < 0 ? s[0].value + m : s[0].value;
+	f = e[0].value < 0 ? e[0].value + m : e[0].value;
+	b = b < 0 ? 0 : b > m ? m : b;
+	f = f < -1 ? -1 : f > m ? m : f;
+	for (i = b; step > 0 ? i < f : i > f; i += step)
+		if (i >= 0 && i < m)
+			r[k++] = v[i];
+	return set_ints(y, r, k, 1);
+}
+
+/* Add, Sub, Mul, Div of integer vectors (or a vector and a scalar) whose
+ * values are constants. */
+static int fold_arith(const struct ein_onnx_node *n,
+	const struct ein_onnx_tensor *a, const struct ein_onnx_tensor *b,
+	struct ein_onnx_tensor *y)
+{
+	struct ein_onnx_dim va[MAX_VALUES], vb[MAX_VALUES], r[MAX_VALUES];
+	int na = get_ints(a, va), nb = get_ints(b, vb), k, m;
+
+	if (na < 1 || nb < 1 || (na != nb && na != 1 && nb != 1))
+		return 0;
+	m = na > nb ? na : nb;
+	for (k = 0; k < m; ++k) {
+		struct ein_onnx_dim x = va[na == 1 ? 0 : k];
+		struct ein_onnx_dim z = vb[nb == 1 ? 0 : k];
+
+		if (x.sym >= 0 || z.sym >= 0 ||
+		    (n->op[0] == 'D' && z.value == 0))
+			return 0;
+		r[k] = ein_onnx_dim_const(n->op[0] == 'A' ? x.value + z.value :
+			n->op[0] == 'S' ? x.value - z.value :
+			n->op[0] == 'M' ? x.value * z.value : x.value / z.value);
+	}
+	return set_ints(y, r, m, a->rank > b->rank ? a->rank : b->rank);
+}
+
+/* Cast of an integer vector or scalar to INT64. */
+static int fold_cast(const struct ein_onnx_tensor *x, struct ein_onnx_tensor *y)
+{
+	struct ein_onnx_dim v[MAX_VALUES];
+	int m = get_ints(x, v);
+
+	return m < 0 ? 0 : set_ints(y, v, m, x->rank);
+}
+
+/* Are all the inputs of "n" constants? */
+static int all_const(const struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n)
+{
+	int i;
+
+	for (i = 0; i < n->n_in; ++i)
+		if (n->in[i] >= 0 &&
+		    l->g->tensor[n->in[i]].role != EIN_ONNX_CONST)
+			return 0;
+	return 1;
+}
+
+int ein_onnx_fold(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = n->n_in > 0 && n->in[0] >= 0 ?
+		&l->g->tensor[n->in[0]] : NULL;
+	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
+	const char *op = n->op;
+
+	if (!y || y->output)
+		return 0;
+	if (!strcmp(op, "Constant"))
+		return fold_constant(l, n, y);
+	if (!strcmp(op, "Shape") && x && x->known)
+		return fold_shape(l, n, x, y);
+	if (!x || !all_const(l, n))
+		return 0;
+	if (!strcmp(op, "Identity"))
+		return copy_const(y, x);
+	if (!strcmp(op, "Cast") && ein_onnx_node_int(n, "to", 0) ==
+			EIN_ONNX_INT64)
+		return fold_cast(x, y);
+	if (!strcmp(op, "Gather") && n->n_in == 2)
+		return fold_gather(l, n, x, &l->g->tensor[n->in[1]], y);
+	if (!strcmp(op, "Concat"))
+		return fold_concat(l, n, y);
+	if (!strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze"))
+		return fold_squeeze(n, x, y);
+	if (!strcmp(op, "Slice"))
+		return fold_slice(l, n, x, y);
+	if ((!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") ||
+			!strcmp(op, "Div")) && n->n_in == 2)
+		return fold_arith(n, x, &l->g->tensor[n->in[1]], y);
+	return 0;
+}

@@ -1,0 +1,20 @@
+/*
+ * lower.h: the importer's graph as one ein definition.
+ */
+#ifndef EIN_ONNX_LOWER_H
+#define EIN_ONNX_LOWER_H
+
+#include "onnx/graph.h"
+
+/* Write graph "g" (read from "path") as the ein source of one definition
+ * named "def": the graph's inputs, then the constants ein computes with
+ * (the weights, marked "used" in g), as its inputs; the graph's outputs
+ * as its outputs; every other tensor a temporary.  Sizes fixed in "opts"
+ * (ein_options_fix_size, by the size's ein name or its ONNX dim_param)
+ * replace the symbolic dimensions they name.  Returns the text (the
+ * caller frees it), or NULL after an error naming the node, its op type
+ * and what is not supported. */
+char *ein_onnx_lower(ein_ctx *ctx, const char *path, struct ein_onnx_graph *g,
+	const char *def, const ein_options *opts);
+
+#endif
