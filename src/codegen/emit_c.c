@@ -967,7 +967,7 @@ void ein_emit_c_helpers(FILE *out)
 		"{\n\tint64_t p = (int64_t) x * m, r;\n"
 		"\tuint64_t u = p < 0 ? 0 - (uint64_t) p : (uint64_t) p;\n"
 		"\tint sh = s < 0 ? 0 : s > 63 ? 63 : s;\n\n"
-		"\tu = (u + ((UINT64_C(1) << sh) >> 1)) >> sh;\n"
+		"\tu = (u + (((uint64_t) 1 << sh) >> 1)) >> sh;\n"
 		"\tr = p < 0 ? -(int64_t) u : (int64_t) u;\n"
 		"\treturn r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? "
 		"INT32_MAX : (int32_t) r;\n}\n\n", out);
