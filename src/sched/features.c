@@ -453,7 +453,7 @@ int ein_features_of_schedule(ein_ctx *ctx, const struct ein_func *func,
 
 int ein_features_compute(ein_ctx *ctx, const struct ein_func *func,
 	__isl_keep struct ein_sched_file *file, const int64_t *sizes,
-	const char *target, double *f)
+	const char *target, int strict, double *f)
 {
 	struct ein_scop *scop = ein_scop_from_func(ctx, func);
 	struct ein_schedule *src = scop ? ein_schedule_source(scop) : NULL;
@@ -463,7 +463,7 @@ int ein_features_compute(ein_ctx *ctx, const struct ein_func *func,
 	int r = s ? 0 : -1;
 
 	if (r == 0 && file)
-		r = ein_sched_apply(ctx, s, deps, file, 0);
+		r = ein_sched_apply(ctx, s, deps, file, strict);
 	if (r == 0)
 		r = ein_features_of_schedule(ctx, func, s, sizes, target, f);
 	ein_schedule_free(s);

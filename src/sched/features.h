@@ -81,10 +81,11 @@ int ein_features_of_schedule(ein_ctx *ctx, const struct ein_func *func,
 	double *f);
 
 /* The features of "file" (NULL: the default schedule) applied to "func"
- * at "sizes" on "target".  Returns -1 if the file does not apply (its
- * messages on ctx) or on error. */
+ * at "sizes" on "target" (checked as ein_sched_apply does, with
+ * "strict").  Returns -1 if the file does not apply (its messages on
+ * ctx) or on error. */
 int ein_features_compute(ein_ctx *ctx, const struct ein_func *func,
 	__isl_keep struct ein_sched_file *file, const int64_t *sizes,
-	const char *target, double *f);
+	const char *target, int strict, double *f);
 
 #endif

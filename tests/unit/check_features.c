@@ -37,7 +37,7 @@ static void features(const char *source, const char *sched,
 		ck_assert_ptr_nonnull(file);
 	}
 	r = ein_features_compute(ctx, cf->func[0], file, sizes,
-		"x86_64-avx512", f);
+		"x86_64-avx512", 0, f);
 	ck_assert_msg(r == 0, "%s", ein_ctx_last_error(ctx));
 	ein_sched_file_free(file);
 	ein_checked_file_free(cf);
