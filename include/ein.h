@@ -189,6 +189,12 @@ ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable);
  * (0, the command line's --no-auto).  An explicit file, or lookup off,
  * never uses it. */
 ein_status ein_options_set_auto(ein_options *opts, int enable);
+/* Let the automatic schedule choose among its rules' candidates (a
+ * contraction's register tile and reduction slice) by the cost model
+ * compiled into ein, at the sizes set (1, the default; docs/tuning.md,
+ * "The cost model"), or take the rules' first legal candidate (0, the
+ * command line's --no-cost-model).  Deterministic either way. */
+ein_status ein_options_set_cost_model(ein_options *opts, int enable);
 /* The size values the kernel will be called with, used to choose among
  * schedules tuned for different sizes.  Returns EIN_ERROR_INVALID if
  * value < 1. */
