@@ -28,6 +28,7 @@
 #include "cli/cli.h"
 #include "autotune/measure.h"
 #include "autotune/model.h"
+#include "autotune/prior.h"
 #include "autotune/space.h"
 #include "autotune/tunelog.h"
 #include "autotune/tune.h"
@@ -575,9 +576,11 @@ static void generate(struct run *r)
 			free(text);
 			continue;
 		}
-		free(text);
 		ein_model_features(&r->space, &brood[kept], f);
-		score[kept++] = ein_model_predict(r->model, f);
+		score[kept++] = ein_prior_rank(r->prog, r->def, r->k0, r->sizes,
+			r->target, r->model->n, ein_model_predict(r->model, f),
+			text);
+		free(text);
 	}
 	for (b = 0; b < PICKS && kept > 0; ++b) {
 		int best = 0;

@@ -210,6 +210,12 @@ ein_status ein_options_set_target(ein_options *opts, const char *target);
  * opencl-generic), as a string the caller frees; "" when there is none,
  * NULL when ein has no OpenCL or is out of memory. */
 char *ein_opencl_devices(void);
+/* Let the automatic schedule choose among its rules' candidates (a
+ * contraction's register tile and reduction slice) by the cost model
+ * compiled into ein, at the sizes set (1, the default; docs/tuning.md,
+ * "The cost model"), or take the rules' first legal candidate (0, the
+ * command line's --no-cost-model).  Deterministic either way. */
+ein_status ein_options_set_cost_model(ein_options *opts, int enable);
 /* The size values the kernel will be called with, used to choose among
  * schedules tuned for different sizes.  Returns EIN_ERROR_INVALID if
  * value < 1. */

@@ -47,6 +47,9 @@ static const struct help_opt compile_opts[] = {
 	{ "--no-auto", "When lookup finds no schedule file, compile with the "
 	  "default schedule instead of the automatic one (docs/schedules.md, "
 	  "\"The automatic schedule\")." },
+	{ "--no-cost-model", "The automatic schedule takes its rules' first "
+	  "legal candidate instead of the one the compiled-in cost model "
+	  "predicts fastest (docs/tuning.md, \"The cost model\")." },
 	{ "--strict-fp", "Keep the source's order of floating-point "
 	  "operations, round each on its own and call the C library's "
 	  "functions (no reassociated reductions, no fused multiply-add, no "

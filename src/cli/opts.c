@@ -62,6 +62,10 @@ int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i)
 		ein_options_set_auto(opts, 0);
 		return 1;
 	}
+	if (!strcmp(arg, "--no-cost-model")) {
+		ein_options_set_cost_model(opts, 0);
+		return 1;
+	}
 	if (!strcmp(arg, "--strict-fp")) {
 		ein_options_set_strict_fp(opts, 1);
 		return 1;

@@ -29,7 +29,9 @@
  *	is found;
  * opencl, cl_platform, cl_device: compile for an OpenCL device
  *	(ein_options_set_target), and which (-1: EIN_OPENCL_DEVICE, else
- *	the first GPU, else the first device). */
+ *	the first GPU, else the first device).
+ * no_cost_model: the automatic schedule takes its rules' first legal
+ *	candidate, without asking the cost model. */
 struct ein_options {
 	char *schedule;
 	int opencl;
@@ -37,6 +39,7 @@ struct ein_options {
 	int cl_device;
 	int no_lookup;
 	int no_auto;
+	int no_cost_model;
 	int strict_fp;
 	int n_size;
 	char **size_name;
@@ -95,6 +98,14 @@ ein_status ein_options_set_auto(ein_options *opts, int enable)
 	if (!opts)
 		return EIN_ERROR_INVALID;
 	opts->no_auto = !enable;
+	return EIN_OK;
+}
+
+ein_status ein_options_set_cost_model(ein_options *opts, int enable)
+{
+	if (!opts)
+		return EIN_ERROR_INVALID;
+	opts->no_cost_model = !enable;
 	return EIN_OK;
 }
 
@@ -298,11 +309,19 @@ static int automatic(ein_ctx *ctx, const ein_options *opts,
 {
 	char *target = ein_target_host_name(ctx);
 	char *rules = NULL;
+	int64_t *sizes = calloc(func->n_size + 1, sizeof(*sizes));
+	int i, k;
 
-	if (!target)
-		return free(lookup_why), -1;
+	if (!target || !sizes)
+		return free(target), free(sizes), free(lookup_why), -1;
+	for (i = 0; opts && i < func->n_size; ++i)
+		for (k = 0; k < opts->n_size; ++k)
+			if (!strcmp(opts->size_name[k], func->size[i]))
+				sizes[i] = opts->size_value[k];
 	choice->file = ein_sched_auto(ctx, func, target,
-		ein_options_get_strict_fp(opts), &rules);
+		ein_options_get_strict_fp(opts), !(opts && opts->no_cost_model),
+		sizes, &rules);
+	free(sizes);
 	free(target);
 	if (choice->file && rules && asprintf(&choice->why, "automatic "
 			"(%s): %s", lookup_why ? lookup_why :

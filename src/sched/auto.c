@@ -28,6 +28,8 @@
 #include "sched/schedule.h"
 #include "sched/apply.h"
 #include "sched/auto.h"
+#include "sched/cost.h"
+#include "sched/features.h"
 
 /* The reduction slice of a contraction's register tile (BLIS's kc): a
  * 256-long slice of a 2-vector-wide panel is 32 KiB of float32 on
@@ -37,7 +39,7 @@
  * vectors. */
 #define CHUNK_VECTORS 256
 #define MAX_INDEX 16
-#define MAX_ALT 10
+#define MAX_ALT 16
 
 /* What the rules need of the target.
  * vector_bytes: the width of a vector register;
@@ -62,8 +64,12 @@ struct stmt {
 	int lanes;
 };
 
-/* A group's alternatives: the directives and a label each. */
+/* A group's alternatives: the directives and a label each; with the
+ * cost model on, the legal one among the first "n_scored" that it
+ * predicts fastest is kept (the first of equals), and the others are
+ * tried in order only when none of those is legal. */
 struct group {
+	int n_scored;
 	int n;
 	char *text[MAX_ALT];
 	char label[MAX_ALT][160];
@@ -72,12 +78,17 @@ struct group {
 /* The state of one run.
  * accepted: the directives (and comments) accepted so far;
  * summary: the labels of the accepted groups, for *why;
- * chain: the chain rule placed every statement in the last one. */
+ * chain: the chain rule placed every statement in the last one;
+ * model: rank the alternatives of scored groups by the cost model at
+ *	"sizes" (func's order); used_model: it chose an alternative. */
 struct autosched {
 	ein_ctx *ctx;
 	const struct ein_func *func;
 	const char *target;
 	int strict;
+	int model;
+	int used_model;
+	int64_t *sizes;
 	struct machine m;
 	int n_stmt;
 	struct stmt *stmt;
@@ -250,8 +261,8 @@ static char *file_text(struct autosched *a, const char *body)
 	fprintf(f, "# The automatic schedule (sched/auto.c, docs/schedules.md "
 		"\"The automatic schedule\"):\n# save it, edit it and pass it "
 		"back with --schedule.\nein-schedule 1\ntarget %s\ndef %s\n"
-		"tuned-by ein automatic scheduler (rules)\n\n%s", a->target,
-		a->func->def->name, body);
+		"tuned-by ein automatic scheduler (rules%s)\n\n%s", a->target,
+		a->func->def->name, a->used_model ? ", cost model" : "", body);
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -278,13 +289,17 @@ static int apply_fresh(struct autosched *a, const struct ein_sched_file *file)
 }
 
 /* Is the schedule of the accepted directives and "extra" legal?  If not,
- * *why is the first line of the reason (the caller frees it). */
-static int legal(struct autosched *a, const char *extra, char **why)
+ * *why is the first line of the reason (the caller frees it).  With
+ * "score", the cost model's prediction for it goes there (its features
+ * are computed on the model the schedule is checked on). */
+static int legal(struct autosched *a, const char *extra, char **why,
+	double *score)
 {
 	struct ein_diag_mark mark = ein_diag_get_mark(a->ctx);
 	char *body = malloc(strlen(a->accepted) + strlen(extra) + 1);
 	char *text;
 	struct ein_sched_file *file = NULL;
+	double f[EIN_FEATURES_N];
 	int r = -1;
 
 	*why = NULL;
@@ -296,7 +311,12 @@ static int legal(struct autosched *a, const char *extra, char **why)
 			ein_src_alloc("(automatic)", text)) : NULL;
 		free(text);
 	}
-	if (file)
+	if (file && score) {
+		r = ein_features_compute(a->ctx, a->func, file, a->sizes,
+			a->target, a->strict, f);
+		if (r == 0)
+			*score = ein_cost_predict(f);
+	} else if (file)
 		r = apply_fresh(a, file);
 	ein_sched_file_free(file);
 	if (r < 0)
@@ -338,38 +358,98 @@ static void one_line(char *s)
 			*s = ' ';
 }
 
-/* Keep the first alternative of "g" that is legal after the accepted
- * groups; note in comments which were rejected and why.  "what" names
- * the group in the comments and the summary. */
-static int choose(struct autosched *a, const char *what, struct group *g)
+/* Note in a comment that alternative i of "g" was rejected and why
+ * ("why" taken). */
+static int note_rejected(struct autosched *a, const char *what,
+	const struct group *g, int i, char *why)
 {
-	int i, r = 0;
+	int r;
 
-	for (i = 0; r == 0 && i < g->n; ++i) {
+	one_line(why);
+	r = append(&a->accepted, "", "# %s: not %s: %s\n", what, g->label[i],
+		why ? why : "rejected");
+	free(why);
+	return r;
+}
+
+/* Keep alternative "i" of "g" ("" means the default); "score": its
+ * label's suffix (the model's prediction), "" if none. */
+static int keep(struct autosched *a, const char *what, const struct group *g,
+	int i, const char *score)
+{
+	int r;
+
+	if (i < 0 || !g->text[i][0])
+		return append(&a->accepted, "", "# %s: the default "
+			"(no rule applies)\n", what);
+	r = append(&a->accepted, "", "# %s: %s%s\n%s", what, g->label[i],
+		score, g->text[i]);
+	if (r == 0)
+		r = append(&a->summary, a->summary[0] ? "; " : "", "%s: %s%s",
+			what, g->label[i], score);
+	return r;
+}
+
+/* The legal alternative among the first g->n_scored of "g" (after the
+ * accepted groups) that the cost model predicts fastest, the first of
+ * equals; -1 if none is legal, -2 on error. */
+static int best_scored(struct autosched *a, const char *what,
+	struct group *g, double *best)
+{
+	int i, pick = -1;
+
+	for (i = 0; i < g->n_scored && g->text[i][0]; ++i) {
 		char *why;
+		double score;
 
-		if (g->text[i][0] && !legal(a, g->text[i], &why)) {
-			one_line(why);
-			r = append(&a->accepted, "", "# %s: not %s: %s\n", what,
-				g->label[i], why ? why : "rejected");
-			free(why);
+		if (!legal(a, g->text[i], &why, &score)) {
+			if (note_rejected(a, what, g, i, why) < 0)
+				return -2;
 			continue;
 		}
-		if (!g->text[i][0]) {
-			r = append(&a->accepted, "", "# %s: the default "
-				"(no rule applies)\n", what);
-			break;
+		if (pick < 0 || score < *best)
+			pick = i, *best = score;
+	}
+	return pick;
+}
+
+/* Keep the first alternative of "g" that is legal after the accepted
+ * groups (or, with the cost model on, the one among its scored ones
+ * that the model prefers, if one is legal); note in comments which were
+ * rejected and why.  "what" names the group in the comments and the
+ * summary. */
+static int choose(struct autosched *a, const char *what, struct group *g)
+{
+	int i = 0, r = 0, kept = 0;
+
+	if (a->model && g->n_scored > 0) {
+		double best = 0;
+		int pick = best_scored(a, what, g, &best);
+		char score[96];
+
+		snprintf(score, sizeof(score), " (cost model: %.3f, the lowest "
+			"of %d)", best, g->n_scored);
+		if (pick >= 0) {
+			r = keep(a, what, g, pick, score);
+			kept = a->used_model = 1;
 		}
-		r = append(&a->accepted, "", "# %s: %s\n%s", what, g->label[i],
-			g->text[i]);
-		if (r == 0)
-			r = append(&a->summary, a->summary[0] ? "; " : "",
-				"%s: %s", what, g->label[i]);
-		break;
+		r = pick < -1 ? -1 : r;
+		i = g->n_scored;
+	}
+	for (; !kept && r == 0 && i < g->n; ++i) {
+		char *why;
+
+		if (g->text[i][0] && !legal(a, g->text[i], &why, NULL)) {
+			r = note_rejected(a, what, g, i, why);
+			continue;
+		}
+		r = keep(a, what, g, i, "");
+		kept = 1;
 	}
 	for (i = 0; i < g->n; ++i)
 		free(g->text[i]);
 	g->n = 0;
+	g->n_scored = 0;
 	return r;
 }
 
@@ -497,9 +577,10 @@ static void pack_layout(const struct stmt *st, const struct contraction *c,
 }
 
 /* The BLIS template for "c" at "level": 0 everything, 1 without pack, 2
- * without accumulate either, 3 without unrolling the rows either. */
+ * without accumulate either, 3 without unrolling the rows either; with
+ * register tiles of "rows" rows and reduction slices of "slice". */
 static char *contraction_text(const struct stmt *st,
-	const struct contraction *c, const struct machine *m, int level)
+	const struct contraction *c, int rows, int slice, int level)
 {
 	const char *const *ix = st->fs->index;
 	const char *n = st->name;
@@ -511,7 +592,7 @@ static char *contraction_text(const struct stmt *st,
 	if (!f)
 		return NULL;
 	fprintf(f, "%s: tile %s %d %s %d %s %d\n%s: reorder", n, ix[c->j], w,
-		ix[c->k], K_SLICE, ix[c->i], m->rows, n);
+		ix[c->k], slice, ix[c->i], rows, n);
 	for (p = 0; p < c->n_outer; ++p)
 		fprintf(f, " %s", ix[c->outer[p]]);
 	fprintf(f, " %s.o %s.o %s.o", ix[c->j], ix[c->k], ix[c->i]);
@@ -538,7 +619,27 @@ static char *contraction_text(const struct stmt *st,
 	return text;
 }
 
-/* The alternatives of the contraction rule for "st". */
+/* The register tiles and slices the cost model chooses among: the
+ * machine's rows and half of them, slices of K_SLICE, half and double. */
+#define N_SHAPE 6
+
+/* Add the BLIS template with everything at "rows" x "slice" to "g". */
+static int add_blis(struct group *g, const struct stmt *st,
+	const struct contraction *c, int rows, int slice)
+{
+	char label[160];
+
+	snprintf(label, sizeof(label), "contraction (BLIS: register tile, "
+		"packed panel), rows %s, vectors %s, slices of %s, %d x %d, "
+		"slice %d", st->fs->index[c->i], st->fs->index[c->j],
+		st->fs->index[c->k], rows, 2 * st->lanes, slice);
+	return add_alt(g, contraction_text(st, c, rows, slice, 0), label);
+}
+
+/* The alternatives of the contraction rule for "st": with the cost
+ * model, the full template at each register tile and slice of N_SHAPE
+ * first, scored; then (or without it, only) the machine's shape at each
+ * level. */
 static int contraction_group(struct autosched *a, const struct stmt *st,
 	const struct contraction *c, struct group *g)
 {
@@ -548,16 +649,21 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
 		"contraction without pack and accumulate",
 		"contraction tiled and vectorised only",
 	};
-	int level;
+	int level, k;
 
-	for (level = 0; level < 4; ++level) {
+	for (k = 0; a->model && k < N_SHAPE; ++k)
+		if (add_blis(g, st, c, k % 2 ? a->m.rows / 2 : a->m.rows,
+				(K_SLICE / 2) << (k / 2)) < 0)
+			return -1;
+	g->n_scored = g->n;
+	for (level = a->model; level < 4; ++level) {
 		char label[160];
 
 		snprintf(label, sizeof(label), "%s, rows %s, vectors %s, "
 			"slices of %s", what[level], st->fs->index[c->i],
 			st->fs->index[c->j], st->fs->index[c->k]);
-		if (add_alt(g, contraction_text(st, c, &a->m, level),
-				label) < 0)
+		if (add_alt(g, contraction_text(st, c, a->m.rows, K_SLICE,
+				level), label) < 0)
 			return -1;
 	}
 	return 0;
@@ -772,9 +878,20 @@ static int has_directive(const char *text)
 	return 0;
 }
 
+/* The sizes the cost model scores at (auto.h). */
+static int64_t *model_sizes(const struct ein_func *func, const int64_t *sizes)
+{
+	int64_t *v = calloc(func->n_size + 1, sizeof(*v));
+	int i;
+
+	for (i = 0; v && i < func->n_size; ++i)
+		v[i] = sizes && sizes[i] > 0 ? sizes[i] : EIN_AUTO_MODEL_SIZE;
+	return v;
+}
+
 __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	const struct ein_func *func, const char *target, int strict,
-	__isl_give char **why)
+	int model, const int64_t *sizes, __isl_give char **why)
 {
 	struct autosched a = { 0 };
 	struct ein_diag_mark mark = ein_diag_get_mark(ctx);
@@ -786,10 +903,12 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	a.func = func;
 	a.target = target;
 	a.strict = strict;
+	a.model = model && ein_cost_model_n_tree() > 0;
+	a.sizes = model_sizes(func, sizes);
 	a.m = machine_of(target);
 	a.accepted = strdup("");
 	a.summary = strdup("");
-	if (a.accepted && a.summary && init_stmts(&a) == 0 &&
+	if (a.accepted && a.summary && a.sizes && init_stmts(&a) == 0 &&
 	    schedule_all(&a) == 0) {
 		if (has_directive(a.accepted))
 			text = file_text(&a, a.accepted);
@@ -802,6 +921,7 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	free(text);
 	free(ein_diag_rollback(ctx, mark));
 	free(a.stmt);
+	free(a.sizes);
 	free(a.accepted);
 	free(a.summary);
 	return file;

@@ -26,9 +26,13 @@
 #ifndef EIN_SCHED_AUTO_H
 #define EIN_SCHED_AUTO_H
 
+#include <stdint.h>
 #include "ein.h"
 #include "frontend/sema.h"
 #include "sched/file.h"
+
+/* The value the cost model scores a size at when it is not known. */
+#define EIN_AUTO_MODEL_SIZE 256
 
 /* The automatic schedule of "func" on target class "target"
  * ("x86_64-avx512", ...; it decides the vector width and the register
@@ -40,9 +44,16 @@
  * a one-line summary; the caller frees both.  Returns NULL with *why set
  * (or NULL when out of memory) when no rule applies: the default
  * schedule is then the automatic one.  Never leaves an error on ctx:
- * the messages of rejected candidates are forgotten. */
+ * the messages of rejected candidates are forgotten.
+ *
+ * With "model", where a rule has several candidates (a contraction's
+ * register tile and reduction slice), the legal one that the cost model
+ * (sched/cost.h) predicts fastest at "sizes" (func's order; NULL, or a
+ * value 0, stands for EIN_AUTO_MODEL_SIZE) is kept; the schedule stays
+ * legal for every size, and the same inputs still give the same text.
+ * Without it, the first legal candidate, as the rules order them. */
 __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	const struct ein_func *func, const char *target, int strict,
-	__isl_give char **why);
+	int model, const int64_t *sizes, __isl_give char **why);
 
 #endif

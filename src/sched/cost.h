@@ -1,0 +1,33 @@
+/*
+ * cost.h: the cost model trained ahead of time (issue 23), compiled in.
+ *
+ * Gradient-boosted regression trees (XGBoost, trained offline by
+ * autotune/train_cost.c on the tuning logs of autotune/corpus/) over the
+ * features of sched/features.h.  The trees are data: the readable
+ * autotune/model/cost_model.json, and the same numbers as C tables in
+ * src/sched/cost_model.inc, both written by the trainer.  This file
+ * evaluates them exactly as XGBoost does (features rounded to float, a
+ * node's left child when the value is below its threshold, leaves summed
+ * in float in tree order after the base score), so its predictions are
+ * the trainer's: tests/unit/check_cost compares them on held-out rows.
+ *
+ * The prediction is log2(seconds per flop) of the schedule on the
+ * machine the logs were measured on: lower is faster.  Only its order
+ * among schedules of one definition at one size is meant to be used.
+ * No state, no randomness: the same features give the same number.
+ */
+#ifndef EIN_SCHED_COST_H
+#define EIN_SCHED_COST_H
+
+#include "sched/features.h"
+
+/* The version of the compiled-in model (cost_model.json's "version"). */
+int ein_cost_model_version(void);
+/* The number of trees of the compiled-in model. */
+int ein_cost_model_n_tree(void);
+
+/* The predicted log2(seconds per flop) of a schedule with features
+ * f[0 .. EIN_FEATURES_N - 1]. */
+double ein_cost_predict(const double *f);
+
+#endif
