@@ -257,7 +257,7 @@ struct ein_code *ein_code_compile(ein_ctx *ctx, ein_program *prog,
 	code->job.until = EIN_PASS_JIT;
 	code->job.sched_file = sched->file;
 	code->job.strict_fp = ein_options_get_strict_fp(opts);
-	code->job.timeout = ein_options_get_compile_timeout(opts);
+	code->job.timeout = ein_sched_choice_budget_left(opts, sched);
 	ok = fixed_sizes(ctx, code, func, opts);
 	if (ok == 0)
 		ok = ein_compile(ctx, &code->job);
