@@ -54,8 +54,9 @@ static const struct help_opt compile_opts[] = {
 	  "operations, round each on its own and call the C library's "
 	  "functions (no reassociated reductions, no fused multiply-add, no "
 	  "inline exp or erf)." },
-	{ "--compile-timeout SECONDS", "Give up a compile that takes longer "
-	  "(an error, exit 1; default 300, 0: no limit).  Unroll factors "
+	{ "--compile-timeout DURATION", "Give up a compile that takes longer "
+	  "(an error, exit 1; 30, 30s, 2m or 500ms; default 300 s, 0: no "
+	  "limit).  Unroll factors "
 	  "and vector widths are also capped (docs/schedules.md, \"Compile "
 	  "time\")." },
 	{ NULL, NULL }

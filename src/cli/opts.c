@@ -12,24 +12,22 @@
 #include <string.h>
 #include "cli.h"
 
-/* --compile-timeout SECONDS: a number of seconds, 0 for no limit, with
- * an optional "s" ("30s", as tune's --time). */
+/* --compile-timeout DURATION: a duration as ein_cli_parse_seconds reads
+ * them ("30", "30s", "2m", "500ms", as tune's --time), 0 for no limit. */
 static int parse_compile_timeout(ein_options *opts, int argc, char **argv,
 	int *i)
 {
 	const char *arg = argv[*i];
 	const char *val = arg[17] == '=' ? arg + 18 :
-		*i + 1 < argc ? argv[++*i] : NULL;
-	char *end = NULL;
-	double seconds = val && *val ? strtod(val, &end) : -1;
+		*i + 1 < argc ? argv[++*i] : "";
+	double seconds;
 
-	if (end && *end == 's')
-		end++;
-	if (!end || *end || ein_options_set_compile_timeout(opts,
-			seconds) != EIN_OK) {
-		fprintf(stderr, "ein: error: --compile-timeout needs a number "
-			"of seconds (0: no limit), got '%s'\n",
-			val ? val : "");
+	if (ein_cli_parse_seconds("ein", "--compile-timeout", val, 0,
+			&seconds) < 0)
+		return -1;
+	if (ein_options_set_compile_timeout(opts, seconds) != EIN_OK) {
+		ein_cli_bad_value("ein", "--compile-timeout", val, "a "
+			"duration (60, 60s, 2m, 500ms; 0: no limit)");
 		return -1;
 	}
 	return 1;

@@ -762,8 +762,11 @@ static int print_checks(struct c_emit *c)
 static int is_local(struct c_emit *c, int t);
 
 /* The extents of the tensors and buffers as constants: those that
- * row-major offsets use (all but the first), and all of those the
- * function allocates. */
+ * row-major offsets use (all but the first, of the tensors some
+ * statement accesses), and all of those the function allocates.  A
+ * temporary that a compute_at schedule replaced by a buffer (the
+ * automatic softmax's) is not accessed: its extents would be unused
+ * variables, which -Wall -Werror refuses. */
 static int print_extents(struct c_emit *c)
 {
 	int t, d;
@@ -772,7 +775,8 @@ static int print_extents(struct c_emit *c)
 		for (d = 0; d < ein_scop_tensor_n_dim(c->scop, t); ++d) {
 			char *v;
 
-			if (d == 0 && !is_local(c, t))
+			if (!is_local(c, t) && (d == 0 ||
+			    !ein_scop_tensor_is_accessed(c->scop, t)))
 				continue;
 			v = walk_expr(c, ein_ast_build_extent(c->scop,
 				ein_scop_tensor_extent(c->scop, t, d)));

@@ -489,7 +489,7 @@ static int compile_def(ein_aot *aot, struct aot_def *d,
 	job.until = EIN_PASS_LLVM;
 	job.sched_file = sched.file;
 	job.strict_fp = ein_options_get_strict_fp(opts);
-	job.timeout = ein_options_get_compile_timeout(opts);
+	job.timeout = ein_sched_choice_budget_left(opts, &sched);
 	job.sizes = d->sizes;
 	job.llctx = aot->llctx;
 	job.for_target = aot->target;

@@ -83,6 +83,7 @@ int ein_budget_start(ein_ctx *ctx, struct ein_budget *budget,
 	double seconds)
 {
 	budget->seconds = seconds > 0 ? seconds : 0;
+	budget->start = after(0);
 	budget->deadline = after(budget->seconds);
 	budget->watching = 0;
 	budget->done = 0;
@@ -99,8 +100,17 @@ static void report(ein_ctx *ctx, const struct ein_budget *budget)
 	ein_error(ctx, EIN_ERROR_BUDGET, "compilation exceeded its budget "
 		"of %.3g s", budget->seconds);
 	ein_hint(ctx, "simplify the kernel or its schedule, or raise the "
-		"budget (--compile-timeout SECONDS, 0 for no limit; "
+		"budget (--compile-timeout DURATION, 0 for no limit; "
 		"ein_options_set_compile_timeout)");
+}
+
+double ein_budget_elapsed(const struct ein_budget *budget)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double) (now.tv_sec - budget->start.tv_sec) +
+		(now.tv_nsec - budget->start.tv_nsec) * 1e-9;
 }
 
 int ein_budget_check(ein_ctx *ctx, const struct ein_budget *budget)

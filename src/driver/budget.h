@@ -26,14 +26,15 @@
 #define EIN_DEFAULT_COMPILE_TIMEOUT 300.0
 
 /* One compile's budget.
- * seconds: the limit (0: none); deadline: when it runs out, on the
- *	monotonic clock;
+ * seconds: the limit (0: none); start, deadline: when it started and
+ *	when it runs out, on the monotonic clock;
  * watching: whether "watchdog" runs (it waits on "wake", under "lock",
  *	until the deadline or until "done", and aborts isl's work at the
  *	deadline);
  * isl: the isl context the compile works in. */
 struct ein_budget {
 	double seconds;
+	struct timespec start;
 	struct timespec deadline;
 	int watching;
 	pthread_t watchdog;
@@ -47,6 +48,8 @@ struct ein_budget {
  * Returns -1 after an error if the watchdog cannot be started. */
 int ein_budget_start(ein_ctx *ctx, struct ein_budget *budget,
 	double seconds);
+/* The seconds since "budget" started. */
+double ein_budget_elapsed(const struct ein_budget *budget);
 /* Has the budget run out?  Returns -1 after reporting EIN_ERROR_BUDGET
  * if so. */
 int ein_budget_check(ein_ctx *ctx, const struct ein_budget *budget);

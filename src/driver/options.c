@@ -300,6 +300,44 @@ static int lookup(ein_ctx *ctx, const ein_options *opts,
 	return r;
 }
 
+/* Run the automatic scheduler for "func" under the compile's budget: it
+ * checks candidates with isl, which the watchdog stops at the deadline
+ * as it stops a compile.  Returns -1 after EIN_ERROR_BUDGET if the
+ * budget ran out; the time it took is in choice->spent. */
+static int auto_in_budget(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, const char *target,
+	const int64_t *sizes, struct ein_sched_choice *choice, char **rules)
+{
+	struct ein_budget budget;
+	int ok;
+
+	if (ein_budget_start(ctx, &budget,
+			ein_options_get_compile_timeout(opts)) < 0)
+		return -1;
+	choice->file = ein_sched_auto(ctx, func, target,
+		ein_options_get_strict_fp(opts), !(opts && opts->no_cost_model),
+		sizes, rules);
+	ok = ein_budget_end(ctx, &budget, ein_budget_check(ctx, &budget));
+	choice->spent = ein_budget_elapsed(&budget);
+	if (ok < 0) {
+		ein_sched_file_free(choice->file);
+		choice->file = NULL;
+	}
+	return ok;
+}
+
+double ein_sched_choice_budget_left(const ein_options *opts,
+	const struct ein_sched_choice *choice)
+{
+	double seconds = ein_options_get_compile_timeout(opts);
+
+	if (seconds <= 0)
+		return 0;
+	/* Never 0, which would mean no limit. */
+	return seconds - choice->spent > 1e-3 ? seconds - choice->spent :
+		1e-3;
+}
+
 /* No file was found for "func": use the automatic schedule, and say so
  * after the rules it used and where lookup looked ("lookup_why", taken).
  * Where no rule applies the default schedule stays, without a reason. */
@@ -318,9 +356,14 @@ static int automatic(ein_ctx *ctx, const ein_options *opts,
 		for (k = 0; k < opts->n_size; ++k)
 			if (!strcmp(opts->size_name[k], func->size[i]))
 				sizes[i] = opts->size_value[k];
-	choice->file = ein_sched_auto(ctx, func, target,
-		ein_options_get_strict_fp(opts), !(opts && opts->no_cost_model),
-		sizes, &rules);
+	if (auto_in_budget(ctx, opts, func, target, sizes, choice,
+			&rules) < 0) {
+		free(target);
+		free(sizes);
+		free(rules);
+		free(lookup_why);
+		return -1;
+	}
 	free(sizes);
 	free(target);
 	if (choice->file && rules && asprintf(&choice->why, "automatic "

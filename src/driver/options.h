@@ -13,12 +13,15 @@
  * file: the parsed schedule (NULL: the default schedule);
  * path: where it was read from (NULL for the automatic schedule);
  * why: how it was chosen (NULL for the default schedule);
- * automatic: file is the automatic schedule (sched/auto.h). */
+ * automatic: file is the automatic schedule (sched/auto.h);
+ * spent: the seconds the automatic scheduler took, part of the compile's
+ *	budget (ein_options_set_compile_timeout). */
 struct ein_sched_choice {
 	struct ein_sched_file *file;
 	char *path;
 	char *why;
 	int automatic;
+	double spent;
 };
 
 /* Choose and read the schedule of "func" as "opts" (NULL: the defaults)
@@ -27,6 +30,10 @@ struct ein_sched_choice {
 int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice);
 void ein_sched_choice_clear(struct ein_sched_choice *choice);
+/* The budget left to the compile after "choice" was made: the compile
+ * timeout of "opts" less what the automatic scheduler spent (0: none). */
+double ein_sched_choice_budget_left(const ein_options *opts,
+	const struct ein_sched_choice *choice);
 
 int ein_options_get_strict_fp(const ein_options *opts);
 /* Does "opts" compile for an OpenCL device?  If so, *platform and

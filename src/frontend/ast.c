@@ -155,10 +155,13 @@ void ein_ast_def_free(struct ein_ast_def *def)
 		ein_ast_param_free(def->inputs[i]);
 	for (i = 0; i < def->n_output; ++i)
 		ein_ast_param_free(def->outputs[i]);
+	for (i = 0; i < def->n_temp; ++i)
+		ein_ast_param_free(def->temps[i]);
 	for (i = 0; i < def->n_stmt; ++i)
 		ein_ast_stmt_free(def->stmts[i]);
 	free(def->inputs);
 	free(def->outputs);
+	free(def->temps);
 	free(def->stmts);
 	free(def->name);
 	free(def);
@@ -382,6 +385,11 @@ void ein_ast_def_print(FILE *out, const struct ein_ast_def *def)
 	fputs(" -> ", out);
 	print_params(out, def->outputs, def->n_output);
 	fputs(" {\n", out);
+	for (i = 0; i < def->n_temp; ++i) {
+		fputs("    ", out);
+		print_param(out, def->temps[i]);
+		fputc('\n', out);
+	}
 	for (i = 0; i < def->n_stmt; ++i)
 		print_stmt(out, def->stmts[i]);
 	fputs("}\n", out);

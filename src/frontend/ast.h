@@ -136,7 +136,9 @@ struct ein_ast_param {
 	struct ein_ast_expr **dims;
 };
 
-/* A definition "def name(inputs) -> (outputs) { stmts }". */
+/* A definition "def name(inputs) -> (outputs) { stmts }".
+ * n_temp, temps: the temporaries its body declares with a type and a
+ * shape ("float32(M, (N + 1) / 2) T"), in source order. */
 struct ein_ast_def {
 	struct ein_loc loc;
 	char *name;
@@ -144,6 +146,8 @@ struct ein_ast_def {
 	struct ein_ast_param **inputs;
 	int n_output;
 	struct ein_ast_param **outputs;
+	int n_temp;
+	struct ein_ast_param **temps;
 	int n_stmt;
 	struct ein_ast_stmt **stmts;
 };

@@ -11,7 +11,8 @@
  *   dim       = binary(5) ;  (sema: sizes and integers, +, -, * and /
  *                             or % by a constant; in inputs, a size or
  *                             an integer only)
- *   body      = "{" { stmt } "}" ;
+ *   body      = "{" { decl | stmt } "}" ;
+ *   decl      = TYPE [ shape ] IDENT [ ";" ] ;  (a typed temporary)
  *   stmt      = access ASSIGN expr { "where" range { "," range } } [ ";" ] ;
  *   range     = IDENT "in" expr ":" expr ;
  *   access    = IDENT "(" [ expr { "," expr } ] ")" ;
@@ -30,7 +31,9 @@
  * and "?:" is right associative.
  *
  * A param without a type or shape ("C") declares an output whose type and
- * shape are inferred; for an input, sema reports that it needs both.  In a
+ * shape are inferred; for an input, sema reports that it needs both.  A
+ * decl in a body gives a temporary's type and shape, as a typed output's
+ * (a statement never starts with a type, which names no tensor).  In a
  * primary, "name(...)" is a cast when name is a TYPE, a call when it is a
  * builtin function, and a tensor access otherwise; sema checks that the
  * tensor exists.
@@ -833,41 +836,6 @@ static void add_stmt(struct parser *p, struct ein_ast_def *def,
 	def->stmts[def->n_stmt++] = stmt;
 }
 
-/* The end of the file inside the body of "def". */
-static void missing_brace(struct parser *p, const struct ein_ast_def *def)
-{
-	if (p->eof_reported)
-		return;
-	error_at(p, def->loc, "unexpected end of file: '}' missing to close "
-		"definition '%s'", def_name(def));
-	p->eof_reported = 1;
-}
-
-/* body = "{" { stmt } "}" ; */
-static void parse_body(struct parser *p, struct ein_ast_def *def)
-{
-	struct ein_ast_stmt *stmt;
-
-	next(p);
-	while (!accept(p, EIN_TOK_RBRACE)) {
-		if (p->tok.kind == EIN_TOK_EOF) {
-			missing_brace(p, def);
-			return;
-		}
-		if (p->tok.kind == EIN_TOK_DEF) {
-			error_here(p, "expected '}' to close definition '%s' "
-				"before the next 'def'", def_name(def));
-			return;
-		}
-		p->stmt_loc = p->tok.loc;
-		stmt = parse_stmt(p);
-		if (stmt)
-			add_stmt(p, def, stmt);
-		else
-			skip_stmt(p);
-	}
-}
-
 /* Append __isl_take expr to param's dimensions. */
 static int add_dim(struct parser *p, struct ein_ast_param *param,
 	struct ein_ast_expr *expr)
@@ -999,12 +967,11 @@ static struct ein_ast_param *parse_param(struct parser *p)
 	return param;
 }
 
-/* Append __isl_take param to def's inputs or outputs. */
-static int add_param(struct parser *p, struct ein_ast_def *def, int output,
+/* Append __isl_take param to the list "list" of "n" params (a
+ * definition's inputs, outputs or temporaries). */
+static int add_param(struct parser *p, struct ein_ast_param ***list, int *n,
 	struct ein_ast_param *param)
 {
-	struct ein_ast_param ***list = output ? &def->outputs : &def->inputs;
-	int *n = output ? &def->n_output : &def->n_input;
 	struct ein_ast_param **grown;
 
 	if (!param)
@@ -1030,7 +997,9 @@ static int parse_params(struct parser *p, struct ein_ast_def *def,
 		return 0;
 	for (;;) {
 		param = parse_param(p);
-		if (add_param(p, def, output, param) < 0)
+		if (add_param(p, output ? &def->outputs : &def->inputs,
+				output ? &def->n_output : &def->n_input,
+				param) < 0)
 			return -1;
 		if (accept(p, EIN_TOK_RPAREN))
 			return 0;
@@ -1038,6 +1007,76 @@ static int parse_params(struct parser *p, struct ein_ast_def *def,
 				"'%s'", output ? "output" : "parameter",
 				param->name) < 0)
 			return -1;
+	}
+}
+
+/* The end of the file inside the body of "def". */
+static void missing_brace(struct parser *p, const struct ein_ast_def *def)
+{
+	if (p->eof_reported)
+		return;
+	error_at(p, def->loc, "unexpected end of file: '}' missing to close "
+		"definition '%s'", def_name(def));
+	p->eof_reported = 1;
+}
+
+/* decl = TYPE [ shape ] IDENT [ ";" ] ;  a temporary's type and shape,
+ * "float32(M, (N + 1) / 2) T".  A statement starts with the name of the
+ * tensor it assigns, never with a type, so a type starts a declaration. */
+static int parse_decl(struct parser *p, struct ein_ast_def *def)
+{
+	struct ein_ast_param *param = param_alloc(p, tok_type(&p->tok));
+
+	if (!param)
+		return -1;
+	next(p);
+	if (p->tok.kind == EIN_TOK_LPAREN && parse_shape(p, param) < 0)
+		return (ein_ast_param_free(param), -1);
+	/* The name on the next line would be that of a statement. */
+	if (p->tok.bol && p->tok.kind != EIN_TOK_EOF) {
+		error_here(p, "expected the name of the temporary after its "
+			"type");
+		return (ein_ast_param_free(param), -1);
+	}
+	if (parse_param_name(p, param) < 0 || parse_stmt_end(p) < 0)
+		return (ein_ast_param_free(param), -1);
+	return add_param(p, &def->temps, &def->n_temp, param);
+}
+
+/* One item of a body: a declaration or a statement; skip the rest of it
+ * after an error. */
+static void parse_item(struct parser *p, struct ein_ast_def *def)
+{
+	struct ein_ast_stmt *stmt;
+
+	p->stmt_loc = p->tok.loc;
+	if (tok_type(&p->tok) != EIN_TYPE_NONE) {
+		if (parse_decl(p, def) < 0)
+			skip_stmt(p);
+		return;
+	}
+	stmt = parse_stmt(p);
+	if (stmt)
+		add_stmt(p, def, stmt);
+	else
+		skip_stmt(p);
+}
+
+/* body = "{" { decl | stmt } "}" ; */
+static void parse_body(struct parser *p, struct ein_ast_def *def)
+{
+	next(p);
+	while (!accept(p, EIN_TOK_RBRACE)) {
+		if (p->tok.kind == EIN_TOK_EOF) {
+			missing_brace(p, def);
+			return;
+		}
+		if (p->tok.kind == EIN_TOK_DEF) {
+			error_here(p, "expected '}' to close definition '%s' "
+				"before the next 'def'", def_name(def));
+			return;
+		}
+		parse_item(p, def);
 	}
 }
 

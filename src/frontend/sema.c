@@ -346,7 +346,46 @@ static void declare_output(ein_ctx *ctx, struct ein_func *func,
 			"among the outputs: -> (%s)", o->name, o->name);
 }
 
-/* Declare the inputs and outputs of func->def.  An input updated in
+/* The first identifier of "expr", an extent, that is not a size of
+ * "func", NULL if none. */
+static const struct ein_ast_expr *unknown_size(const struct ein_func *func,
+	const struct ein_ast_expr *expr)
+{
+	const struct ein_ast_expr *found = NULL;
+	int i;
+
+	if (expr->kind == EIN_EXPR_IDENT)
+		return ein_func_find_size(func, expr->name) < 0 ? expr : NULL;
+	for (i = 0; !found && i < expr->n_arg; ++i)
+		found = unknown_size(func, expr->args[i]);
+	return found;
+}
+
+/* Declare temporary "p", which the body declares with its type and
+ * shape.  Its extents are expressions of the sizes of the inputs and
+ * outputs, as a typed output's: a size that only a temporary's shape
+ * named would have no value that a caller's tensors give. */
+static void declare_temp(ein_ctx *ctx, struct ein_func *func,
+	struct ein_ast_param *p)
+{
+	int i;
+
+	for (i = 0; i < p->n_dim; ++i) {
+		const struct ein_ast_expr *x = unknown_size(func, p->dims[i]);
+
+		if (x) {
+			ein_error_at(ctx, x->loc, "'%s' in the shape of "
+				"temporary '%s' is not a size of the inputs "
+				"or outputs", x->name, p->name);
+			return;
+		}
+	}
+	collect_sizes(ctx, func, p, 1);
+	add_tensor(ctx, func, p->name, EIN_ROLE_TEMP, p, p->loc);
+}
+
+/* Declare the inputs and outputs of func->def, then the temporaries its
+ * body declares.  An input updated in
  * place is declared among the outputs only. */
 static void declare_params(ein_ctx *ctx, struct ein_func *func)
 {
@@ -371,6 +410,8 @@ static void declare_params(ein_ctx *ctx, struct ein_func *func)
 	}
 	for (i = 0; i < def->n_output; ++i)
 		declare_output(ctx, func, def->outputs[i]);
+	for (i = 0; i < def->n_temp; ++i)
+		declare_temp(ctx, func, def->temps[i]);
 }
 
 /* Add index "name" first seen at "loc" to "stmt" unless it is there;
@@ -689,6 +730,26 @@ static void check_stmt(ein_ctx *ctx, struct ein_func *func,
 	check_reduction_op(ctx, stmt);
 }
 
+/* A declared temporary that no statement assigns is a mistake (a
+ * misspelt name, a statement left out). */
+static void check_temps_assigned(ein_ctx *ctx, const struct ein_func *func)
+{
+	int i, j;
+
+	for (i = 0; i < func->n_tensor; ++i) {
+		const struct ein_tensor *t = &func->tensor[i];
+
+		if (t->role != EIN_ROLE_TEMP || !t->param)
+			continue;
+		for (j = 0; j < func->n_stmt; ++j)
+			if (!strcmp(func->stmt[j].ast->lhs->name, t->name))
+				break;
+		if (j == func->n_stmt)
+			ein_error_at(ctx, t->loc, "temporary '%s' is declared "
+				"but no statement assigns it", t->name);
+	}
+}
+
 struct ein_func *ein_sema_def(ein_ctx *ctx, struct ein_ast_def *def)
 {
 	struct ein_func *func = calloc(1, sizeof(*func));
@@ -709,6 +770,8 @@ struct ein_func *ein_sema_def(ein_ctx *ctx, struct ein_ast_def *def)
 	if (def->n_stmt == 0)
 		ein_error_at(ctx, def->loc, "definition '%s' has no "
 			"statements", def->name);
+	else
+		check_temps_assigned(ctx, func);
 	ein_type_check(ctx, func);
 	func->context = size_context(ctx, func);
 	if (ein_diag_n_error(ctx) != n_error || declare_shapes(ctx, func) < 0)

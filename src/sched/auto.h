@@ -21,7 +21,11 @@
  * every schedule file; a rejected rule falls back one step at a time
  * (without pack, without accumulate, ...) down to nothing, which is the
  * default schedule.  No measurement, no randomness: the same definition,
- * target and --strict-fp give the same text.
+ * target and --strict-fp give the same text.  A definition of more than
+ * MAX_AUTO_STMTS (32) statements keeps the default schedule: each
+ * candidate's check models the whole definition, so the rules' cost
+ * grows as the square of the statement count.  The caller runs it under
+ * the compile's budget (driver/options.c).
  */
 #ifndef EIN_SCHED_AUTO_H
 #define EIN_SCHED_AUTO_H

@@ -35,7 +35,7 @@ fi
 # A malformed budget is a usage error.
 if timeout 30 "$ein" show guard.ein --stage=ast --compile-timeout -3 \
 	>out.txt 2>err.txt ||
-   ! grep -q -- '--compile-timeout needs a number of seconds' err.txt; then
+   ! grep -q -- "^ein: error: --compile-timeout takes a duration (60, 60s, 2m, 500ms), not '-3'$" err.txt; then
 	echo "a negative --compile-timeout was not rejected:"
 	cat err.txt
 	exit 1

@@ -140,6 +140,16 @@ static const struct {
 	  "    B(i) = A(i)\n        + 1\n        * A(i)\n    B(i) += 2\n}\n",
 	  "def c(float32(N) A) -> (B) {\n"
 	  "    B(i) = A(i) + 1 * A(i)\n    B(i) += 2\n}\n" },
+	/* declared temporaries: a type and a shape of expressions of the
+	 * sizes, on a line of their own or before ";" (issue 21) */
+	{ "def d(float32(M, N) X) -> (Y) {\n"
+	  "    float32(M,(N+1)/2) T; float64 s\n"
+	  "    T(i, j) = X(i, 2*j)\n    s() +=! T(i, j)\n"
+	  "    Y(i) = T(i, 0) + s\n}\n",
+	  "def d(float32(M, N) X) -> (Y) {\n"
+	  "    float32(M, (N + 1) / 2) T\n    float64 s\n"
+	  "    T(i, j) = X(i, 2 * j)\n    s() +=! T(i, j)\n"
+	  "    Y(i) = T(i, 0) + s\n}\n" },
 	/* an empty body (sema rejects it, the parser does not) */
 	{ "def e() -> () {}", "def e() -> () {\n}\n" },
 	{ "", "" },
@@ -397,6 +407,13 @@ static const struct {
 	{ "def f(float32(N)) -> (B) {\n}\n",
 	  "t.ein:1:17: error: expected the name of the parameter after its "
 	  "type" },
+	/* a temporary's declaration in a body (issue 21) */
+	{ HEAD "    float32(N) T B(i) = A(i)\n}\n",
+	  "t.ein:2:18: error: expected an operator or the end of the "
+	  "statement before 'B'" },
+	{ HEAD "    float32(N, ) T\n    B(i) = A(i)\n}\n",
+	  "t.ein:2:16: error: expected a size symbol or an integer as the "
+	  "extent of a dimension" },
 	{ "def (float32(N) A) -> (B) {\n}\n",
 	  "t.ein:1:5: error: expected the name of the definition after 'def'" },
 	{ "def f(float32(N) A) -> (B)\n    B(i) = A(i)\n",

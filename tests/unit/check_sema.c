@@ -59,6 +59,30 @@ static const struct {
 	{ "def f(uint8(N) A) -> (int8(N) B) {\n    B(i) = A(i)\n}\n",
 	  "t.ein:2:12: error: cannot convert uint8 to int8 implicitly in "
 	  "the assignment to 'B'" },
+	/* declared temporaries (issue 21) */
+	{ "def f(float32(N) A) -> (float32(N) B) {\n    float32(N, K) T\n"
+	  "    T(i, j) = A(i)\n    B(i) +=! T(i, j)\n}\n",
+	  "t.ein:2:16: error: 'K' in the shape of temporary 'T' is not a "
+	  "size of the inputs or outputs" },
+	{ "def f(float32(N) A) -> (B) {\n    float32(N) T\n"
+	  "    B(i) = A(i)\n}\n",
+	  "t.ein:2:16: error: temporary 'T' is declared but no statement "
+	  "assigns it" },
+	{ "def f(float32(N) A) -> (float32(N) B) {\n    float32(N + 1) T\n"
+	  "    T(i) = A(i)\n    B(i) = T(i + 1)\n}\n",
+	  "t.ein:4:12: error: temporary 'T' is read at elements that no "
+	  "earlier statement writes" },
+	{ "def f(float32(N) A) -> (float32(N) B) {\n    int8(N) T\n"
+	  "    T(i) = int32(A(i))\n    B(i) = T(i)\n}\n",
+	  "t.ein:3:12: error: cannot convert int32 to int8 implicitly in the "
+	  "assignment to 'T'" },
+	{ "def f(float32(N) A) -> (float32(N) B) {\n    float32(N * N) T\n"
+	  "    T(i) = A(i)\n    B(i) = T(i)\n}\n",
+	  "t.ein:2:13: error: the extent of a dimension of 'T' is not affine "
+	  "in the sizes" },
+	{ "def f(float32(N) A) -> (float32(N) B) {\n    float32(N) A\n"
+	  "    B(i) = A(i)\n}\n",
+	  "t.ein:2:16: error: tensor 'A' is declared twice" },
 };
 
 /* The first line of "msg". */
@@ -157,6 +181,15 @@ static const struct {
 	  "    Y(i) = X(2 * i)\n}\n", { 9 }, 1, { 5 } },
 	{ "def f(float32(M, N) X) -> (float32(2 * M, N - 1) Y) {\n"
 	  "    Y(i, j) = X(i / 2, j + 1)\n}\n", { 3, 4 }, 1, { 6, 3 } },
+	/* A declared temporary's shape bounds the indices of the
+	 * statements writing it, as an output's does: T(0) and T(N + 1) are
+	 * written, so Y has N + 2 elements (issue 21). */
+	{ "def f(float32(N) X) -> (Y) {\n    float32(N + 2) T\n"
+	  "    T(i) = i >= 1 && i <= N ? X(i - 1) : 0\n"
+	  "    Y(i) = T(i)\n}\n", { 5 }, 1, { 7 } },
+	{ "def f(float32(M, N) X) -> (Y) {\n    float32(M, (N + 1) / 2) T\n"
+	  "    T(i, j) = X(i, 2 * j)\n    Y(i, j) = T(i, j)\n}\n",
+	  { 2, 9 }, 1, { 2, 5 } },
 };
 
 /* The element types untyped outputs take from their first statement. */
