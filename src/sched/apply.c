@@ -1339,22 +1339,32 @@ static int check_recompute_storage(ein_ctx *ctx, struct ein_schedule *s)
 	return 0;
 }
 
+/* Apply the directives of "file" with the settings of "a" (the CPU's or
+ * the GPU's verbs), after checking that the file is for this definition. */
+static int apply_file(struct apply *a, const struct ein_sched_file *file)
+{
+	const char *def = a->deps->scop->func->def->name;
+	int r;
+
+	if (file->def && strcmp(file->def, def)) {
+		ein_error(a->ctx, EIN_ERROR_INVALID, "%s: error: the schedule "
+			"is for definition '%s', not '%s'", file->src->name,
+			file->def, def);
+		return -1;
+	}
+	r = apply_all(a, file);
+	free(a->pending_msg);
+	a->pending_msg = NULL;
+	return r;
+}
+
 int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, const struct ein_sched_file *file,
 	int strict)
 {
 	struct apply a = { ctx, s, deps, strict, 0, NULL, NULL, NULL };
-	const char *def = deps->scop->func->def->name;
-	int r;
+	int r = apply_file(&a, file);
 
-	if (file->def && strcmp(file->def, def)) {
-		ein_error(ctx, EIN_ERROR_INVALID, "%s: error: the schedule is "
-			"for definition '%s', not '%s'", file->src->name,
-			file->def, def);
-		return -1;
-	}
-	r = apply_all(&a, file);
-	free(a.pending_msg);
 	if (r == 0)
 		r = ein_sched_recompute_lower(ctx, s);
 	if (r == 0)
@@ -1372,18 +1382,8 @@ int ein_sched_apply_gpu(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, const struct ein_sched_file *file)
 {
 	struct apply a = { ctx, s, deps, 0, 1, NULL, NULL, NULL };
-	const char *def = deps->scop->func->def->name;
-	int r;
 
-	if (file->def && strcmp(file->def, def)) {
-		ein_error(ctx, EIN_ERROR_INVALID, "%s: error: the schedule is "
-			"for definition '%s', not '%s'", file->src->name,
-			file->def, def);
-		return -1;
-	}
-	r = apply_all(&a, file);
-	free(a.pending_msg);
-	return r;
+	return apply_file(&a, file);
 }
 
 int ein_sched_check(ein_ctx *ctx, struct ein_schedule *s,
