@@ -327,7 +327,7 @@ struct ein_schedule *ein_schedule_copy(const struct ein_schedule *s)
 			d->loop[j].value = isl_pw_aff_copy(l->value);
 			d->loop[j].local = malloc((l->n_local + 1) *
 				sizeof(*l->local));
-			if (d->loop[j].local)
+			if (d->loop[j].local && l->n_local > 0)
 				memcpy(d->loop[j].local, l->local,
 					l->n_local * sizeof(*l->local));
 			if (!d->loop[j].name || !d->loop[j].local) {
