@@ -239,8 +239,13 @@ int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
 			fprintf(stderr, "ein: error: bad size '");
 			len = strcspn(p, ",");
 			ein_cli_print_quoted(stderr, p, len > 40 ? 40 : len);
-			fprintf(stderr, "%s' in --sizes; the kernel's sizes "
-				"are: ", len > 40 ? "..." : "");
+			fprintf(stderr, "%s' in --sizes; ", len > 40 ? "..." :
+				"");
+			if (n == 0) {
+				fprintf(stderr, "the kernel has no sizes\n");
+				return -1;
+			}
+			fprintf(stderr, "the kernel's sizes are: ");
 			return print_size_names(k), -1;
 		}
 		len = strcspn(eq + 1, ",");
