@@ -523,6 +523,40 @@ const char *ein_onnx_get_const_name(const ein_onnx *model, int pos);
  * EIN_ERROR_INVALID if pos is out of range or t is NULL. */
 ein_status ein_onnx_get_const(const ein_onnx *model, int pos, DLTensor *t);
 
+/*
+ * Profile-guided int8 quantisation (docs/quantization.md).
+ *
+ * ein_onnx_import_profiling: as ein_onnx_import, but every intermediate
+ * tensor the model computes is also an output of the definition (after
+ * the graph's outputs), so that running it on sample inputs shows each
+ * tensor's values (ein profile).  ein_onnx_get_onnx_name gives the ONNX
+ * name of the definition's input or output "name" (owned by the model),
+ * NULL if it has none.
+ *
+ * ein_onnx_quantize: import the model with the activations' ranges of
+ * the profile file "profile" (JSON, as ein profile writes it): Conv,
+ * Gemm and MatMul with constant weights become uint8 x int8 products
+ * accumulated in int32 and requantised with qmul (per output channel
+ * for the weights, quantised at import), each fused with a Relu that
+ * alone reads its result; every other operator stays in float, with
+ * quantisation and dequantisation statements at the boundaries.
+ * Nodes the profile's "precision" object names with "float" stay in
+ * float.  The quantised weights, multipliers and shifts are weights of
+ * the result (ein_onnx_get_const).  EIN_ERROR_IO for a profile that
+ * cannot be read or parsed, EIN_ERROR_INVALID for a bad calibration or
+ * profile entry, else as ein_onnx_import.
+ */
+typedef enum {
+	EIN_CALIBRATION_MINMAX = 0,	/* the range seen, with 0 */
+	EIN_CALIBRATION_PERCENTILE = 1	/* the 0.01 and 99.99 percentiles */
+} ein_calibration;
+ein_onnx *ein_onnx_import_profiling(ein_ctx *ctx, const char *path,
+	const ein_options *opts);
+const char *ein_onnx_get_onnx_name(const ein_onnx *model, const char *name);
+ein_onnx *ein_onnx_quantize(ein_ctx *ctx, const char *path,
+	const ein_options *opts, const char *profile,
+	ein_calibration calibration);
+
 /* Tensors in files.  Read the file "path" into the caller's tensor "t"
  * ("name" names it in messages; may be NULL)
  * (dense, on the CPU, of an element type ein has, its data allocated): a

@@ -17,6 +17,13 @@ int ein_cmd_compile(int argc, char **argv);
 int ein_cmd_demo(int argc, char **argv);
 int ein_cmd_tune(int argc, char **argv);
 int ein_cmd_import(int argc, char **argv);
+int ein_cmd_profile(int argc, char **argv);
+int ein_cmd_quantize(int argc, char **argv);
+
+/* cmd_import.c: write every weight of "m" to DIR/NAME.npy (creating
+ * DIR); -1 after a message of "cmd". */
+int ein_cli_write_weights(ein_ctx *ctx, const char *cmd, const char *dir,
+	const ein_onnx *m);
 
 /* model.c: is "path" an ONNX model (by its name, *.onnx)?  Read a program
  * from "path": an .ein file, or an ONNX model imported with the sizes

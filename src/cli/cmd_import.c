@@ -56,24 +56,23 @@ static int write_source(const struct import_opts *o, const char *text)
 	return ok ? 0 : -1;
 }
 
-/* Write every weight of "m" to DIR/NAME.npy. */
-static int write_weights(ein_ctx *ctx, const struct import_opts *o,
+int ein_cli_write_weights(ein_ctx *ctx, const char *cmd, const char *dir,
 	const ein_onnx *m)
 {
 	int i;
 
-	if (mkdir(o->weights, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, "ein import: error: cannot create '%s': %s\n",
-			o->weights, strerror(errno));
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: error: cannot create '%s': %s\n", cmd,
+			dir, strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < ein_onnx_n_const(m); ++i) {
 		const char *name = ein_onnx_get_const_name(m, i);
-		size_t len = strlen(o->weights) + strlen(name) + 8;
+		size_t len = strlen(dir) + strlen(name) + 8;
 		char path[len];
 		DLTensor t;
 
-		snprintf(path, len, "%s/%s.npy", o->weights, name);
+		snprintf(path, len, "%s/%s.npy", dir, name);
 		if (ein_onnx_get_const(m, i, &t) != EIN_OK ||
 		    ein_tensor_write_npy(ctx, path, &t) != EIN_OK) {
 			fputs(ein_ctx_last_error(ctx), stderr);
@@ -101,7 +100,8 @@ int ein_cmd_import(int argc, char **argv)
 	if (!m)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	else if (write_source(&o, ein_onnx_get_source(m)) == 0)
-		ok = o.weights ? write_weights(ctx, &o, m) : 0;
+		ok = o.weights ? ein_cli_write_weights(ctx, "ein import",
+			o.weights, m) : 0;
 	ein_onnx_free(m);
 	ein_options_free(opts);
 	ein_ctx_free(ctx);

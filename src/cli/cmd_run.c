@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
 /* Above this many operations the reference interpreter takes long enough
@@ -28,6 +29,7 @@ struct run_opts {
 	int n_input;
 	const char *input[MAX_INPUTS];
 	const char *output;
+	const char *weights;	/* --weights: inputs as DIR/NAME.npy */
 	ein_onnx *model;
 	ein_ctx *ctx;
 	char *fixed;
@@ -59,8 +61,10 @@ static int add_ranges(struct run_opts *o, const char *spec)
 	return 0;
 }
 
-/* The file that --input gives tensor "name", NULL if none. */
-static const char *input_file(const struct run_opts *o, const char *name)
+/* The file that --input gives tensor "name", else DIR/NAME.npy of
+ * --weights if it exists (into buf); NULL if none. */
+static const char *input_file(const struct run_opts *o, const char *name,
+	char *buf, size_t size)
 {
 	size_t len = strlen(name);
 	int i;
@@ -68,7 +72,10 @@ static const char *input_file(const struct run_opts *o, const char *name)
 	for (i = o->n_input - 1; i >= 0; --i)
 		if (!strncmp(o->input[i], name, len) && o->input[i][len] == '=')
 			return o->input[i] + len + 1;
-	return NULL;
+	if (!o->weights)
+		return NULL;
+	snprintf(buf, size, "%s/%s.npy", o->weights, name);
+	return access(buf, F_OK) == 0 ? buf : NULL;
 }
 
 /* Fill input (or in-place tensor) "pos" of "k": from the file --input
@@ -78,7 +85,8 @@ static int fill_input(ein_kernel *k, int pos, struct ein_cli_tensor *t,
 	const struct run_opts *o, uint64_t *seed)
 {
 	const char *name = ein_kernel_get_tensor_name(k, pos);
-	const char *file = input_file(o, name);
+	char buf[4096];
+	const char *file = input_file(o, name, buf, sizeof(buf));
 	int c = ein_cli_find_const(o->model, name);
 	double lo, hi;
 	DLTensor w;
@@ -206,7 +214,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				return -1;
 			}
 			o->input[o->n_input++] = argv[++i];
-		} else if (!strcmp(argv[i], "--output") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--weights") && i + 1 < argc)
+			o->weights = argv[++i];
+		else if (!strcmp(argv[i], "--output") && i + 1 < argc)
 			o->output = argv[++i];
 		else if (!strcmp(argv[i], "--check"))
 			o->check = 1;

@@ -57,6 +57,8 @@ static const struct {
 	{ "tune", &ein_cmd_tune },
 	{ "demo", &ein_cmd_demo },
 	{ "import", &ein_cmd_import },
+	{ "profile", &ein_cmd_profile },
+	{ "quantize", &ein_cmd_quantize },
 };
 
 /* ein devices: the OpenCL platforms and devices; exits 1 without

@@ -17,6 +17,7 @@
 #include "diag.h"
 #include "onnx/bnfold.h"
 #include "onnx/lower.h"
+#include "onnx/quantize.h"
 #include "onnx/read.h"
 
 /* An imported model: its graph (owning the constants' data), the
@@ -86,10 +87,16 @@ static int collect_consts(ein_onnx *m)
 	return 0;
 }
 
-ein_onnx *ein_onnx_import(ein_ctx *ctx, const char *path,
-	const ein_options *opts)
+/* Import "path" as ein_onnx_import does; "expose" and the profile
+ * "profile" (NULL: none) with "calibration" as ein_onnx_lower_with and
+ * ein_onnx_quant_plan take them. */
+static ein_onnx *import(ein_ctx *ctx, const char *path,
+	const ein_options *opts, int expose, const char *profile,
+	ein_calibration calibration)
 {
+	struct ein_onnx_quant *q = NULL;
 	ein_onnx *m;
+	int ok;
 
 	if (!ctx)
 		return NULL;
@@ -104,13 +111,57 @@ ein_onnx *ein_onnx_import(ein_ctx *ctx, const char *path,
 		m->def = def_name(path);
 	if (m && m->def)
 		m->g = ein_onnx_read(ctx, path);
-	if (m && m->g && ein_onnx_fold_batchnorm(m->g) >= 0)
-		m->source = ein_onnx_lower(ctx, path, m->g, m->def, opts);
+	ok = m && m->g && ein_onnx_fold_batchnorm(m->g) >= 0;
+	if (ok && profile)
+		ok = (q = ein_onnx_quant_plan(ctx, path, m->g, profile,
+			calibration)) != NULL;
+	if (ok)
+		m->source = ein_onnx_lower_with(ctx, path, m->g, m->def, opts,
+			expose, q);
+	ein_onnx_quant_free(q);
 	if (m && m->source && collect_consts(m) == 0)
 		return m;
 	if (ein_diag_n_error(ctx) == 0)
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
 	ein_onnx_free(m);
+	return NULL;
+}
+
+ein_onnx *ein_onnx_import(ein_ctx *ctx, const char *path,
+	const ein_options *opts)
+{
+	return import(ctx, path, opts, 0, NULL, EIN_CALIBRATION_MINMAX);
+}
+
+ein_onnx *ein_onnx_import_profiling(ein_ctx *ctx, const char *path,
+	const ein_options *opts)
+{
+	return import(ctx, path, opts, 1, NULL, EIN_CALIBRATION_MINMAX);
+}
+
+ein_onnx *ein_onnx_quantize(ein_ctx *ctx, const char *path,
+	const ein_options *opts, const char *profile,
+	ein_calibration calibration)
+{
+	if (ctx && !profile) {
+		ein_error(ctx, EIN_ERROR_INVALID, "ein_onnx_quantize: the "
+			"profile is NULL");
+		return NULL;
+	}
+	return import(ctx, path, opts, 0, profile, calibration);
+}
+
+const char *ein_onnx_get_onnx_name(const ein_onnx *m, const char *name)
+{
+	int i;
+
+	for (i = 0; m && name && i < m->g->n_tensor; ++i) {
+		const struct ein_onnx_tensor *t = &m->g->tensor[i];
+
+		if ((t->out_id && !strcmp(t->out_id, name)) ||
+		    (t->id && !t->out_id && !strcmp(t->id, name)))
+			return t->name;
+	}
 	return NULL;
 }
 

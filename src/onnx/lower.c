@@ -25,6 +25,7 @@
 #include "onnx/fold.h"
 #include "onnx/lower.h"
 #include "onnx/ops.h"
+#include "onnx/quantize.h"
 
 /* The longest identifier made from an ONNX name. */
 #define MAX_ID 60
@@ -188,6 +189,8 @@ static int lower_node(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	if (!op)
 		return ein_onnx_node_error(l, n, "operator %s is not supported "
 			"(docs/onnx.md lists those that are)", n->op);
+	if (l->quant)
+		return ein_onnx_quant_lower_node(l, n, op);
 	return op->lower(l, n);
 }
 
@@ -256,8 +259,9 @@ static void print_header(struct ein_onnx_lower *l, FILE *f)
 	struct ein_onnx_graph *g = l->g;
 	int i, n = 0;
 
-	fprintf(f, "# Imported from %s (ONNX opset %lld) by ein import.\n",
-		l->path, (long long) g->opset);
+	fprintf(f, "# Imported from %s (ONNX opset %lld) by ein %s.\n",
+		l->path, (long long) g->opset, l->quant ? "quantize (int8: "
+		"docs/quantization.md)" : "import");
 	for (i = 0; i < g->n_input; ++i)
 		fprintf(f, "# input %s: ONNX '%s'\n", g->tensor[g->input[i]].id,
 			g->tensor[g->input[i]].name);
@@ -272,6 +276,14 @@ static void print_header(struct ein_onnx_lower *l, FILE *f)
 		n += g->tensor[i].role == EIN_ONNX_CONST && g->tensor[i].used;
 	fprintf(f, "# %d constant input%s (weights) hold the model's data.\n",
 		n, n == 1 ? "" : "s");
+}
+
+/* Is "t" an intermediate tensor that --expose makes an output: computed
+ * by a node, in a type ein has, and not already an output? */
+static int is_exposed(const struct ein_onnx_tensor *t)
+{
+	return t->role == EIN_ONNX_TEMP && t->known && !t->output && t->id &&
+		ein_onnx_dtype_ein(t->dtype);
 }
 
 /* The definition: signature around the statements "body". */
@@ -305,6 +317,11 @@ static char *print_def(struct ein_onnx_lower *l, const char *def,
 		fputs(i ? ", " : "", f);
 		print_param(l, f, &g->tensor[g->output[i]], name);
 	}
+	for (i = 0; l->expose && i < g->n_tensor; ++i)
+		if (is_exposed(&g->tensor[i])) {
+			fputs(",\n        ", f);
+			print_param(l, f, &g->tensor[i], g->tensor[i].id);
+		}
 	fprintf(f, ") {\n%s}\n", body);
 	fclose(f);
 	return text;
@@ -333,7 +350,15 @@ static int check_consts(struct ein_onnx_lower *l)
 char *ein_onnx_lower(ein_ctx *ctx, const char *path, struct ein_onnx_graph *g,
 	const char *def, const ein_options *opts)
 {
-	struct ein_onnx_lower l = { ctx, path, g, NULL, NULL, 0 };
+	return ein_onnx_lower_with(ctx, path, g, def, opts, 0, NULL);
+}
+
+char *ein_onnx_lower_with(ein_ctx *ctx, const char *path,
+	struct ein_onnx_graph *g, const char *def, const ein_options *opts,
+	int expose, struct ein_onnx_quant *quant)
+{
+	struct ein_onnx_lower l = { ctx, path, g, NULL, NULL, 0, expose,
+		quant };
 	char *body = NULL, *text = NULL;
 	size_t len;
 	int i, ok;
@@ -343,6 +368,8 @@ char *ein_onnx_lower(ein_ctx *ctx, const char *path, struct ein_onnx_graph *g,
 		fix_sizes(&l, opts);
 	for (i = 0; ok && i < g->n_node; ++i)
 		ok = lower_node(&l, &g->node[i]) == 0;
+	if (ok && quant)
+		ok = ein_onnx_quant_finish(&l) == 0;
 	ok = ok && write_outputs(&l) == 0 && check_consts(&l) == 0;
 	if (l.out)
 		fclose(l.out);

@@ -16,5 +16,14 @@
  * and what is not supported. */
 char *ein_onnx_lower(ein_ctx *ctx, const char *path, struct ein_onnx_graph *g,
 	const char *def, const ein_options *opts);
+/* As ein_onnx_lower; with "expose", every intermediate tensor the nodes
+ * compute is an output of the definition too (after the graph's
+ * outputs, by its ein name), so that a run can see it (ein profile); with
+ * "quant" (quantize.h), the nodes are written as its plan chooses, in
+ * int8 or in float. */
+struct ein_onnx_quant;
+char *ein_onnx_lower_with(ein_ctx *ctx, const char *path,
+	struct ein_onnx_graph *g, const char *def, const ein_options *opts,
+	int expose, struct ein_onnx_quant *quant);
 
 #endif

@@ -23,7 +23,12 @@
  * ctx, path: for messages; g: the graph;
  * out: the statements written so far (a memory stream);
  * size_id: the ein name of each size of g;
- * n_aux: the number of auxiliary temporaries named so far. */
+ * n_aux: the number of auxiliary temporaries named so far;
+ * expose: write every intermediate tensor as an output of the definition
+ *	(for ein profile), not as a temporary;
+ * quant: the quantisation plan (quantize.h) that chooses, node by node,
+ *	int8 or float statements; NULL for the float model. */
+struct ein_onnx_quant;
 struct ein_onnx_lower {
 	ein_ctx *ctx;
 	const char *path;
@@ -31,6 +36,8 @@ struct ein_onnx_lower {
 	FILE *out;
 	char **size_id;
 	int n_aux;
+	int expose;
+	struct ein_onnx_quant *quant;
 };
 
 /* An operator: its ONNX op type and its lowering, which returns -1 after
@@ -124,6 +131,14 @@ int ein_onnx_broadcast(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 
 /* The operators of each file, for the table in ops.c. */
 int ein_onnx_lower_conv(struct ein_onnx_lower *l, const struct ein_onnx_node *n);
+/* The int32 accumulation of a quantised Conv "n" (quantize.c): y's shape
+ * set from the float input x and weights as Conv does, then
+ * "ACC(...) +=! guard ? (XQ(...) - zx) * WQ(...) : 0", the padding
+ * reading nothing (the input's zero point, which subtracts to zero). */
+int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
+	struct ein_onnx_tensor *xq, int64_t zx, struct ein_onnx_tensor *wq,
+	struct ein_onnx_tensor *y, const char *acc);
 int ein_onnx_lower_maxpool(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_avgpool(struct ein_onnx_lower *l,

@@ -306,6 +306,42 @@ int ein_onnx_lower_conv(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	return 0;
 }
 
+int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
+	struct ein_onnx_tensor *xq, int64_t zx, struct ein_onnx_tensor *wq,
+	struct ein_onnx_tensor *y, const char *acc)
+{
+	struct ein_onnx_tensor *wt = ein_onnx_in(l, n, 1, "W"), a;
+	int64_t group = ein_onnx_node_int(n, "group", 1), k[MAX_SPATIAL];
+	char ch[64];
+	struct window w;
+	int d, guard;
+
+	if (!wt || conv_check(l, n, x, wt, ein_onnx_in(l, n, 2, NULL),
+			group) < 0)
+		return -1;
+	for (d = 0; d + 2 < wt->rank && d < MAX_SPATIAL; ++d)
+		k[d] = wt->dim[2 + d].value;
+	if (window_init(l, n, x, k, &w) < 0)
+		return -1;
+	window_shape(y, x, wt->dim[0], &w);
+	a = *y;
+	a.id = (char *) acc;
+	conv_channel(group, wt->dim[0].value / group, wt->dim[1].value, ch,
+		sizeof(ch));
+	ein_onnx_print_lhs(l, &a, "+=!");
+	guard = print_guard(l, &w, 1);
+	fputs(guard ? " ? (" : "(", l->out);
+	print_window_read(l, xq, &w, ch, 1);
+	fprintf(l->out, " - %lld) * ", (long long) zx);
+	print_weights(l, wq);
+	fputs(guard ? " : 0" : "", l->out);
+	ein_onnx_print_where(l, y, 1);
+	fprintf(l->out, "r0 in 0:%lld, ", (long long) wt->dim[1].value);
+	print_window_ranges(l, &w, 1);
+	return 0;
+}
+
 /* The kernel_shape attribute of a pool, with s values. */
 static int pool_kernel(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 	const struct ein_onnx_tensor *x, int64_t *k)

@@ -1,0 +1,740 @@
+/*
+ * quantize.c: the int8 plan of a graph and its statements
+ * (docs/quantization.md states the arithmetic).
+ *
+ * Activations are uint8 with a zero point: r = S (q - Z), S and Z from
+ * the profiled range [lo, hi] (widened to hold 0, so that zero and the
+ * padding are exact): S = (hi - lo) / 255 rounded to float32, Z =
+ * round(-lo / S).  The range is the one seen (minmax) or the 0.01 and
+ * 99.99 percentiles of the histogram (percentile), which clips outliers.
+ * Weights are int8, symmetric (Z = 0), one scale per output channel:
+ * S_w[m] = max |W[m]| / 127, W_q = round(W / S_w) (half away from zero).
+ * The bias is int32 with scale S_x S_w[m].  A node computes
+ *
+ *     acc = sum (X_q - Z_x) W_q + b_q                      (int32)
+ *     Y_q = uint8(clamp(qmul(acc, mult[m], shift[m]) + Z_y, lo, 255))
+ *
+ * with mult / 2^shift = S_x S_w[m] / S_y (Q31, gemmlowp's form) and lo
+ * = Z_y when a Relu is fused (else 0).  A float operator reading an int8
+ * tensor gets it dequantised, (q - Z) S in float32; an int8 node reading
+ * a float tensor gets it quantised, round(x / S) + Z (ties to even, as
+ * ONNX's QuantizeLinear) saturated to 0..255.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "diag.h"
+#include "onnx/quantize.h"
+
+/* The percentile calibration's tail, cut from each end (0.01%). */
+#define PERCENTILE_TAIL 1e-4
+
+/* What the plan does with a node. */
+enum qkind {
+	Q_FLOAT,	/* the operator's float statements */
+	Q_CONV,		/* int8 statements */
+	Q_GEMM,
+	Q_MATMUL,
+	Q_FUSED		/* a Relu computed by the int8 node before it */
+};
+
+/* A node's plan.
+ * kind: as above; out: the tensor the int8 statements write (the node's
+ *	output, or the fused Relu's); relu: the fused Relu node, or 0;
+ * wq, bq, mq, sq: the constants of the weights (int8), bias (int32, -1
+ *	if none), multipliers and shifts (int32, per output channel);
+ * tb: Gemm's transB. */
+struct qnode {
+	enum qkind kind;
+	int out;
+	int relu;
+	int wq, bq, mq, sq;
+	int tb;
+};
+
+/* A tensor's state.
+ * qp: it has a scale and a zero point (from the profile);
+ * scale, zp: them;
+ * has_float: its float values exist under its id;
+ * qid: the name of its uint8 values, NULL until written. */
+struct qtensor {
+	int qp;
+	double scale;
+	int zp;
+	int has_float;
+	char *qid;
+};
+
+/* The plan: the profile's root object while planning; the tensors'
+ * states (n_tensor, as many as the graph has); the nodes'. */
+struct ein_onnx_quant {
+	ein_ctx *ctx;
+	const char *path;
+	const char *profile;
+	ein_calibration cal;
+	json_object *root;
+	int n_tensor;
+	struct qtensor *t;
+	struct qnode *n;
+};
+
+void ein_onnx_quant_free(struct ein_onnx_quant *q)
+{
+	int i;
+
+	if (!q)
+		return;
+	for (i = 0; q->t && i < q->n_tensor; ++i)
+		free(q->t[i].qid);
+	free(q->t);
+	free(q->n);
+	if (q->root)
+		json_object_put(q->root);
+	free(q);
+}
+
+/* Report a bad profile entry "what" (a tensor or node name). */
+static int bad_entry(struct ein_onnx_quant *q, const char *what,
+	const char *msg)
+{
+	ein_error(q->ctx, EIN_ERROR_INVALID, "%s: '%s': %s", q->profile, what,
+		msg);
+	return -1;
+}
+
+/* A number member "key" of "o" into *v. */
+static int get_number(json_object *o, const char *key, double *v)
+{
+	json_object *m;
+
+	if (!json_object_object_get_ex(o, key, &m) ||
+	    !(json_object_is_type(m, json_type_double) ||
+		json_object_is_type(m, json_type_int)))
+		return -1;
+	*v = json_object_get_double(m);
+	return isfinite(*v) ? 0 : -1;
+}
+
+/* The percentile range of histogram "h" (over [lo, hi] in equal bins)
+ * into *a, *b; -1 if it is malformed. */
+static int percentile_range(json_object *h, double *a, double *b)
+{
+	json_object *counts;
+	double lo, hi, total = 0, cum = 0, width;
+	size_t i, n;
+
+	if (get_number(h, "lo", &lo) < 0 || get_number(h, "hi", &hi) < 0 ||
+	    !json_object_object_get_ex(h, "counts", &counts) ||
+	    !json_object_is_type(counts, json_type_array) || hi < lo)
+		return -1;
+	n = json_object_array_length(counts);
+	for (i = 0; i < n; ++i) {
+		double c = json_object_get_double(
+			json_object_array_get_idx(counts, i));
+
+		if (!(c >= 0))
+			return -1;
+		total += c;
+	}
+	if (!n || total <= 0)
+		return -1;
+	width = (hi - lo) / n;
+	for (i = 0; i < n; ++i) {
+		cum += json_object_get_double(
+			json_object_array_get_idx(counts, i));
+		if (cum > total * PERCENTILE_TAIL)
+			break;
+	}
+	*a = lo + width * i;
+	cum = 0;
+	for (i = n; i-- > 0;) {
+		cum += json_object_get_double(
+			json_object_array_get_idx(counts, i));
+		if (cum > total * PERCENTILE_TAIL)
+			break;
+	}
+	*b = lo + width * (i + 1);
+	return 0;
+}
+
+/* The scale and zero point of range [lo, hi], widened to hold 0. */
+static void choose_params(double lo, double hi, struct qtensor *t)
+{
+	double s;
+
+	lo = lo < 0 ? lo : 0;
+	hi = hi > 0 ? hi : 0;
+	s = (float) ((hi - lo) / 255);
+	if (!(s > 0) || !isfinite(s))
+		s = 1;
+	t->scale = s;
+	t->zp = (int) lround(-lo / s);
+	t->zp = t->zp < 0 ? 0 : t->zp > 255 ? 255 : t->zp;
+	t->qp = 1;
+}
+
+/* The parameters of tensor "name" from the profile, if it has them. */
+static int read_tensor(struct ein_onnx_quant *q, json_object *tensors,
+	const char *name, struct qtensor *t)
+{
+	json_object *e, *h;
+	double lo, hi;
+
+	if (!json_object_object_get_ex(tensors, name, &e))
+		return 0;
+	if (get_number(e, "min", &lo) < 0 || get_number(e, "max", &hi) < 0 ||
+	    hi < lo)
+		return bad_entry(q, name, "needs numbers \"min\" <= \"max\"");
+	if (q->cal == EIN_CALIBRATION_PERCENTILE &&
+	    (!json_object_object_get_ex(e, "histogram", &h) ||
+		percentile_range(h, &lo, &hi) < 0))
+		return bad_entry(q, name, "the percentile calibration needs "
+			"a \"histogram\" with \"lo\", \"hi\" and non-negative "
+			"\"counts\"");
+	choose_params(lo, hi, t);
+	return 0;
+}
+
+/* Is node "name" forced to float by the profile's "precision" object?
+ * Its values are "float" or "int8". */
+static int forced_float(struct ein_onnx_quant *q, const char *name, int *f)
+{
+	json_object *p, *v;
+	const char *s;
+
+	*f = 0;
+	if (!json_object_object_get_ex(q->root, "precision", &p) ||
+	    !json_object_object_get_ex(p, name, &v))
+		return 0;
+	s = json_object_get_string(v);
+	if (!json_object_is_type(v, json_type_string) ||
+	    (strcmp(s, "float") && strcmp(s, "int8")))
+		return bad_entry(q, name, "a precision is \"float\" or "
+			"\"int8\"");
+	*f = !strcmp(s, "float");
+	return 0;
+}
+
+/* Grow the tensors' states to the graph's tensors. */
+static int grow(struct ein_onnx_quant *q, struct ein_onnx_graph *g)
+{
+	struct qtensor *t = realloc(q->t, (g->n_tensor + 1) * sizeof(*t));
+
+	if (!t)
+		return -1;
+	memset(t + q->n_tensor, 0, (g->n_tensor + 1 - q->n_tensor) *
+		sizeof(*t));
+	q->t = t;
+	q->n_tensor = g->n_tensor;
+	return 0;
+}
+
+/* A new constant of the graph named after "base" and "what", with rank
+ * 1 or 2 (d0, d1) or the shape of "like" (like != NULL), of "dtype",
+ * taking "data" of "bytes"; its index, -1 when out of memory. */
+static int new_const(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
+	const char *base, const char *what, const struct ein_onnx_tensor *like,
+	enum ein_onnx_dtype dtype, int64_t d0, void *data, size_t bytes)
+{
+	char name[512];
+	struct ein_onnx_tensor *t;
+	int i;
+
+	snprintf(name, sizeof(name), "%s_%s", base, what);
+	i = ein_onnx_graph_tensor(g, name);
+	if (i < 0 || grow(q, g) < 0)
+		return (free(data), -1);
+	t = &g->tensor[i];
+	if (t->known)
+		return (free(data), -1);
+	if (like) {
+		t->rank = like->rank;
+		memcpy(t->dim, like->dim, sizeof(t->dim));
+	} else {
+		t->rank = 1;
+		t->dim[0] = ein_onnx_dim_const(d0);
+	}
+	t->dtype = dtype;
+	t->known = 1;
+	t->role = EIN_ONNX_CONST;
+	t->data = data;
+	t->bytes = bytes;
+	return i;
+}
+
+/* M = m / 2^s with m in [2^30, 2^31) (Q31) and s at most 63; a multiplier
+ * too small for that gives m = 0. */
+static void quantize_multiplier(double mult, int32_t *m, int32_t *s)
+{
+	int e;
+	double f = frexp(mult, &e);
+	int64_t r = llround(f * 2147483648.0);
+
+	if (r == INT64_C(2147483648)) {
+		r /= 2;
+		++e;
+	}
+	*m = (int32_t) r;
+	*s = 31 - e;
+	if (*s > 63 || !(mult > 0))
+		*m = *s = 0;
+}
+
+/* Is "t" a float constant with data? */
+static int is_float_const(const struct ein_onnx_tensor *t)
+{
+	return t && t->role == EIN_ONNX_CONST && t->dtype == EIN_ONNX_FLOAT &&
+		t->data && t->known;
+}
+
+/* The number of nodes reading tensor "t". */
+static int n_readers(const struct ein_onnx_graph *g, int t, int *last)
+{
+	int i, k, count = 0;
+
+	for (i = 0; i < g->n_node; ++i)
+		for (k = 0; k < g->node[i].n_in; ++k)
+			if (g->node[i].in[k] == t) {
+				++count;
+				*last = i;
+			}
+	return count;
+}
+
+/* The output channels of the weights of node kind "kind": weight
+ * element "e" of "w" belongs to channel ch(e); the number of channels. */
+static int64_t channel_of(const struct ein_onnx_tensor *w, enum qkind kind,
+	int tb, int64_t e, int64_t *n_ch)
+{
+	int64_t per;
+
+	if (kind == Q_CONV) {
+		*n_ch = w->dim[0].value;
+		per = ein_onnx_tensor_n_elem(w) / *n_ch;
+		return e / per;
+	}
+	*n_ch = w->dim[tb ? 0 : 1].value;
+	return tb ? e / w->dim[1].value : e % w->dim[1].value;
+}
+
+/* The weights, bias, multipliers and shifts of node "pos" (kind set),
+ * reading X with sx, writing Y with sy; "alpha" scales the product. */
+static int quantize_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
+	int pos, double sx, double sy, double alpha, double beta)
+{
+	struct ein_onnx_node *n = &g->node[pos];
+	struct qnode *qn = &q->n[pos];
+	const struct ein_onnx_tensor *w = &g->tensor[n->in[1]];
+	int64_t ne = ein_onnx_tensor_n_elem(w), nc, e, c;
+	const float *wd = w->data;
+	int8_t *wq = malloc(ne + 1);
+	double *amax;
+	int32_t *mq, *sq, *bq = NULL;
+	const char *base = w->name;
+
+	channel_of(w, qn->kind, qn->tb, 0, &nc);
+	amax = calloc(nc + 1, sizeof(*amax));
+	mq = calloc(nc + 1, sizeof(*mq));
+	sq = calloc(nc + 1, sizeof(*sq));
+	if (!wq || !amax || !mq || !sq)
+		return (free(wq), free(amax), free(mq), free(sq), -1);
+	for (e = 0; e < ne; ++e) {
+		c = channel_of(w, qn->kind, qn->tb, e, &nc);
+		amax[c] = fmax(amax[c], fabs(wd[e]));
+	}
+	for (c = 0; c < nc; ++c)
+		amax[c] = amax[c] > 0 ? amax[c] / 127 : 1;
+	for (e = 0; e < ne; ++e) {
+		double v = round(wd[e] / amax[channel_of(w, qn->kind, qn->tb,
+			e, &nc)]);
+
+		wq[e] = (int8_t) (v < -127 ? -127 : v > 127 ? 127 : v);
+	}
+	if (n->n_in > 2 && n->in[2] >= 0) {
+		const float *bd = g->tensor[n->in[2]].data;
+
+		bq = calloc(nc + 1, sizeof(*bq));
+		for (c = 0; bq && c < nc; ++c) {
+			double v = round(beta * bd[c] / (alpha * sx * amax[c]));
+
+			bq[c] = (int32_t) (v < -2147483647.0 ? -2147483647.0 :
+				v > 2147483647.0 ? 2147483647.0 : v);
+		}
+	}
+	for (c = 0; c < nc; ++c)
+		quantize_multiplier(alpha * sx * amax[c] / sy, &mq[c], &sq[c]);
+	free(amax);
+	qn->wq = new_const(q, g, base, "quantized", w, EIN_ONNX_INT8, 0, wq,
+		ne);
+	qn->mq = new_const(q, g, base, "multiplier", NULL, EIN_ONNX_INT32, nc,
+		mq, nc * 4);
+	qn->sq = new_const(q, g, base, "shift", NULL, EIN_ONNX_INT32, nc, sq,
+		nc * 4);
+	qn->bq = bq ? new_const(q, g, base, "bias_quantized", NULL,
+		EIN_ONNX_INT32, nc, bq, nc * 4) : -1;
+	if (!bq && n->n_in > 2 && n->in[2] >= 0)
+		return -1;
+	return qn->wq < 0 || qn->mq < 0 || qn->sq < 0 ? -1 : 0;
+}
+
+/* Does the bias input of node "n" fit: absent, or a float constant with
+ * one value per output channel (nc)? */
+static int bias_fits(const struct ein_onnx_graph *g,
+	const struct ein_onnx_node *n, int64_t nc)
+{
+	const struct ein_onnx_tensor *b;
+
+	if (n->n_in < 3 || n->in[2] < 0)
+		return 1;
+	b = &g->tensor[n->in[2]];
+	return is_float_const(b) && ein_onnx_tensor_n_elem(b) == nc &&
+		b->dim[b->rank - 1].value == nc;
+}
+
+/* The kind node "n" can have in int8 (Q_FLOAT if none), with *tb. */
+static enum qkind int8_kind(const struct ein_onnx_graph *g,
+	const struct ein_onnx_node *n, int *tb)
+{
+	const struct ein_onnx_tensor *w;
+
+	*tb = 0;
+	if (n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0 || n->n_out < 1 ||
+	    n->out[0] < 0)
+		return Q_FLOAT;
+	w = &g->tensor[n->in[1]];
+	if (!is_float_const(w) || ein_onnx_tensor_n_elem(w) <= 0)
+		return Q_FLOAT;
+	if (!strcmp(n->op, "Conv") && w->rank >= 3 &&
+	    bias_fits(g, n, w->dim[0].value))
+		return Q_CONV;
+	if (w->rank != 2)
+		return Q_FLOAT;
+	if (!strcmp(n->op, "MatMul") && n->n_in == 2)
+		return Q_MATMUL;
+	*tb = ein_onnx_node_int(n, "transB", 0) != 0;
+	if (!strcmp(n->op, "Gemm") && !ein_onnx_node_int(n, "transA", 0) &&
+	    ein_onnx_node_float(n, "alpha", 1) > 0 &&
+	    bias_fits(g, n, w->dim[*tb ? 0 : 1].value))
+		return Q_GEMM;
+	return Q_FLOAT;
+}
+
+/* Plan node "pos": int8 if it can be, its input and output (or its
+ * Relu's) have ranges, and the profile does not force it to float. */
+static int plan_node(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
+	int pos)
+{
+	struct ein_onnx_node *n = &g->node[pos];
+	struct qnode *qn = &q->n[pos];
+	int forced, tb, last = -1, x, y;
+	enum qkind kind = qn->kind == Q_FUSED ? Q_FUSED : int8_kind(g, n, &tb);
+
+	if (forced_float(q, n->name, &forced) < 0)
+		return -1;
+	if (kind == Q_FUSED || kind == Q_FLOAT || forced)
+		return 0;
+	x = n->in[0];
+	y = n->out[0];
+	qn->out = y;
+	if (!g->tensor[y].output && n_readers(g, y, &last) == 1 &&
+	    !strcmp(g->node[last].op, "Relu") && g->node[last].n_out > 0 &&
+	    g->node[last].out[0] >= 0 &&
+	    forced_float(q, g->node[last].name, &forced) == 0 && !forced) {
+		qn->out = g->node[last].out[0];
+		qn->relu = last;
+	}
+	if (!q->t[x].qp || !q->t[qn->out].qp)
+		return (qn->relu = 0);
+	qn->kind = kind;
+	qn->tb = tb;
+	if (qn->relu)
+		q->n[last].kind = Q_FUSED;
+	return quantize_weights(q, g, pos, q->t[x].scale,
+		q->t[qn->out].scale, kind == Q_GEMM ?
+		ein_onnx_node_float(n, "alpha", 1) : 1, kind == Q_GEMM ?
+		ein_onnx_node_float(n, "beta", 1) : 1);
+}
+
+/* Read the profile and the activations' parameters. */
+static int read_profile(struct ein_onnx_quant *q, struct ein_onnx_graph *g)
+{
+	json_object *tensors;
+	int i;
+
+	q->root = json_object_from_file(q->profile);
+	if (!q->root) {
+		ein_error(q->ctx, EIN_ERROR_IO, "%s: cannot read the profile "
+			"(%s)", q->profile, json_util_get_last_err() ?
+			json_util_get_last_err() : "not JSON");
+		return -1;
+	}
+	if (!json_object_object_get_ex(q->root, "tensors", &tensors) ||
+	    !json_object_is_type(tensors, json_type_object)) {
+		ein_error(q->ctx, EIN_ERROR_INVALID, "%s: the profile has no "
+			"\"tensors\" object (ein profile writes one)",
+			q->profile);
+		return -1;
+	}
+	for (i = 0; i < g->n_tensor; ++i) {
+		if (read_tensor(q, tensors, g->tensor[i].name, &q->t[i]) < 0)
+			return -1;
+		q->t[i].has_float = g->tensor[i].role != EIN_ONNX_TEMP;
+	}
+	return 0;
+}
+
+struct ein_onnx_quant *ein_onnx_quant_plan(ein_ctx *ctx, const char *path,
+	struct ein_onnx_graph *g, const char *profile,
+	ein_calibration calibration)
+{
+	struct ein_onnx_quant *q = calloc(1, sizeof(*q));
+	int i, ok;
+
+	if (calibration != EIN_CALIBRATION_MINMAX &&
+	    calibration != EIN_CALIBRATION_PERCENTILE) {
+		ein_error(ctx, EIN_ERROR_INVALID, "unknown calibration %d",
+			(int) calibration);
+		return (free(q), NULL);
+	}
+	if (!q)
+		return NULL;
+	q->ctx = ctx;
+	q->path = path;
+	q->profile = profile;
+	q->cal = calibration;
+	q->n = calloc(g->n_node + 1, sizeof(*q->n));
+	ok = q->n && grow(q, g) == 0 && read_profile(q, g) == 0;
+	for (i = 0; ok && i < g->n_node; ++i)
+		ok = plan_node(q, g, i) == 0;
+	if (ok)
+		return q;
+	if (ein_diag_n_error(ctx) == 0)
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+	ein_onnx_quant_free(q);
+	return NULL;
+}
+
+/* "ID(i0, ..., i{rank-1})" into buf. */
+static void access_text(const char *id, int rank, char *buf, size_t size)
+{
+	size_t len = snprintf(buf, size, "%s(", id);
+	int d;
+
+	for (d = 0; d < rank && len < size; ++d)
+		len += snprintf(buf + len, size - len, "%si%d", d ? ", " : "",
+			d);
+	if (len < size)
+		snprintf(buf + len, size - len, ")");
+}
+
+/* The uint8 view of tensor "t": a copy named by its qid. */
+static struct ein_onnx_tensor q_view(struct ein_onnx_lower *l,
+	const struct ein_onnx_tensor *t)
+{
+	struct ein_onnx_tensor v = *t;
+
+	v.id = l->quant->t[t - l->g->tensor].qid;
+	v.dtype = EIN_ONNX_UINT8;
+	return v;
+}
+
+/* Name the uint8 values of "t" (once). */
+static int name_q(struct ein_onnx_lower *l, const struct ein_onnx_tensor *t)
+{
+	struct qtensor *qt = &l->quant->t[t - l->g->tensor];
+	char name[256];
+
+	if (qt->qid)
+		return 0;
+	ein_onnx_aux_name(l, t, "q", name, sizeof(name));
+	qt->qid = strdup(name);
+	return qt->qid ? 0 : -1;
+}
+
+/* Make the uint8 values of "t" exist: v = t / S, then round(v) (ties to
+ * even, from floor: exact for |v| < 2^23, integers above) + Z saturated
+ * to 0..255. */
+static int need_q(struct ein_onnx_lower *l, struct ein_onnx_tensor *t)
+{
+	struct qtensor *qt = &l->quant->t[t - l->g->tensor];
+	struct ein_onnx_tensor v = *t, tq;
+	char name[256], a[512];
+
+	if (qt->qid)
+		return 0;
+	if (name_q(l, t) < 0)
+		return -1;
+	ein_onnx_aux_name(l, t, "scaled", name, sizeof(name));
+	v.id = name;
+	ein_onnx_print_lhs(l, &v, "=");
+	ein_onnx_print_bcast(l, t, t->rank, t->dim);
+	fputs(" / ", l->out);
+	ein_onnx_print_float(l, qt->scale);
+	ein_onnx_print_where(l, t, 0);
+	tq = q_view(l, t);
+	access_text(name, t->rank, a, sizeof(a));
+	ein_onnx_print_lhs(l, &tq, "=");
+	fprintf(l->out, "uint8(clamp((%s - floor(%s) > 0.5 ? floor(%s) + 1 : "
+		"%s - floor(%s) < 0.5 ? floor(%s) : 2 * floor((floor(%s) + 1) "
+		"* 0.5)) + %d, 0, 255))", a, a, a, a, a, a, a, qt->zp);
+	ein_onnx_print_where(l, t, 0);
+	return 0;
+}
+
+/* Make the float values of "t" exist: (q - Z) S. */
+static int need_float(struct ein_onnx_lower *l, struct ein_onnx_tensor *t)
+{
+	struct qtensor *qt = &l->quant->t[t - l->g->tensor];
+	char a[512];
+
+	if (qt->has_float || !qt->qid)
+		return 0;
+	access_text(qt->qid, t->rank, a, sizeof(a));
+	ein_onnx_print_lhs(l, t, "=");
+	fprintf(l->out, "(%s - %d) * ", a, qt->zp);
+	ein_onnx_print_float(l, qt->scale);
+	ein_onnx_print_where(l, t, 0);
+	qt->has_float = 1;
+	return 0;
+}
+
+/* "Y_q = uint8(clamp(qmul(ACC + b_q, mult, shift) + Z_y, lo, 255))" for
+ * the node's output "o" of shape "y", the channel index "ch". */
+static int print_requant(struct ein_onnx_lower *l, const struct qnode *qn,
+	struct ein_onnx_tensor *y, const char *acc, const char *ch)
+{
+	struct ein_onnx_graph *g = l->g;
+	struct ein_onnx_tensor *o = &g->tensor[qn->out], oq = *y;
+	struct qtensor *qo = &l->quant->t[qn->out];
+	char a[512];
+
+	if (name_q(l, o) < 0)
+		return -1;
+	oq.id = qo->qid;
+	oq.dtype = EIN_ONNX_UINT8;
+	access_text(acc, y->rank, a, sizeof(a));
+	ein_onnx_print_lhs(l, &oq, "=");
+	fprintf(l->out, "uint8(clamp(qmul(%s", a);
+	if (qn->bq >= 0) {
+		fprintf(l->out, " + %s(%s)", g->tensor[qn->bq].id, ch);
+		g->tensor[qn->bq].used = 1;
+	}
+	fprintf(l->out, ", %s(%s), %s(%s)) + %d, %d, 255))",
+		g->tensor[qn->mq].id, ch, g->tensor[qn->sq].id, ch, qo->zp,
+		qn->relu ? qo->zp : 0);
+	g->tensor[qn->mq].used = g->tensor[qn->sq].used = 1;
+	ein_onnx_print_where(l, y, 0);
+	if (qn->relu)
+		o->rank = y->rank, memcpy(o->dim, y->dim, sizeof(o->dim));
+	return 0;
+}
+
+/* Gemm and MatMul on a matrix A: acc(i0, i1) +=! (A_q(i0, r0) - Z_a) *
+ * W_q(r0, i1), W_q(i1, r0) with transB.  0 if done, 1 if A is not a
+ * float matrix (then the node stays in float). */
+static int lower_int8_matrix(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct qnode *qn)
+{
+	struct ein_onnx_graph *g = l->g;
+	struct ein_onnx_tensor *a = &g->tensor[n->in[0]];
+	struct ein_onnx_tensor *w = &g->tensor[qn->wq], aq;
+	struct ein_onnx_tensor *y = &g->tensor[n->out[0]], acc;
+	struct ein_onnx_dim dim[2];
+	char name[256];
+
+	if (a->rank != 2 || a->dtype != EIN_ONNX_FLOAT ||
+	    !ein_onnx_dim_eq(a->dim[1], w->dim[qn->tb ? 1 : 0]))
+		return 1;
+	if (need_q(l, a) < 0)
+		return -1;
+	dim[0] = a->dim[0];
+	dim[1] = w->dim[qn->tb ? 0 : 1];
+	ein_onnx_set_shape(y, EIN_ONNX_FLOAT, 2, dim);
+	aq = q_view(l, a);
+	acc = *y;
+	ein_onnx_aux_name(l, y, "acc", name, sizeof(name));
+	acc.id = name;
+	ein_onnx_print_lhs(l, &acc, "+=!");
+	fprintf(l->out, "(%s(i0, r0) - %d) * %s(%s)", aq.id,
+		l->quant->t[n->in[0]].zp, w->id, qn->tb ? "i1, r0" : "r0, i1");
+	w->used = 1;
+	ein_onnx_print_where(l, y, 0);
+	return print_requant(l, qn, y, name, "i1");
+}
+
+/* Conv: the accumulation of ops_nn.c, then the requantisation. */
+static int lower_int8_conv(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct qnode *qn)
+{
+	struct ein_onnx_graph *g = l->g;
+	struct ein_onnx_tensor *x = &g->tensor[n->in[0]];
+	struct ein_onnx_tensor *y = &g->tensor[n->out[0]], xq;
+	char name[256];
+
+	if (x->dtype != EIN_ONNX_FLOAT)
+		return 1;
+	if (need_q(l, x) < 0)
+		return -1;
+	xq = q_view(l, x);
+	ein_onnx_aux_name(l, y, "acc", name, sizeof(name));
+	if (ein_onnx_print_qconv_acc(l, n, x, &xq, l->quant->t[n->in[0]].zp,
+			&g->tensor[qn->wq], y, name) < 0)
+		return -1;
+	return print_requant(l, qn, y, name, "i1");
+}
+
+/* The node in float: its inputs dequantised first. */
+static int lower_float(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	const struct ein_onnx_op *op)
+{
+	int i;
+
+	for (i = 0; i < n->n_in; ++i)
+		if (n->in[i] >= 0 && need_float(l, &l->g->tensor[n->in[i]]) < 0)
+			return -1;
+	if (op->lower(l, n) < 0)
+		return -1;
+	for (i = 0; i < n->n_out; ++i)
+		if (n->out[i] >= 0)
+			l->quant->t[n->out[i]].has_float = 1;
+	return 0;
+}
+
+int ein_onnx_quant_lower_node(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct ein_onnx_op *op)
+{
+	struct ein_onnx_quant *q = l->quant;
+	struct qnode *qn = &q->n[n - l->g->node];
+	int r = 1;
+
+	if (qn->kind == Q_FUSED) {
+		struct ein_onnx_tensor *o = &l->g->tensor[n->out[0]];
+
+		o->dtype = EIN_ONNX_FLOAT;
+		o->known = 1;
+		return 0;
+	}
+	if (qn->kind == Q_CONV)
+		r = lower_int8_conv(l, n, qn);
+	else if (qn->kind == Q_GEMM || qn->kind == Q_MATMUL)
+		r = lower_int8_matrix(l, n, qn);
+	if (r <= 0)
+		return r;
+	/* Not in int8 after all: the shapes seen are not those it takes. */
+	qn->kind = Q_FLOAT;
+	if (qn->relu)
+		q->n[qn->relu].kind = Q_FLOAT;
+	return lower_float(l, n, op);
+}
+
+int ein_onnx_quant_finish(struct ein_onnx_lower *l)
+{
+	int i;
+
+	for (i = 0; i < l->g->n_output; ++i)
+		if (need_float(l, &l->g->tensor[l->g->output[i]]) < 0)
+			return -1;
+	return 0;
+}

@@ -1,0 +1,38 @@
+/*
+ * quantize.h: an ONNX graph written as an int8 definition, from a
+ * profile of its tensors' values (docs/quantization.md).
+ *
+ * ein_onnx_quant_plan reads the profile (ein profile's JSON), chooses a
+ * scale and zero point for every activation it has a range for (uint8,
+ * affine) and, for each Conv, Gemm and MatMul with constant weights
+ * whose input and output have them, quantises the weights ahead of time
+ * (int8, symmetric, one scale per output channel) with the int32 bias and
+ * the requantisation multipliers and shifts: new constant tensors of the
+ * graph.  lower.c then calls ein_onnx_quant_lower_node for each node
+ * instead of its operator, and ein_onnx_quant_finish before the outputs.
+ */
+#ifndef EIN_ONNX_QUANTIZE_H
+#define EIN_ONNX_QUANTIZE_H
+
+#include "onnx/graph.h"
+#include "onnx/ops.h"
+
+struct ein_onnx_quant;
+
+/* The plan for graph "g" (of model "path") from the profile file
+ * "profile" with "calibration"; NULL after an error (EIN_ERROR_IO: the
+ * profile cannot be read; EIN_ERROR_INVALID: a bad entry). */
+struct ein_onnx_quant *ein_onnx_quant_plan(ein_ctx *ctx, const char *path,
+	struct ein_onnx_graph *g, const char *profile,
+	ein_calibration calibration);
+void ein_onnx_quant_free(struct ein_onnx_quant *q);
+
+/* Write node "n" (whose operator is "op") as the plan says: int8
+ * statements, nothing (a Relu fused into the node before it), or the
+ * operator's float statements after dequantising the inputs it reads. */
+int ein_onnx_quant_lower_node(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct ein_onnx_op *op);
+/* Dequantise the graph's outputs that only exist in int8. */
+int ein_onnx_quant_finish(struct ein_onnx_lower *l);
+
+#endif
