@@ -18,7 +18,7 @@
  * = Z_y when a Relu is fused (else 0).  A float operator reading an int8
  * tensor gets it dequantised, (q - Z) S in float32; an int8 node reading
  * a float tensor gets it quantised, round(x / S) + Z (ties to even, as
- * ONNX's QuantizeLinear) saturated to 0..255.
+ * ONNX's QuantizeLinear, ein_onnx_print_quantize) saturated to 0..255.
  */
 #include <json-c/json.h>
 #include <math.h>
@@ -516,6 +516,19 @@ struct ein_onnx_quant *ein_onnx_quant_plan(ein_ctx *ctx, const char *path,
 	return NULL;
 }
 
+/* The float32 value "v" as a literal whose decimal value is exactly it
+ * (%.17g), so that the reference interpreter, which reads literals in
+ * double precision, computes with the value the compiled code does. */
+static void print_exact(struct ein_onnx_lower *l, float v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.17g", (double) v);
+	if (!strpbrk(buf, ".en"))
+		strcat(buf, ".0");
+	fputs(buf, l->out);
+}
+
 /* "ID(i0, ..., i{rank-1})" into buf. */
 static void access_text(const char *id, int rank, char *buf, size_t size)
 {
@@ -553,34 +566,51 @@ static int name_q(struct ein_onnx_lower *l, const struct ein_onnx_tensor *t)
 	return qt->qid ? 0 : -1;
 }
 
-/* Make the uint8 values of "t" exist: v = t / S, then round(v) (ties to
- * even, from floor: exact for |v| < 2^23, integers above) + Z saturated
- * to 0..255. */
+int ein_onnx_print_quantize(struct ein_onnx_lower *l,
+	const struct ein_onnx_tensor *out, const char *x, const char *s,
+	const char *zp, int lo, int hi)
+{
+	struct ein_onnx_tensor v = *out;
+	char name[256], a[512], r[1200];
+
+	ein_onnx_aux_name(l, out, "scaled", name, sizeof(name));
+	v.id = name;
+	v.dtype = EIN_ONNX_FLOAT;
+	ein_onnx_print_lhs(l, &v, "=");
+	fprintf(l->out, "%s / %s", x, s);
+	ein_onnx_print_where(l, &v, 0);
+	access_text(name, out->rank, a, sizeof(a));
+	snprintf(r, sizeof(r), "fma(-(floor(%s) + 0.5), %s, %s)", a, s, x);
+	ein_onnx_print_lhs(l, out, "=");
+	fprintf(l->out, "%s(clamp((%s > 0 ? floor(%s) + 1 : %s < 0 ? "
+		"floor(%s) : 2 * floor((floor(%s) + 1) * 0.5)) + %s, %d, %d))",
+		ein_onnx_dtype_ein(out->dtype), r, a, r, a, a, zp, lo, hi);
+	ein_onnx_print_where(l, out, 0);
+	return 0;
+}
+
+/* Make the uint8 values of "t" exist (quantize.h's rounding). */
 static int need_q(struct ein_onnx_lower *l, struct ein_onnx_tensor *t)
 {
 	struct qtensor *qt = &l->quant->t[t - l->g->tensor];
-	struct ein_onnx_tensor v = *t, tq;
-	char name[256], a[512];
+	struct ein_onnx_tensor tq;
+	char x[512], s[64], zp[16];
+	FILE *out = l->out;
 
 	if (qt->qid)
 		return 0;
 	if (name_q(l, t) < 0)
 		return -1;
-	ein_onnx_aux_name(l, t, "scaled", name, sizeof(name));
-	v.id = name;
-	ein_onnx_print_lhs(l, &v, "=");
-	ein_onnx_print_bcast(l, t, t->rank, t->dim);
-	fputs(" / ", l->out);
-	ein_onnx_print_float(l, qt->scale);
-	ein_onnx_print_where(l, t, 0);
+	access_text(t->id, t->rank, x, sizeof(x));
+	l->out = fmemopen(s, sizeof(s), "w");
+	if (!l->out)
+		return (l->out = out, -1);
+	print_exact(l, (float) qt->scale);
+	fclose(l->out);
+	l->out = out;
+	snprintf(zp, sizeof(zp), "%d", qt->zp);
 	tq = q_view(l, t);
-	access_text(name, t->rank, a, sizeof(a));
-	ein_onnx_print_lhs(l, &tq, "=");
-	fprintf(l->out, "uint8(clamp((%s - floor(%s) > 0.5 ? floor(%s) + 1 : "
-		"%s - floor(%s) < 0.5 ? floor(%s) : 2 * floor((floor(%s) + 1) "
-		"* 0.5)) + %d, 0, 255))", a, a, a, a, a, a, a, qt->zp);
-	ein_onnx_print_where(l, t, 0);
-	return 0;
+	return ein_onnx_print_quantize(l, &tq, x, s, zp, 0, 255);
 }
 
 /* Make the float values of "t" exist: (q - Z) S. */
@@ -594,7 +624,7 @@ static int need_float(struct ein_onnx_lower *l, struct ein_onnx_tensor *t)
 	access_text(qt->qid, t->rank, a, sizeof(a));
 	ein_onnx_print_lhs(l, t, "=");
 	fprintf(l->out, "(%s - %d) * ", a, qt->zp);
-	ein_onnx_print_float(l, qt->scale);
+	print_exact(l, (float) qt->scale);
 	ein_onnx_print_where(l, t, 0);
 	qt->has_float = 1;
 	return 0;

@@ -32,6 +32,19 @@ void ein_onnx_quant_free(struct ein_onnx_quant *q);
  * operator's float statements after dequantising the inputs it reads. */
 int ein_onnx_quant_lower_node(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, const struct ein_onnx_op *op);
+/* Quantisation as ONNX's QuantizeLinear defines it: "out" (whose id, type
+ * and shape the statements write, indices i0, ...) = saturate(round(x /
+ * s) + zp) to lo..hi, rounding the exact quotient to nearest, ties to
+ * even, with x, s and zp the texts of expressions in those indices (s a
+ * positive float, zp an integer).  The quotient is computed into a
+ * temporary v (by a division, which a vector loop may compute by the
+ * reciprocal, within an ulp); with f = floor(v), the exact sign of
+ * x - (f + 0.5) s, from fma (one rounding, which keeps the sign),
+ * decides between f and f + 1, so that the compiled code (float32) and
+ * the reference interpreter (double) agree exactly. */
+int ein_onnx_print_quantize(struct ein_onnx_lower *l,
+	const struct ein_onnx_tensor *out, const char *x, const char *s,
+	const char *zp, int lo, int hi);
 /* Dequantise the graph's outputs that only exist in int8. */
 int ein_onnx_quant_finish(struct ein_onnx_lower *l);
 
