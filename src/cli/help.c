@@ -86,8 +86,40 @@ static const struct help_opt run_opts[] = {
 	  "and shape, or raw little-endian elements) instead of drawing it; "
 	  "may be repeated.  The weights of an ONNX model come from the "
 	  "model unless --input names them." },
+	{ "--weights DIR", "Read every input that has a file DIR/NAME.npy "
+	  "from it (the weights ein import --weights and ein quantize "
+	  "write); --input takes precedence." },
 	{ "--output DIR", "Write every output to DIR/NAME.npy after the "
 	  "run." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt profile_opts[] = {
+	{ "-o PROFILE.json", "Write the profile here (required): JSON, "
+	  "written whole or not at all." },
+	{ "--input X=FILE.npy", "Profile on this input (may be repeated); "
+	  "with any input given, one run on the files is profiled." },
+	{ "--inputs DIR", "Read each input X that has a file DIR/X.npy from "
+	  "it." },
+	{ "--samples N", "Without input files, the number of runs on random "
+	  "inputs (uniform in [-1, 1), fixed seed; default 8)." },
+	{ "--sizes N=16,...", "The value of each symbolic dimension (default "
+	  "1)." },
+	{ "--bins N", "The bins of each histogram (default 512)." },
+	{ "--seed N", "The seed of the random inputs (default 42)." },
+	{ NULL, NULL }
+};
+
+static const struct help_opt quantize_opts[] = {
+	{ "--profile PROFILE.json", "The ranges of the tensors, as ein "
+	  "profile writes them (required)." },
+	{ "--calibration minmax|percentile", "How the range of an "
+	  "activation is chosen: the range seen (default), or its 0.01 and "
+	  "99.99 percentiles from the histogram, which clips outliers." },
+	{ "-o FILE.ein", "Write the int8 source here (required)." },
+	{ "--weights DIR", "Write the weights there as DIR/NAME.npy "
+	  "(default: FILE.weights, after -o without .ein)." },
+	{ "--sizes N=1,...", "Fix these symbolic dimensions to constants." },
 	{ NULL, NULL }
 };
 
@@ -189,7 +221,7 @@ static const struct help_opt no_opts[] = { { NULL, NULL } };
 
 static const struct help_cmd cmds[] = {
 	{ "run", "FILE.ein|MODEL.onnx [--def NAME] --sizes M=512,N=512,... "
-	  "[--input X=FILE.npy]... [--output DIR] [OPTIONS]",
+	  "[--input X=FILE.npy]... [--weights DIR] [--output DIR] [OPTIONS]",
 	  "compile a definition, run it on random inputs, time it and check "
 	  "it",
 	  "Compiles a definition with the schedule found by lookup (or the "
@@ -219,6 +251,26 @@ static const struct help_cmd cmds[] = {
 	  "sizes (docs/onnx.md).  An unsupported operator, attribute or "
 	  "dynamic shape is an error naming the node, its op type and what "
 	  "is missing (exit 1).", import_opts, 0 },
+	{ "profile", "MODEL.onnx -o PROFILE.json [--input X=FILE.npy]... "
+	  "[--inputs DIR] [--samples N] [--sizes N=16,...] [OPTIONS]",
+	  "record the range and histogram of every tensor of a model",
+	  "Runs an ONNX model in float on sample inputs (given, or random "
+	  "from a fixed seed) with every intermediate tensor made an output, "
+	  "and writes each tensor's minimum, maximum and histogram, by its "
+	  "ONNX name, to a JSON profile for ein quantize.  Its \"precision\" "
+	  "object (empty) may name nodes to keep in float: "
+	  "{\"gemm_0\": \"float\"} (docs/quantization.md).", profile_opts, 1 },
+	{ "quantize", "MODEL.onnx --profile PROFILE.json [--calibration "
+	  "minmax|percentile] -o FILE.ein [--weights DIR]",
+	  "write an ONNX model as int8 ein source from a profile",
+	  "Writes an ONNX model as ein source computing in int8: scales and "
+	  "zero points from the profile (uint8 activations), weights "
+	  "quantised ahead of time (int8, one scale per output channel), "
+	  "Conv, Gemm and MatMul as uint8 x int8 products accumulated in "
+	  "int32 and requantised by qmul (a Relu after them fused), every "
+	  "other operator in float between dequantisation and quantisation "
+	  "statements.  The weights go to a directory, for ein run --weights "
+	  "(docs/quantization.md).", quantize_opts, 0 },
 	{ "check", "FILE.ein|MODEL.onnx...", "parse and check every "
 	  "definition",
 	  "Parses and checks every definition of each file; prints each "
