@@ -521,6 +521,12 @@ static const struct ein_onnx_op ops[] = {
 	{ "LayerNormalization", &ein_onnx_lower_layernorm },
 	{ "Identity", &ein_onnx_lower_identity },
 	{ "Dropout", &ein_onnx_lower_identity },
+	{ "QuantizeLinear", &ein_onnx_lower_quantize_linear },
+	{ "DequantizeLinear", &ein_onnx_lower_dequantize_linear },
+	{ "MatMulInteger", &ein_onnx_lower_matmul_integer },
+	{ "QLinearMatMul", &ein_onnx_lower_qlinear_matmul },
+	{ "ConvInteger", &ein_onnx_lower_conv_integer },
+	{ "QLinearConv", &ein_onnx_lower_qlinear_conv },
 };
 
 const struct ein_onnx_op *ein_onnx_op_find(const char *name)

@@ -131,13 +131,15 @@ int ein_onnx_broadcast(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 
 /* The operators of each file, for the table in ops.c. */
 int ein_onnx_lower_conv(struct ein_onnx_lower *l, const struct ein_onnx_node *n);
-/* The int32 accumulation of a quantised Conv "n" (quantize.c): y's shape
- * set from the float input x and weights as Conv does, then
- * "ACC(...) +=! guard ? (XQ(...) - zx) * WQ(...) : 0", the padding
+/* The int32 accumulation of a quantised Conv "n" (quantize.c,
+ * ops_quant.c): y's shape set from x and the weights wt (float views
+ * of them, for the checks Conv makes), then "ACC(...) +=! guard ?
+ * (XQ(...) - ZX) * (WQ(...) - ZW) : 0" (zw NULL: no "- ZW"), the padding
  * reading nothing (the input's zero point, which subtracts to zero). */
 int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
-	struct ein_onnx_tensor *xq, int64_t zx, struct ein_onnx_tensor *wq,
+	struct ein_onnx_tensor *wt, struct ein_onnx_tensor *xq, const char *zx,
+	struct ein_onnx_tensor *wq, const char *zw,
 	struct ein_onnx_tensor *y, const char *acc);
 int ein_onnx_lower_maxpool(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
@@ -174,6 +176,19 @@ int ein_onnx_lower_gather(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_pad(struct ein_onnx_lower *l, const struct ein_onnx_node *n);
 int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+/* ops_quant.c: the quantised operators. */
+int ein_onnx_lower_quantize_linear(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+int ein_onnx_lower_dequantize_linear(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+int ein_onnx_lower_matmul_integer(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+int ein_onnx_lower_qlinear_matmul(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+int ein_onnx_lower_conv_integer(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
+int ein_onnx_lower_qlinear_conv(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 
 #endif

@@ -308,17 +308,17 @@ int ein_onnx_lower_conv(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 
 int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
-	struct ein_onnx_tensor *xq, int64_t zx, struct ein_onnx_tensor *wq,
+	struct ein_onnx_tensor *wt, struct ein_onnx_tensor *xq, const char *zx,
+	struct ein_onnx_tensor *wq, const char *zw,
 	struct ein_onnx_tensor *y, const char *acc)
 {
-	struct ein_onnx_tensor *wt = ein_onnx_in(l, n, 1, "W"), a;
+	struct ein_onnx_tensor a;
 	int64_t group = ein_onnx_node_int(n, "group", 1), k[MAX_SPATIAL];
 	char ch[64];
 	struct window w;
 	int d, guard;
 
-	if (!wt || conv_check(l, n, x, wt, ein_onnx_in(l, n, 2, NULL),
-			group) < 0)
+	if (conv_check(l, n, x, wt, NULL, group) < 0)
 		return -1;
 	for (d = 0; d + 2 < wt->rank && d < MAX_SPATIAL; ++d)
 		k[d] = wt->dim[2 + d].value;
@@ -333,8 +333,11 @@ int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
 	guard = print_guard(l, &w, 1);
 	fputs(guard ? " ? (" : "(", l->out);
 	print_window_read(l, xq, &w, ch, 1);
-	fprintf(l->out, " - %lld) * ", (long long) zx);
+	fprintf(l->out, " - %s) * ", zx);
+	fputs(zw ? "(" : "", l->out);
 	print_weights(l, wq);
+	if (zw)
+		fprintf(l->out, " - %s)", zw);
 	fputs(guard ? " : 0" : "", l->out);
 	ein_onnx_print_where(l, y, 1);
 	fprintf(l->out, "r0 in 0:%lld, ", (long long) wt->dim[1].value);

@@ -523,10 +523,15 @@ static void print_exact(struct ein_onnx_lower *l, float v)
 {
 	char buf[64];
 
-	snprintf(buf, sizeof(buf), "%.17g", (double) v);
-	if (!strpbrk(buf, ".en"))
-		strcat(buf, ".0");
+	ein_onnx_exact_float(v, buf, sizeof(buf));
 	fputs(buf, l->out);
+}
+
+void ein_onnx_exact_float(float v, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.17g", (double) v);
+	if (!strpbrk(buf, ".en") && strlen(buf) + 3 <= size)
+		strcat(buf, ".0");
 }
 
 /* "ID(i0, ..., i{rank-1})" into buf. */
@@ -568,7 +573,7 @@ static int name_q(struct ein_onnx_lower *l, const struct ein_onnx_tensor *t)
 
 int ein_onnx_print_quantize(struct ein_onnx_lower *l,
 	const struct ein_onnx_tensor *out, const char *x, const char *s,
-	const char *zp, int lo, int hi)
+	int mul, const char *zp, int lo, int hi)
 {
 	struct ein_onnx_tensor v = *out;
 	char name[256], a[512], r[1200];
@@ -577,10 +582,15 @@ int ein_onnx_print_quantize(struct ein_onnx_lower *l,
 	v.id = name;
 	v.dtype = EIN_ONNX_FLOAT;
 	ein_onnx_print_lhs(l, &v, "=");
-	fprintf(l->out, "%s / %s", x, s);
+	fprintf(l->out, "%s %s %s", x, mul ? "*" : "/", s);
 	ein_onnx_print_where(l, &v, 0);
 	access_text(name, out->rank, a, sizeof(a));
-	snprintf(r, sizeof(r), "fma(-(floor(%s) + 0.5), %s, %s)", a, s, x);
+	if (mul)
+		snprintf(r, sizeof(r), "fma(%s, %s, -(floor(%s) + 0.5))", x, s,
+			a);
+	else
+		snprintf(r, sizeof(r), "fma(-(floor(%s) + 0.5), %s, %s)", a, s,
+			x);
 	ein_onnx_print_lhs(l, out, "=");
 	fprintf(l->out, "%s(clamp((%s > 0 ? floor(%s) + 1 : %s < 0 ? "
 		"floor(%s) : 2 * floor((floor(%s) + 1) * 0.5)) + %s, %d, %d))",
@@ -610,7 +620,7 @@ static int need_q(struct ein_onnx_lower *l, struct ein_onnx_tensor *t)
 	l->out = out;
 	snprintf(zp, sizeof(zp), "%d", qt->zp);
 	tq = q_view(l, t);
-	return ein_onnx_print_quantize(l, &tq, x, s, zp, 0, 255);
+	return ein_onnx_print_quantize(l, &tq, x, s, 0, zp, 0, 255);
 }
 
 /* Make the float values of "t" exist: (q - Z) S. */
@@ -701,16 +711,17 @@ static int lower_int8_conv(struct ein_onnx_lower *l,
 	struct ein_onnx_graph *g = l->g;
 	struct ein_onnx_tensor *x = &g->tensor[n->in[0]];
 	struct ein_onnx_tensor *y = &g->tensor[n->out[0]], xq;
-	char name[256];
+	char name[256], zx[16];
 
 	if (x->dtype != EIN_ONNX_FLOAT)
 		return 1;
 	if (need_q(l, x) < 0)
 		return -1;
 	xq = q_view(l, x);
+	snprintf(zx, sizeof(zx), "%d", l->quant->t[n->in[0]].zp);
 	ein_onnx_aux_name(l, y, "acc", name, sizeof(name));
-	if (ein_onnx_print_qconv_acc(l, n, x, &xq, l->quant->t[n->in[0]].zp,
-			&g->tensor[qn->wq], y, name) < 0)
+	if (ein_onnx_print_qconv_acc(l, n, x, &g->tensor[n->in[1]], &xq, zx,
+			&g->tensor[qn->wq], NULL, y, name) < 0)
 		return -1;
 	return print_requant(l, qn, y, name, "i1");
 }

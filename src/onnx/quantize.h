@@ -34,17 +34,21 @@ int ein_onnx_quant_lower_node(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, const struct ein_onnx_op *op);
 /* Quantisation as ONNX's QuantizeLinear defines it: "out" (whose id, type
  * and shape the statements write, indices i0, ...) = saturate(round(x /
- * s) + zp) to lo..hi, rounding the exact quotient to nearest, ties to
- * even, with x, s and zp the texts of expressions in those indices (s a
- * positive float, zp an integer).  The quotient is computed into a
- * temporary v (by a division, which a vector loop may compute by the
- * reciprocal, within an ulp); with f = floor(v), the exact sign of
- * x - (f + 0.5) s, from fma (one rounding, which keeps the sign),
- * decides between f and f + 1, so that the compiled code (float32) and
- * the reference interpreter (double) agree exactly. */
+ * s) + zp) to lo..hi (with "mul", round(x * s)), rounding the exact
+ * quotient (product) to nearest, ties to even, with x, s and zp the
+ * texts of expressions in those indices (x and s floats, s positive and
+ * a value, not a computation; zp an integer).  The quotient is computed
+ * into a temporary v (by a division, which a vector loop may compute by
+ * the reciprocal, within an ulp); with f = floor(v), the exact sign of
+ * x - (f + 0.5) s (x s - (f + 0.5)), from fma (one rounding, which keeps
+ * the sign), decides between f and f + 1, so that the compiled code
+ * (float32) and the reference interpreter (double) agree exactly. */
 int ein_onnx_print_quantize(struct ein_onnx_lower *l,
 	const struct ein_onnx_tensor *out, const char *x, const char *s,
-	const char *zp, int lo, int hi);
+	int mul, const char *zp, int lo, int hi);
+/* Float32 "v" as a literal whose decimal value is exactly v (the
+ * reference interpreter reads literals in double), into buf. */
+void ein_onnx_exact_float(float v, char *buf, size_t size);
 /* Dequantise the graph's outputs that only exist in int8. */
 int ein_onnx_quant_finish(struct ein_onnx_lower *l);
 
