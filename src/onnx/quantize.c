@@ -231,31 +231,44 @@ static int grow(struct ein_onnx_quant *q, struct ein_onnx_graph *g)
 	return 0;
 }
 
-/* A new constant of the graph named after "base" and "what", with rank
- * 1 or 2 (d0, d1) or the shape of "like" (like != NULL), of "dtype",
- * taking "data" of "bytes"; its index, -1 when out of memory. */
+/* Is there a tensor named "name" in "g"? */
+static int has_tensor(const struct ein_onnx_graph *g, const char *name)
+{
+	int i;
+
+	for (i = 0; i < g->n_tensor; ++i)
+		if (!strcmp(g->tensor[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* A new constant of the graph named after "base" and "what" (with a
+ * suffix if the model has that name already), with the shape of "like"
+ * (like != NULL) or rank 1 and extent d0, of "dtype", taking "data" of
+ * "bytes"; its index, -1 when out of memory. */
 static int new_const(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 	const char *base, const char *what, const struct ein_onnx_tensor *like,
 	enum ein_onnx_dtype dtype, int64_t d0, void *data, size_t bytes)
 {
 	char name[512];
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
 	struct ein_onnx_tensor *t;
-	int i;
+	int i, k = 1, rank = like ? like->rank : 1;
 
+	/* "like" may be a tensor of g, which adding one moves. */
+	if (like)
+		memcpy(dim, like->dim, sizeof(dim));
+	else
+		dim[0] = ein_onnx_dim_const(d0);
 	snprintf(name, sizeof(name), "%s_%s", base, what);
+	while (has_tensor(g, name))
+		snprintf(name, sizeof(name), "%s_%s_%d", base, what, ++k);
 	i = ein_onnx_graph_tensor(g, name);
 	if (i < 0 || grow(q, g) < 0)
 		return (free(data), -1);
 	t = &g->tensor[i];
-	if (t->known)
-		return (free(data), -1);
-	if (like) {
-		t->rank = like->rank;
-		memcpy(t->dim, like->dim, sizeof(t->dim));
-	} else {
-		t->rank = 1;
-		t->dim[0] = ein_onnx_dim_const(d0);
-	}
+	t->rank = rank;
+	memcpy(t->dim, dim, sizeof(t->dim));
 	t->dtype = dtype;
 	t->known = 1;
 	t->role = EIN_ONNX_CONST;
