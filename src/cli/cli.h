@@ -34,6 +34,14 @@ int ein_cli_is_onnx(const char *path);
 ein_program *ein_cli_read_program(ein_ctx *ctx, const char *path,
 	const ein_options *opts, ein_onnx **model);
 int ein_cli_find_const(const ein_onnx *model, const char *name);
+/* The ONNX model in "path" written in int8 from the profile "profile"
+ * (ein_onnx_quantize), as ein_cli_read_program reads it; parse
+ * --calibration's value "s" (-1 after a message of "cmd"). */
+ein_program *ein_cli_read_quantized(ein_ctx *ctx, const char *path,
+	const ein_options *opts, const char *profile, ein_calibration cal,
+	ein_onnx **model);
+int ein_cli_parse_calibration(const char *cmd, const char *s,
+	ein_calibration *cal);
 
 /* help.c: the overview of the commands; the page of command "name"
  * (-1 if there is none); whether argv[1..] asks for help (--help, -h);

@@ -24,6 +24,8 @@ struct compile_opts {
 	const char *cpu;
 	const char *features;
 	const char *emit;
+	const char *quantize;	/* --quantize: the profile of an int8 model */
+	const char *calibration;
 	int n_def;
 	const char *def[MAX_LIST];
 	int n_const;
@@ -70,7 +72,9 @@ static int parse_one(int argc, char **argv, int *i, struct compile_opts *o)
 	    take_value("--target-triple", argc, argv, i, &o->triple) ||
 	    take_value("--cpu", argc, argv, i, &o->cpu) ||
 	    take_value("--features", argc, argv, i, &o->features) ||
-	    take_value("--emit", argc, argv, i, &o->emit))
+	    take_value("--emit", argc, argv, i, &o->emit) ||
+	    take_value("--quantize", argc, argv, i, &o->quantize) ||
+	    take_value("--calibration", argc, argv, i, &o->calibration))
 		return 0;
 	if (take_value("--def", argc, argv, i, &v))
 		return push(o->def, &o->n_def, v);
@@ -98,6 +102,12 @@ static int parse_args(int argc, char **argv, struct compile_opts *o)
 		fprintf(stderr, "ein compile: error: %s\n", !o->file ?
 			"no .ein or .onnx file given" : "nothing to write: give -o FILE "
 			"and/or --header FILE.h");
+		return -1;
+	}
+	if ((o->quantize || o->calibration) &&
+	    (!ein_cli_is_onnx(o->file) || !o->quantize)) {
+		fprintf(stderr, "ein compile: error: --quantize PROFILE (and "
+			"--calibration) take an ONNX model\n");
 		return -1;
 	}
 	if (o->emit && strcmp(o->emit, "obj") && strcmp(o->emit, "llvm") &&
@@ -216,15 +226,20 @@ int ein_cmd_compile(int argc, char **argv)
 	ein_aot *aot = NULL;
 	ein_onnx *model = NULL;
 	ein_status st = EIN_ERROR_INVALID;
+	ein_calibration cal = EIN_CALIBRATION_MINMAX;
 
 	o.opts = ein_options_alloc();
-	if (parse_args(argc, argv, &o) < 0)
+	if (parse_args(argc, argv, &o) < 0 || (o.calibration &&
+			ein_cli_parse_calibration("ein compile", o.calibration,
+				&cal) < 0))
 		return (ein_options_free(o.opts), 2);
 	if (ein_cli_is_onnx(o.file) &&
 	    ein_cli_size_hints("ein compile", o.opts, o.sizes, 1) < 0)
 		return (ein_options_free(o.opts), 2);
 	ctx = ein_ctx_alloc();
-	prog = ein_cli_read_program(ctx, o.file, o.opts, &model);
+	prog = o.quantize ? ein_cli_read_quantized(ctx, o.file, o.opts,
+		o.quantize, cal, &model) :
+		ein_cli_read_program(ctx, o.file, o.opts, &model);
 	if (prog)
 		aot = ein_aot_alloc(prog);
 	if (aot)

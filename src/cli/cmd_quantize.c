@@ -21,20 +21,6 @@ struct quantize_opts {
 	const char *sizes;
 };
 
-static int parse_calibration(const char *s, ein_calibration *cal)
-{
-	if (!strcmp(s, "minmax"))
-		*cal = EIN_CALIBRATION_MINMAX;
-	else if (!strcmp(s, "percentile"))
-		*cal = EIN_CALIBRATION_PERCENTILE;
-	else {
-		ein_cli_bad_value("ein quantize", "--calibration", s,
-			"minmax or percentile");
-		return -1;
-	}
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct quantize_opts *o)
 {
 	int i;
@@ -45,7 +31,8 @@ static int parse_args(int argc, char **argv, struct quantize_opts *o)
 		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
 			o->profile = argv[++i];
 		else if (!strcmp(argv[i], "--calibration") && i + 1 < argc) {
-			if (parse_calibration(argv[++i], &o->cal) < 0)
+			if (ein_cli_parse_calibration("ein quantize", argv[++i],
+					&o->cal) < 0)
 				return -1;
 		} else if (!strcmp(argv[i], "--weights") && i + 1 < argc)
 			o->weights = argv[++i];

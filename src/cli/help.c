@@ -155,6 +155,11 @@ static const struct help_opt compile_cmd_opts[] = {
 	  "(FILE.a) to write." },
 	{ "--header FILE.h", "The C header declaring the compiled functions "
 	  "to write." },
+	{ "--quantize PROFILE.json", "Compile the ONNX model in int8 from "
+	  "this profile, as ein quantize writes it (docs/quantization.md), "
+	  "its int8 weights embedded." },
+	{ "--calibration minmax|percentile", "With --quantize, how the "
+	  "activations' ranges are chosen (default minmax)." },
 	{ NULL, NULL }
 };
 
@@ -232,7 +237,7 @@ static const struct help_cmd cmds[] = {
 	  "(docs/onnx.md).", run_opts, 1 },
 	{ "compile", "FILE.ein|MODEL.onnx [--def NAME]... [--sizes M=64,...] "
 	  "[--const W=FILE]... [--target T] [--emit=obj|llvm|asm|c] "
-	  "[-o FILE] [--header FILE.h] [OPTIONS]",
+	  "[-o FILE] [--header FILE.h] [--quantize PROFILE.json] [OPTIONS]",
 	  "compile definitions ahead of time into an object file or a "
 	  "static library and a C header",
 	  "Compiles definitions ahead of time into an object file or a "

@@ -33,3 +33,28 @@ int ein_cli_find_const(const ein_onnx *model, const char *name)
 			return i;
 	return -1;
 }
+
+ein_program *ein_cli_read_quantized(ein_ctx *ctx, const char *path,
+	const ein_options *opts, const char *profile, ein_calibration cal,
+	ein_onnx **model)
+{
+	*model = ein_onnx_quantize(ctx, path, opts, profile, cal);
+	if (!*model)
+		return NULL;
+	return ein_program_parse(ctx, ein_onnx_get_source(*model), path);
+}
+
+int ein_cli_parse_calibration(const char *cmd, const char *s,
+	ein_calibration *cal)
+{
+	if (!strcmp(s, "minmax"))
+		*cal = EIN_CALIBRATION_MINMAX;
+	else if (!strcmp(s, "percentile"))
+		*cal = EIN_CALIBRATION_PERCENTILE;
+	else {
+		ein_cli_bad_value(cmd, "--calibration", s,
+			"minmax or percentile");
+		return -1;
+	}
+	return 0;
+}
