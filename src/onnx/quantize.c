@@ -42,7 +42,9 @@ enum qkind {
 
 /* A node's plan.
  * kind: as above; out: the tensor the int8 statements write (the node's
- *	output, or the fused Relu's); relu: the fused Relu node, or 0;
+ *	output, or the last fused node's); relu, add: the fused Relu node
+ *	and the fused Add of a MatMul's bias, or 0; bias: the float bias
+ *	(the node's third input, or the fused Add's constant), -1 if none;
  * wq, bq, mq, sq: the constants of the weights (int8), bias (int32, -1
  *	if none), multipliers and shifts (int32, per output channel);
  * tb: Gemm's transB. */
@@ -50,6 +52,8 @@ struct qnode {
 	enum qkind kind;
 	int out;
 	int relu;
+	int add;
+	int bias;
 	int wq, bq, mq, sq;
 	int tb;
 };
@@ -365,8 +369,8 @@ static int quantize_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 
 		wq[e] = (int8_t) (v < -127 ? -127 : v > 127 ? 127 : v);
 	}
-	if (n->n_in > 2 && n->in[2] >= 0) {
-		const float *bd = g->tensor[n->in[2]].data;
+	if (qn->bias >= 0) {
+		const float *bd = g->tensor[qn->bias].data;
 
 		bq = calloc(nc + 1, sizeof(*bq));
 		for (c = 0; bq && c < nc; ++c) {
@@ -387,9 +391,18 @@ static int quantize_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 		nc * 4);
 	qn->bq = bq ? new_const(q, g, base, "bias_quantized", NULL,
 		EIN_ONNX_INT32, nc, bq, nc * 4) : -1;
-	if (!bq && n->n_in > 2 && n->in[2] >= 0)
+	if (!bq && qn->bias >= 0)
 		return -1;
 	return qn->wq < 0 || qn->mq < 0 || qn->sq < 0 ? -1 : 0;
+}
+
+/* Is "b" a float constant with one value per output channel (nc), along
+ * its last dimension? */
+static int is_bias(const struct ein_onnx_tensor *b, int64_t nc)
+{
+	return is_float_const(b) && b->rank >= 1 &&
+		ein_onnx_tensor_n_elem(b) == nc &&
+		b->dim[b->rank - 1].value == nc;
 }
 
 /* Does the bias input of node "n" fit: absent, or a float constant with
@@ -397,13 +410,7 @@ static int quantize_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 static int bias_fits(const struct ein_onnx_graph *g,
 	const struct ein_onnx_node *n, int64_t nc)
 {
-	const struct ein_onnx_tensor *b;
-
-	if (n->n_in < 3 || n->in[2] < 0)
-		return 1;
-	b = &g->tensor[n->in[2]];
-	return is_float_const(b) && ein_onnx_tensor_n_elem(b) == nc &&
-		b->dim[b->rank - 1].value == nc;
+	return n->n_in < 3 || n->in[2] < 0 || is_bias(&g->tensor[n->in[2]], nc);
 }
 
 /* The kind node "n" can have in int8 (Q_FLOAT if none), with *tb. */
@@ -434,6 +441,35 @@ static enum qkind int8_kind(const struct ein_onnx_graph *g,
 	return Q_FLOAT;
 }
 
+/* The node that alone reads tensor "t", if it is an "op" (Relu, or an
+ * Add of a bias of nc values, whose index goes to *bias) that the
+ * profile does not force to float and "t" is no graph output: its index,
+ * its output in *out; else 0. */
+static int fusable(struct ein_onnx_quant *q, const struct ein_onnx_graph *g,
+	int t, const char *op, int *out, int64_t nc, int *bias)
+{
+	const struct ein_onnx_node *m;
+	int last = -1, forced, b;
+
+	if (g->tensor[t].output || n_readers(g, t, &last) != 1 ||
+	    strcmp(g->node[last].op, op))
+		return 0;
+	m = &g->node[last];
+	if (m->n_out < 1 || m->out[0] < 0 ||
+	    forced_float(q, m->name, &forced) < 0 || forced)
+		return 0;
+	if (bias) {
+		if (m->n_in != 2 || m->in[0] < 0 || m->in[1] < 0)
+			return 0;
+		b = m->in[0] == t ? m->in[1] : m->in[0];
+		if (*bias >= 0 || !is_bias(&g->tensor[b], nc))
+			return 0;
+		*bias = b;
+	}
+	*out = m->out[0];
+	return last;
+}
+
 /* Plan node "pos": int8 if it can be, its input and output (or its
  * Relu's) have ranges, and the profile does not force it to float. */
 static int plan_node(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
@@ -441,7 +477,7 @@ static int plan_node(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 {
 	struct ein_onnx_node *n = &g->node[pos];
 	struct qnode *qn = &q->n[pos];
-	int forced, tb, last = -1, x, y;
+	int forced, tb, x;
 	enum qkind kind = qn->kind == Q_FUSED ? Q_FUSED : int8_kind(g, n, &tb);
 
 	if (forced_float(q, n->name, &forced) < 0)
@@ -449,21 +485,22 @@ static int plan_node(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 	if (kind == Q_FUSED || kind == Q_FLOAT || forced)
 		return 0;
 	x = n->in[0];
-	y = n->out[0];
-	qn->out = y;
-	if (!g->tensor[y].output && n_readers(g, y, &last) == 1 &&
-	    !strcmp(g->node[last].op, "Relu") && g->node[last].n_out > 0 &&
-	    g->node[last].out[0] >= 0 &&
-	    forced_float(q, g->node[last].name, &forced) == 0 && !forced) {
-		qn->out = g->node[last].out[0];
-		qn->relu = last;
+	qn->out = n->out[0];
+	qn->bias = n->n_in > 2 ? n->in[2] : -1;
+	if (kind == Q_MATMUL)
+		qn->add = fusable(q, g, qn->out, "Add", &qn->out,
+			g->tensor[n->in[1]].dim[1].value, &qn->bias);
+	qn->relu = fusable(q, g, qn->out, "Relu", &qn->out, 0, NULL);
+	if (!q->t[x].qp || !q->t[qn->out].qp) {
+		qn->relu = qn->add = 0;
+		return 0;
 	}
-	if (!q->t[x].qp || !q->t[qn->out].qp)
-		return (qn->relu = 0);
 	qn->kind = kind;
 	qn->tb = tb;
+	if (qn->add)
+		q->n[qn->add].kind = Q_FUSED;
 	if (qn->relu)
-		q->n[last].kind = Q_FUSED;
+		q->n[qn->relu].kind = Q_FUSED;
 	return quantize_weights(q, g, pos, q->t[x].scale,
 		q->t[qn->out].scale, kind == Q_GEMM ?
 		ein_onnx_node_float(n, "alpha", 1) : 1, kind == Q_GEMM ?
@@ -679,14 +716,13 @@ static int print_requant(struct ein_onnx_lower *l, const struct qnode *qn,
 		qn->relu ? qo->zp : 0);
 	g->tensor[qn->mq].used = g->tensor[qn->sq].used = 1;
 	ein_onnx_print_where(l, y, 0);
-	if (qn->relu)
-		o->rank = y->rank, memcpy(o->dim, y->dim, sizeof(o->dim));
 	return 0;
 }
 
-/* Gemm and MatMul on a matrix A: acc(i0, i1) +=! (A_q(i0, r0) - Z_a) *
- * W_q(r0, i1), W_q(i1, r0) with transB.  0 if done, 1 if A is not a
- * float matrix (then the node stays in float). */
+/* Gemm and MatMul on A (a matrix; for MatMul also a batch of them, its
+ * leading dimensions kept): acc(i..., j) +=! (A_q(i..., r0) - Z_a) *
+ * W_q(r0, j), W_q(j, r0) with transB.  0 if done, 1 if A is not a float
+ * tensor of such a shape (then the node stays in float). */
 static int lower_int8_matrix(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, const struct qnode *qn)
 {
@@ -694,27 +730,34 @@ static int lower_int8_matrix(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *a = &g->tensor[n->in[0]];
 	struct ein_onnx_tensor *w = &g->tensor[qn->wq], aq;
 	struct ein_onnx_tensor *y = &g->tensor[n->out[0]], acc;
-	struct ein_onnx_dim dim[2];
-	char name[256];
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	char name[256], ch[16];
+	int d, r = a->rank;
 
-	if (a->rank != 2 || a->dtype != EIN_ONNX_FLOAT ||
-	    !ein_onnx_dim_eq(a->dim[1], w->dim[qn->tb ? 1 : 0]))
+	if (r < 2 || (qn->kind == Q_GEMM && r != 2) ||
+	    a->dtype != EIN_ONNX_FLOAT ||
+	    !ein_onnx_dim_eq(a->dim[r - 1], w->dim[qn->tb ? 1 : 0]))
 		return 1;
 	if (need_q(l, a) < 0)
 		return -1;
-	dim[0] = a->dim[0];
-	dim[1] = w->dim[qn->tb ? 0 : 1];
-	ein_onnx_set_shape(y, EIN_ONNX_FLOAT, 2, dim);
+	memcpy(dim, a->dim, sizeof(dim));
+	dim[r - 1] = w->dim[qn->tb ? 0 : 1];
+	ein_onnx_set_shape(y, EIN_ONNX_FLOAT, r, dim);
 	aq = q_view(l, a);
 	acc = *y;
 	ein_onnx_aux_name(l, y, "acc", name, sizeof(name));
 	acc.id = name;
 	ein_onnx_print_lhs(l, &acc, "+=!");
-	fprintf(l->out, "(%s(i0, r0) - %d) * %s(%s)", aq.id,
-		l->quant->t[n->in[0]].zp, w->id, qn->tb ? "i1, r0" : "r0, i1");
+	fprintf(l->out, "(%s(", aq.id);
+	for (d = 0; d + 1 < r; ++d)
+		fprintf(l->out, "i%d, ", d);
+	snprintf(ch, sizeof(ch), "i%d", r - 1);
+	fprintf(l->out, "r0) - %d) * %s(%s%s%s)", l->quant->t[n->in[0]].zp,
+		w->id, qn->tb ? ch : "r0, ", qn->tb ? ", r0" : "",
+		qn->tb ? "" : ch);
 	w->used = 1;
 	ein_onnx_print_where(l, y, 0);
-	return print_requant(l, qn, y, name, "i1");
+	return print_requant(l, qn, y, name, ch);
 }
 
 /* Conv: the accumulation of ops_nn.c, then the requantisation. */
@@ -756,6 +799,20 @@ static int lower_float(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 	return 0;
 }
 
+/* A node fused into the int8 node before it: its output gets the shape
+ * of the input it computes with (the int8 node's result, not a
+ * constant); the int8 statements wrote its values. */
+static int fused(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *o = &l->g->tensor[n->out[0]];
+	const struct ein_onnx_tensor *in = &l->g->tensor[n->in[0]];
+
+	if (in->role == EIN_ONNX_CONST && n->n_in > 1)
+		in = &l->g->tensor[n->in[1]];
+	ein_onnx_set_shape(o, EIN_ONNX_FLOAT, in->rank, in->dim);
+	return 0;
+}
+
 int ein_onnx_quant_lower_node(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, const struct ein_onnx_op *op)
 {
@@ -763,13 +820,8 @@ int ein_onnx_quant_lower_node(struct ein_onnx_lower *l,
 	struct qnode *qn = &q->n[n - l->g->node];
 	int r = 1;
 
-	if (qn->kind == Q_FUSED) {
-		struct ein_onnx_tensor *o = &l->g->tensor[n->out[0]];
-
-		o->dtype = EIN_ONNX_FLOAT;
-		o->known = 1;
-		return 0;
-	}
+	if (qn->kind == Q_FUSED)
+		return fused(l, n);
 	if (qn->kind == Q_CONV)
 		r = lower_int8_conv(l, n, qn);
 	else if (qn->kind == Q_GEMM || qn->kind == Q_MATMUL)
@@ -780,6 +832,8 @@ int ein_onnx_quant_lower_node(struct ein_onnx_lower *l,
 	qn->kind = Q_FLOAT;
 	if (qn->relu)
 		q->n[qn->relu].kind = Q_FLOAT;
+	if (qn->add)
+		q->n[qn->add].kind = Q_FLOAT;
 	return lower_float(l, n, op);
 }
 

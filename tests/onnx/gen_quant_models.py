@@ -181,6 +181,36 @@ def convolutions():
                 ("sy", sy), ("zy", zy), ("b", b)])
 
 
+def ffn():
+    """For tests/quant.test (not in models.txt): a transformer layer's
+    feed-forward block in float, batch N of 4 tokens of 16: MatMul 16 -> 32,
+    bias, Relu, MatMul 32 -> 16, bias, the residual Add, LayerNormalization.
+    """
+    w1, b1 = RNG.uniform(-0.5, 0.5, (16, 32)), RNG.uniform(-0.1, 0.1, 32)
+    w2, b2 = RNG.uniform(-0.3, 0.3, (32, 16)), RNG.uniform(-0.1, 0.1, 16)
+    g, beta = RNG.uniform(0.5, 1.5, 16), RNG.uniform(-0.2, 0.2, 16)
+    nodes = [node("MatMul", ["x", "w1"], ["h"]),
+             helper.make_node("Add", ["h", "b1"], ["hb"], name="add_1"),
+             node("Relu", ["hb"], ["r"]),
+             helper.make_node("MatMul", ["r", "w2"], ["o"], name="matmul_2"),
+             helper.make_node("Add", ["o", "b2"], ["ob"], name="add_2"),
+             helper.make_node("Add", ["ob", "x"], ["s"], name="add_3"),
+             node("LayerNormalization", ["s", "g", "beta"], ["y"], axis=-1)]
+    inits = [(n, np.asarray(a, dtype=np.float32)) for n, a in
+             (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("g", g),
+              ("beta", beta))]
+    graph = helper.make_graph(
+        nodes, "ffn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4, 16])],
+        initializer=[numpy_helper.from_array(a, n) for n, a in inits])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(OUT, "ffn.onnx"))
+
+
+ffn()
 quantize_linear()
 dequantize_linear()
 matrices()
