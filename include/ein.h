@@ -538,7 +538,8 @@ ein_status ein_onnx_get_const(const ein_onnx *model, int pos, DLTensor *t);
  * Gemm and MatMul with constant weights become uint8 x int8 products
  * accumulated in int32 and requantised with qmul (per output channel
  * for the weights, quantised at import), each fused with a Relu that
- * alone reads its result; every other operator stays in float, with
+ * alone reads its result (and a MatMul with the Add of a constant bias
+ * vector that alone reads it); every other operator stays in float, with
  * quantisation and dequantisation statements at the boundaries.
  * Nodes the profile's "precision" object names with "float" stay in
  * float.  The quantised weights, multipliers and shifts are weights of
