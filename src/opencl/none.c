@@ -24,12 +24,36 @@ void ein_ocl_code_free(struct ein_ocl_code *code)
 	(void) code;
 }
 
+/* Something to free, so that a context is the same with or without
+ * OpenCL. */
+struct ein_ocl_devices {
+	int unused;
+};
+
+struct ein_ocl_devices *ein_ocl_devices_alloc(void)
+{
+	return calloc(1, sizeof(struct ein_ocl_devices));
+}
+
+void ein_ocl_devices_free(struct ein_ocl_devices *list)
+{
+	free(list);
+}
+
+int ein_ocl_resolve(ein_ctx *ctx, int *platform, int *device)
+{
+	(void) platform;
+	(void) device;
+	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: ein was built without "
+		"OpenCL (configure --with-opencl)");
+	return -1;
+}
+
 int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
-	void *const *ptr, const size_t *bytes, const int64_t *sizes)
+	const struct ein_ocl_arg *arg, const int64_t *sizes)
 {
 	(void) code;
-	(void) ptr;
-	(void) bytes;
+	(void) arg;
 	(void) sizes;
 	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: not built in");
 	return -1;

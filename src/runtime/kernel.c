@@ -76,6 +76,10 @@ static char *cache_key(ein_kernel *k, const ein_options *opts)
 	char *target = NULL;
 
 	if (ein_options_get_opencl(opts, &p, &d)) {
+		/* The device itself, not "the default": EIN_OPENCL_DEVICE
+		 * may name another one at the next compile. */
+		if (ein_ocl_resolve(k->ctx, &p, &d) < 0)
+			return NULL;
 		if (asprintf(&target, "opencl:%d:%d", p, d) < 0)
 			target = NULL;
 	} else {
@@ -507,17 +511,15 @@ static ein_status run_device(ein_kernel *k, DLTensor *const *tensors,
 	const int64_t *sizes)
 {
 	int n = k->func->n_tensor, i;
-	void *ptr[n + 1];
-	size_t bytes[n + 1];
+	struct ein_ocl_arg arg[n + 1];
 
-	memset(ptr, 0, sizeof(ptr));
-	memset(bytes, 0, sizeof(bytes));
+	memset(arg, 0, sizeof(arg));
 	for (i = 0; i < k->n_arg; ++i) {
-		ptr[k->arg[i]] = tensor_data(tensors[i]);
-		bytes[k->arg[i]] = (size_t) n_elements(tensors[i]) *
+		arg[k->arg[i]].host = tensor_data(tensors[i]);
+		arg[k->arg[i]].bytes = (size_t) n_elements(tensors[i]) *
 			((tensors[i]->dtype.bits + 7) / 8);
 	}
-	if (ein_ocl_code_run(k->ctx, k->code->job.ocl, ptr, bytes, sizes) < 0)
+	if (ein_ocl_code_run(k->ctx, k->code->job.ocl, arg, sizes) < 0)
 		return EIN_ERROR_DEVICE;
 	return EIN_OK;
 }

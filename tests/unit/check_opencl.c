@@ -1,0 +1,234 @@
+/*
+ * check_opencl.c: the OpenCL runtime through the library (issue 20,
+ * docs/opencl.md) on the machine's OpenCL device (PoCL in CI): calls at
+ * growing and shrinking sizes (kept buffers reused or replaced),
+ * concurrent calls on one kernel and on two, every result against the
+ * reference interpreter.  Exits 77 (skipped) only when no OpenCL device
+ * exists.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ein.h"
+#include "testutil.h"
+
+static const char matmul_src[] =
+	"def matmul(float32(M, K) A, float32(K, N) B) -> (C) {\n"
+	"    C(i, j) +=! A(i, k) * B(k, j)\n"
+	"}\n"
+	"def scale(float32(N) X) -> (Y) {\n"
+	"    Y(i) = 2 * X(i) + 1\n"
+	"}\n";
+
+/* Compile "def" of "prog" (in "ctx") for the OpenCL target. */
+static ein_kernel *compile_cl(ein_ctx *ctx, ein_program *prog,
+	const char *def)
+{
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k;
+
+	ck_assert_int_eq(ein_options_set_target(opts, "opencl"), EIN_OK);
+	k = ein_kernel_compile_with(prog, def, opts);
+	ein_options_free(opts);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	return k;
+}
+
+/* The largest difference between "a" and "b". */
+static double max_diff(const struct tt *a, const struct tt *b)
+{
+	double d = 0;
+	int64_t i;
+
+	for (i = 0; i < a->n; ++i)
+		if (a->f[i] - b->f[i] > d || b->f[i] - a->f[i] > d)
+			d = a->f[i] > b->f[i] ? a->f[i] - b->f[i] :
+				b->f[i] - a->f[i];
+	return d;
+}
+
+/* Run matmul "k" at M x K . K x N on the device and with the reference,
+ * from inputs drawn from "seed"; return the largest difference, or 1e30
+ * if a call failed (no assertion: threads call this too). */
+static double matmul_once(ein_kernel *k, int64_t m, int64_t n, int64_t kk,
+	uint64_t seed)
+{
+	int64_t sa[2] = { m, kk }, sb[2] = { kk, n }, sc[2] = { m, n };
+	int64_t sizes[3];
+	struct tt a, b, c, ref;
+	DLTensor *t[3] = { &a.dl, &b.dl, &c.dl };
+	double d;
+	int i;
+
+	for (i = 0; i < 3; ++i) {
+		const char *name = ein_kernel_get_size_name(k, i);
+
+		sizes[i] = !strcmp(name, "M") ? m : !strcmp(name, "N") ? n : kk;
+	}
+	tt_alloc(&a, 2, sa);
+	tt_alloc(&b, 2, sb);
+	tt_alloc(&c, 2, sc);
+	tt_alloc(&ref, 2, sc);
+	tt_randomize(&a, seed);
+	tt_randomize(&b, seed + 1);
+	tt_randomize(&c, seed + 2);
+	d = ein_kernel_call(k, t, 3, sizes, 3) == EIN_OK ? 0 : 1e30;
+	t[2] = &ref.dl;
+	if (ein_kernel_call_reference(k, t, 3, sizes, 3) != EIN_OK)
+		d = 1e30;
+	if (d == 0)
+		d = max_diff(&c, &ref);
+	tt_free(&a);
+	tt_free(&b);
+	tt_free(&c);
+	tt_free(&ref);
+	return d;
+}
+
+/* Calls at sizes that grow (the kept buffers are replaced), shrink (they
+ * are reused, larger than needed) and grow again, each against the
+ * reference: a stale or short buffer would show in the result. */
+START_TEST(buffers_reused)
+{
+	static const int64_t size[][3] = {
+		{ 5, 4, 3 }, { 37, 29, 13 }, { 3, 2, 7 }, { 37, 29, 13 },
+		{ 64, 65, 33 }, { 1, 1, 1 },
+	};
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "mm.ein");
+	ein_kernel *k;
+	size_t i;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	k = compile_cl(ctx, prog, "matmul");
+	for (i = 0; i < sizeof(size) / sizeof(size[0]); ++i)
+		ck_assert_msg(matmul_once(k, size[i][0], size[i][1],
+			size[i][2], 10 * i) < 1e-4, "call %zu", i);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+#define N_THREAD 3
+#define N_CALL 6
+
+/* k: the kernel a thread calls (matmul or scale); id: the thread's
+ * number; bad: how many of its calls were wrong. */
+struct worker {
+	ein_kernel *k;
+	int id;
+	int bad;
+};
+
+/* Calls of scale at sizes of its own, against 2 x + 1. */
+static void scale_calls(struct worker *w)
+{
+	int c;
+
+	for (c = 0; c < N_CALL; ++c) {
+		int64_t n = 17 + 13 * w->id + c, i;
+		struct tt x, y;
+		DLTensor *t[2] = { &x.dl, &y.dl };
+
+		tt_alloc(&x, 1, &n);
+		tt_alloc(&y, 1, &n);
+		tt_randomize(&x, 100 * w->id + c);
+		if (ein_kernel_call(w->k, t, 2, &n, 1) != EIN_OK)
+			w->bad++;
+		for (i = 0; i < n; ++i)
+			if (y.f[i] != 2 * x.f[i] + 1) {
+				w->bad++;
+				break;
+			}
+		tt_free(&x);
+		tt_free(&y);
+	}
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	int c;
+
+	if (!strcmp(ein_kernel_get_tensor_name(w->k, 0), "X")) {
+		scale_calls(w);
+		return NULL;
+	}
+	for (c = 0; c < N_CALL; ++c)
+		if (!(matmul_once(w->k, 9 + w->id + c, 11 + c, 5 + w->id,
+				1000 * w->id + c) < 1e-4))
+			w->bad++;
+	return NULL;
+}
+
+/* Threads calling one matmul kernel and, at the same time, a scale
+ * kernel on the same device (so the same OpenCL queue): each call's
+ * result is its own. */
+START_TEST(concurrent_calls)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "mm.ein");
+	struct worker w[N_THREAD + 1];
+	pthread_t tid[N_THREAD + 1];
+	ein_kernel *mm, *sc;
+	int i;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	mm = compile_cl(ctx, prog, "matmul");
+	sc = compile_cl(ctx, prog, "scale");
+	for (i = 0; i <= N_THREAD; ++i) {
+		w[i].k = i < N_THREAD ? mm : sc;
+		w[i].id = i;
+		w[i].bad = 0;
+		ck_assert_int_eq(pthread_create(&tid[i], NULL, &work, &w[i]),
+			0);
+	}
+	for (i = 0; i <= N_THREAD; ++i) {
+		ck_assert_int_eq(pthread_join(tid[i], NULL), 0);
+		ck_assert_msg(w[i].bad == 0, "thread %d: %d of %d calls wrong",
+			i, w[i].bad, N_CALL);
+	}
+	ein_kernel_free(mm);
+	ein_kernel_free(sc);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* Is there an OpenCL device to test on? */
+static int have_device(void)
+{
+	char *text = ein_opencl_devices();
+	int yes = text && strstr(text, "opencl:");
+
+	free(text);
+	return yes;
+}
+
+int main(void)
+{
+	Suite *s = suite_create("opencl");
+	TCase *tc = tcase_create("opencl");
+	SRunner *sr;
+	int failed;
+
+	if (!have_device()) {
+		fprintf(stderr, "SKIP: no OpenCL device\n");
+		return 77;
+	}
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, buffers_reused);
+	tcase_add_test(tc, concurrent_calls);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	/* The device check above started the OpenCL driver's threads, which
+	 * a forked child would not have (PoCL hangs there). */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
