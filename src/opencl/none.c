@@ -59,6 +59,26 @@ int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
 	return -1;
 }
 
+void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
+	void **queue)
+{
+	(void) code;
+	*context = NULL;
+	*queue = NULL;
+}
+
+int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
+	void *mem, size_t bytes, const char *name, int pos)
+{
+	(void) code;
+	(void) mem;
+	(void) bytes;
+	(void) pos;
+	ein_error(ctx, EIN_ERROR_DEVICE, "tensor '%s': OpenCL is not built "
+		"in", name);
+	return -1;
+}
+
 int ein_ocl_list_devices(FILE *out)
 {
 	(void) out;

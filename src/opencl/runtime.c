@@ -35,6 +35,7 @@
 	F(Finish) \
 	F(GetDeviceIDs) \
 	F(GetDeviceInfo) \
+	F(GetMemObjectInfo) \
 	F(GetPlatformIDs) \
 	F(GetPlatformInfo) \
 	F(GetProgramBuildInfo) \
@@ -631,6 +632,47 @@ int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
 		ok = cl_error(ctx, "clFinish", err);
 	pthread_mutex_unlock(&code->lock);
 	return ok;
+}
+
+void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
+	void **queue)
+{
+	*context = code->device->context;
+	*queue = code->device->queue;
+}
+
+int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
+	void *mem, size_t bytes, const char *name, int pos)
+{
+	cl_context owner = NULL;
+	size_t size = 0;
+	cl_int err;
+
+	err = api.GetMemObjectInfo((cl_mem) mem, CL_MEM_CONTEXT,
+		sizeof(owner), &owner, NULL);
+	if (err == CL_SUCCESS)
+		err = api.GetMemObjectInfo((cl_mem) mem, CL_MEM_SIZE,
+			sizeof(size), &size, NULL);
+	if (err != CL_SUCCESS) {
+		ein_error(ctx, EIN_ERROR_DEVICE, "tensor '%s' (argument %d): "
+			"its data is not a cl_mem (clGetMemObjectInfo: error "
+			"%d)", name, pos, (int) err);
+		return -1;
+	}
+	if (owner != code->device->context) {
+		ein_error(ctx, EIN_ERROR_DEVICE, "tensor '%s' (argument %d): "
+			"its cl_mem belongs to another OpenCL context than "
+			"the kernel's (create it in the context "
+			"ein_kernel_get_opencl gives)", name, pos);
+		return -1;
+	}
+	if (size < bytes) {
+		ein_error(ctx, EIN_ERROR_DEVICE, "tensor '%s' (argument %d): "
+			"its cl_mem holds %zu bytes, the tensor needs %zu",
+			name, pos, size, bytes);
+		return -1;
+	}
+	return 0;
 }
 
 /* The target class of a device: opencl-<vendor> from its platform's

@@ -60,6 +60,15 @@ void ein_ocl_code_free(struct ein_ocl_code *code);
  * Returns -1 after reporting EIN_ERROR_DEVICE. */
 int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
 	const struct ein_ocl_arg *arg, const int64_t *sizes);
+/* The OpenCL context and queue of the device of "code" (the ein
+ * context's), as cl_context and cl_command_queue. */
+void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
+	void **queue);
+/* Check that "mem", the data of tensor "name" (argument "pos"), is a
+ * cl_mem of the context of "code" holding at least "bytes".  Returns -1
+ * after reporting EIN_ERROR_DEVICE. */
+int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
+	void *mem, size_t bytes, const char *name, int pos);
 /* Print every OpenCL platform and device, one a line as "P:D", the
  * device's name, type and target class ("opencl-pocl", "opencl-nvidia",
  * ...).  Returns the number of devices, -1 if OpenCL fails. */

@@ -2,15 +2,22 @@
  * check_opencl.c: the OpenCL runtime through the library (issue 20,
  * docs/opencl.md) on the machine's OpenCL device (PoCL in CI): calls at
  * growing and shrinking sizes (kept buffers reused or replaced),
- * concurrent calls on one kernel and on two, every result against the
- * reference interpreter.  Exits 77 (skipped) only when no OpenCL device
- * exists.
+ * concurrent calls on one kernel and on two, kDLOpenCL tensors (cl_mem
+ * buffers of the kernel's context, alone and mixed with host tensors),
+ * every result against the reference interpreter; tensors on the wrong
+ * device or of another context are errors.  Exits 77 (skipped) only when
+ * no OpenCL device exists.
+ *
+ * The test makes its cl_mem with its own libOpenCL: the ICD loader
+ * dispatches through the context's table to the driver that ein loaded.
  */
+#define CL_TARGET_OPENCL_VERSION 120
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <CL/cl.h>
 #include "ein.h"
 #include "testutil.h"
 
@@ -198,6 +205,180 @@ START_TEST(concurrent_calls)
 }
 END_TEST
 
+/* A kDLOpenCL tensor "t" of "shape" over a new buffer of "context",
+ * holding "bytes" (at least the tensor's) filled from "host" if not
+ * NULL, through "queue". */
+static cl_mem device_tensor(DLTensor *t, int ndim, int64_t *shape,
+	cl_context context, cl_command_queue queue, size_t bytes,
+	const float *host)
+{
+	cl_int err;
+	cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, NULL,
+		&err);
+
+	ck_assert_msg(mem != NULL, "clCreateBuffer: %d", (int) err);
+	if (host)
+		ck_assert_int_eq(clEnqueueWriteBuffer(queue, mem, CL_TRUE, 0,
+			bytes, host, 0, NULL, NULL), CL_SUCCESS);
+	memset(t, 0, sizeof(*t));
+	t->data = mem;
+	t->device.device_type = kDLOpenCL;
+	t->ndim = ndim;
+	t->shape = shape;
+	t->dtype.code = kDLFloat;
+	t->dtype.bits = 32;
+	t->dtype.lanes = 1;
+	return mem;
+}
+
+/* matmul on device tensors, on a mix of device and host tensors, against
+ * the reference; the two kernels of a context share its OpenCL context
+ * and queue. */
+START_TEST(device_tensors)
+{
+	int64_t sa[2] = { 7, 5 }, sb[2] = { 5, 9 }, sc[2] = { 7, 9 };
+	int64_t sizes[3];
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "mm.ein");
+	ein_kernel *k, *sc_k;
+	void *context, *queue, *context2, *queue2;
+	struct tt a, b, c, ref;
+	DLTensor da, db, dc, *t[3];
+	cl_mem ma, mb, mc;
+	int i, mix;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	k = compile_cl(ctx, prog, "matmul");
+	sc_k = compile_cl(ctx, prog, "scale");
+	ck_assert_int_eq(ein_kernel_get_opencl(k, &context, &queue), EIN_OK);
+	ck_assert_int_eq(ein_kernel_get_opencl(sc_k, &context2, &queue2),
+		EIN_OK);
+	ck_assert_ptr_eq(context, context2);
+	ck_assert_ptr_eq(queue, queue2);
+	for (i = 0; i < 3; ++i) {
+		const char *name = ein_kernel_get_size_name(k, i);
+
+		sizes[i] = !strcmp(name, "M") ? 7 : !strcmp(name, "N") ? 9 : 5;
+	}
+	tt_alloc(&a, 2, sa);
+	tt_alloc(&b, 2, sb);
+	tt_alloc(&c, 2, sc);
+	tt_alloc(&ref, 2, sc);
+	tt_randomize(&a, 1);
+	tt_randomize(&b, 2);
+	t[0] = &a.dl;
+	t[1] = &b.dl;
+	t[2] = &ref.dl;
+	ck_assert_int_eq(ein_kernel_call_reference(k, t, 3, sizes, 3), EIN_OK);
+	ma = device_tensor(&da, 2, sa, context, queue, a.n * 4, a.f);
+	mb = device_tensor(&db, 2, sb, context, queue, b.n * 4, b.f);
+	mc = device_tensor(&dc, 2, sc, context, queue, c.n * 4, NULL);
+	/* mix 0: all on the device; 1: A and C on the host; 2: B only. */
+	for (mix = 0; mix < 3; ++mix) {
+		memset(c.f, 0, c.n * sizeof(float));
+		t[0] = mix == 1 ? &a.dl : &da;
+		t[1] = mix == 2 ? &b.dl : &db;
+		t[2] = mix == 1 ? &c.dl : &dc;
+		ck_assert_msg(ein_kernel_call(k, t, 3, sizes, 3) == EIN_OK,
+			"mix %d: %s", mix, ein_ctx_last_error(ctx));
+		if (t[2] == &dc)
+			ck_assert_int_eq(clEnqueueReadBuffer(queue, mc, CL_TRUE,
+				0, c.n * 4, c.f, 0, NULL, NULL), CL_SUCCESS);
+		ck_assert_msg(max_diff(&c, &ref) < 1e-4, "mix %d", mix);
+	}
+	clReleaseMemObject(ma);
+	clReleaseMemObject(mb);
+	clReleaseMemObject(mc);
+	tt_free(&a);
+	tt_free(&b);
+	tt_free(&c);
+	tt_free(&ref);
+	ein_kernel_free(k);
+	ein_kernel_free(sc_k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* Call "k" on X, Y expecting "status" and a message holding "text". */
+static void expect_error(ein_ctx *ctx, ein_kernel *k, DLTensor *x,
+	DLTensor *y, int64_t n, ein_status status, const char *text)
+{
+	DLTensor *t[2] = { x, y };
+
+	ck_assert_int_eq(ein_kernel_call(k, t, 2, &n, 1), status);
+	ck_assert_msg(strstr(ein_ctx_last_error(ctx), text) != NULL,
+		"'%s' lacks '%s'", ein_ctx_last_error(ctx), text);
+}
+
+/* Tensors the kernel cannot take: on another device type, at an offset
+ * in their cl_mem, in a buffer too small, of another ein context's
+ * OpenCL context, or one cl_mem as input and output; the reference
+ * takes host tensors only; a CPU kernel has no OpenCL queue. */
+START_TEST(wrong_device)
+{
+	int64_t n = 16;
+	ein_ctx *ctx = ein_ctx_alloc(), *ctx2 = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "mm.ein");
+	ein_program *prog2 = ein_program_parse(ctx2, matmul_src, "mm.ein");
+	ein_kernel *k = compile_cl(ctx, prog, "scale");
+	ein_kernel *k2 = compile_cl(ctx2, prog2, "scale");
+	ein_kernel *cpu = ein_kernel_compile(prog, "scale");
+	void *context, *queue, *context2, *queue2;
+	struct tt x, y;
+	DLTensor dx, dy, small, other;
+	DLTensor *t[2] = { &dx, &dy };
+	cl_mem mem[4];
+
+	ck_assert_ptr_nonnull(cpu);
+	ck_assert_int_eq(ein_kernel_get_opencl(k, &context, &queue), EIN_OK);
+	ck_assert_int_eq(ein_kernel_get_opencl(k2, &context2, &queue2),
+		EIN_OK);
+	ck_assert_ptr_ne(context, context2);
+	ck_assert_int_eq(ein_kernel_get_opencl(cpu, &context2, NULL),
+		EIN_ERROR_INVALID);
+	tt_alloc(&x, 1, &n);
+	tt_alloc(&y, 1, &n);
+	mem[0] = device_tensor(&dx, 1, &n, context, queue, 64, x.f);
+	mem[1] = device_tensor(&dy, 1, &n, context, queue, 64, NULL);
+	mem[2] = device_tensor(&small, 1, &n, context, queue, 60, NULL);
+	mem[3] = device_tensor(&other, 1, &n, context2, queue2, 64, NULL);
+	x.dl.device.device_type = kDLCUDA;
+	expect_error(ctx, k, &x.dl, &y.dl, n, EIN_ERROR_DEVICE,
+		"tensor 'X' (argument 0) is on DLPack device type 2, but kernel "
+		"'scale' runs on an OpenCL device");
+	x.dl.device.device_type = kDLCPU;
+	expect_error(ctx, cpu, &x.dl, &dy, n, EIN_ERROR_DEVICE,
+		"tensor 'Y' (argument 1) is on DLPack device type 4 "
+		"(kDLOpenCL), but kernel 'scale' runs on the CPU");
+	dy.byte_offset = 4;
+	expect_error(ctx, k, &x.dl, &dy, n, EIN_ERROR_DEVICE,
+		"has byte_offset 4");
+	dy.byte_offset = 0;
+	expect_error(ctx, k, &x.dl, &small, n, EIN_ERROR_DEVICE,
+		"its cl_mem holds 60 bytes, the tensor needs 64");
+	expect_error(ctx, k, &other, &y.dl, n, EIN_ERROR_DEVICE,
+		"belongs to another OpenCL context");
+	expect_error(ctx, k, &dx, &dx, n, EIN_ERROR_SHAPE,
+		"shares memory with input 'X'");
+	ck_assert_int_eq(ein_kernel_call_reference(k, t, 2, &n, 1),
+		EIN_ERROR_DEVICE);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+		"takes host (kDLCPU) tensors only"));
+	for (n = 0; n < 4; ++n)
+		clReleaseMemObject(mem[n]);
+	tt_free(&x);
+	tt_free(&y);
+	ein_kernel_free(k);
+	ein_kernel_free(k2);
+	ein_kernel_free(cpu);
+	ein_program_free(prog);
+	ein_program_free(prog2);
+	ein_ctx_free(ctx);
+	ein_ctx_free(ctx2);
+}
+END_TEST
+
 /* Is there an OpenCL device to test on? */
 static int have_device(void)
 {
@@ -222,6 +403,8 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, buffers_reused);
 	tcase_add_test(tc, concurrent_calls);
+	tcase_add_test(tc, device_tensors);
+	tcase_add_test(tc, wrong_device);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	/* The device check above started the OpenCL driver's threads, which
