@@ -254,7 +254,10 @@ static const struct help_cmd cmds[] = {
 	{ "devices", "", "list the OpenCL platforms and devices",
 	  "Lists the OpenCL platforms and their devices as opencl:P:D, the "
 	  "value of --target and EIN_OPENCL_DEVICE that selects each, with "
-	  "its name, type and target class.", no_opts, 0 },
+	  "its name, type and target class (opencl-nvidia, opencl-amd, "
+	  "opencl-intel, opencl-pocl or opencl-generic: schedule files are "
+	  "looked up in schedules/<class>/, then schedules/opencl-generic/).",
+	  no_opts, 0 },
 	{ "version", "", "print the version and the host's target",
 	  "Prints the version and the host's target name, the directory of "
 	  "schedules/ that lookup searches.", no_opts, 0 },

@@ -79,6 +79,13 @@ int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
 	return -1;
 }
 
+const char *ein_ocl_device_class(int platform, int device)
+{
+	(void) platform;
+	(void) device;
+	return "opencl-generic";
+}
+
 int ein_ocl_list_devices(FILE *out)
 {
 	(void) out;

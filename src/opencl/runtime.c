@@ -675,8 +675,9 @@ int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
 	return 0;
 }
 
-/* The target class of a device: opencl-<vendor> from its platform's
- * name, as schedule files are looked up. */
+/* The target class of a device (runtime.h): PoCL by its platform's
+ * name, whatever the device; a GPU by its vendor; anything else generic
+ * (a vendor's CPU runtime has nothing of its GPUs' schedules). */
 static const char *device_class(cl_platform_id p, cl_device_id d)
 {
 	char name[256] = "", vendor[256] = "";
@@ -685,6 +686,8 @@ static const char *device_class(cl_platform_id p, cl_device_id d)
 	api.GetDeviceInfo(d, CL_DEVICE_VENDOR, sizeof(vendor) - 1, vendor, NULL);
 	if (strcasestr(name, "portable") || strcasestr(name, "pocl"))
 		return "opencl-pocl";
+	if (!is_type(d, CL_DEVICE_TYPE_GPU))
+		return "opencl-generic";
 	if (strcasestr(vendor, "nvidia"))
 		return "opencl-nvidia";
 	if (strcasestr(vendor, "amd") || strcasestr(vendor, "advanced micro"))
@@ -694,14 +697,24 @@ static const char *device_class(cl_platform_id p, cl_device_id d)
 	return "opencl-generic";
 }
 
+const char *ein_ocl_device_class(int platform, int device)
+{
+	cl_platform_id p[MAX_CL];
+	cl_device_id dev;
+	cl_uint np;
+
+	if (select_device(NULL, &platform, &device, &dev) < 0)
+		return "opencl-generic";
+	platforms(p, &np);
+	return device_class(p[platform], dev);
+}
+
 static const char *type_name(cl_device_id d)
 {
-	cl_device_type type = 0;
-
-	api.GetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-	return type & CL_DEVICE_TYPE_GPU ? "gpu" :
-		type & CL_DEVICE_TYPE_CPU ? "cpu" :
-		type & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "other";
+	return is_type(d, CL_DEVICE_TYPE_GPU) ? "gpu" :
+		is_type(d, CL_DEVICE_TYPE_CPU) ? "cpu" :
+		is_type(d, CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator" :
+		"other";
 }
 
 int ein_ocl_list_devices(FILE *out)

@@ -69,6 +69,13 @@ void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
  * after reporting EIN_ERROR_DEVICE. */
 int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
 	void *mem, size_t bytes, const char *name, int pos);
+/* The target class of device "device" of platform "platform" (-1: the
+ * default device), the directory schedules/<class>/ its schedule files
+ * are looked up in (sched/lookup.h): "opencl-pocl" for any device of
+ * PoCL, "opencl-nvidia", "opencl-amd" or "opencl-intel" for a GPU of that
+ * vendor, else "opencl-generic" (also when there is no such device: the
+ * compile reports that). */
+const char *ein_ocl_device_class(int platform, int device);
 /* Print every OpenCL platform and device, one a line as "P:D", the
  * device's name, type and target class ("opencl-pocl", "opencl-nvidia",
  * ...).  Returns the number of devices, -1 if OpenCL fails. */
