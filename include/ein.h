@@ -448,8 +448,16 @@ ein_aot *ein_aot_alloc(ein_program *prog);
 void ein_aot_free(ein_aot *aot);
 /* Generate code for target "name": "host" (the default), "x86_64" (any
  * x86-64), "x86_64-avx2" (Haswell and later), "x86_64-avx512" (Skylake-X
- * and later) or "aarch64" (ARMv8-A with NEON).  EIN_ERROR_INVALID for
- * another name, or once a definition was added. */
+ * and later) or "aarch64" (ARMv8-A with NEON); or "opencl" (also
+ * "opencl:P:D", the same: the device is chosen when the program runs):
+ * the object holds each kernel's OpenCL C and host code for the host,
+ * NAME taking host arrays as on the CPU and NAME_cl(cl_command_queue,
+ * cl_mem..., sizes...) taking buffers of the queue's context, both
+ * calling libein_rt's OpenCL runtime (link with -lein_rt -lOpenCL;
+ * docs/opencl.md), and the header declares and documents both.  Schedule
+ * files are looked up as for an OpenCL device of class opencl-generic
+ * (or of the device the machine has), else the default GPU mapping.
+ * EIN_ERROR_INVALID for another name, or once a definition was added. */
 ein_status ein_aot_set_target(ein_aot *aot, const char *name);
 /* Generate code for an LLVM triple ("aarch64-unknown-linux-gnu"), CPU
  * ("cortex-a72"; NULL: generic) and features ("+neon,+dotprod"; NULL:
