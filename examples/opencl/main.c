@@ -175,10 +175,12 @@ int main(void)
 	bad |= check_softmax(1, 5);
 	bad |= check_matmul_cl(dev, 37, 13, 29);
 	bad |= check_matmul_cl(dev, 5, 7, 3);
-	/* Sizes below 1 and a NULL pointer are refused before any device
-	 * work. */
+	/* Sizes below 1, a NULL pointer and a NULL queue are refused
+	 * before any device work. */
 	if (softmax(x, x + 2, 0, 2) != EIN_AOT_ERROR_SIZE ||
-	    softmax(NULL, x, 1, 2) != EIN_AOT_ERROR_NULL) {
+	    softmax(NULL, x, 1, 2) != EIN_AOT_ERROR_NULL ||
+	    softmax_cl(NULL, (cl_mem) x, (cl_mem) (x + 2), 1, 2) !=
+	    EIN_AOT_ERROR_NULL) {
 		printf("invalid arguments were not refused\n");
 		bad = 1;
 	}

@@ -281,6 +281,10 @@ static int kernel_args(struct wrap_emit *w, LLVMModuleRef m,
 	if (spec->queue)
 		args[n++] = queue ? LLVMGetParam(fn, 0) : LLVMConstPointerNull(
 			LLVMPointerTypeInContext(LLVMGetModuleContext(m), 0));
+	/* A NULL queue would mean host arrays to the kernel. */
+	if (queue)
+		return_unless(w, fn, LLVMBuildIsNotNull(w->b, args[0], ""),
+			EIN_WRAP_ERROR_NULL);
 	for (i = 0; i < func->n_tensor; ++i) {
 		if (func->tensor[i].role == EIN_ROLE_TEMP)
 			continue;
