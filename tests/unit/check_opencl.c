@@ -5,7 +5,8 @@
  * concurrent calls on one kernel and on two, kDLOpenCL tensors (cl_mem
  * buffers of the kernel's context, alone and mixed with host tensors),
  * every result against the reference interpreter; tensors on the wrong
- * device or of another context are errors.  Exits 77 (skipped) only when
+ * device or of another context are errors; a second compile of the same
+ * definition for the device is a compile-cache hit (no device build).  Exits 77 (skipped) only when
  * no OpenCL device exists.
  *
  * The test makes its cl_mem with its own libOpenCL: the ICD loader
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <CL/cl.h>
 #include "ein.h"
+#include "ctx.h"
+#include "runtime/cache.h"
 #include "testutil.h"
 
 static const char matmul_src[] =
@@ -379,6 +382,42 @@ START_TEST(wrong_device)
 }
 END_TEST
 
+/* The same definition compiled twice for the device (the default, here
+ * EIN_OPENCL_DEVICE=0:0, and that device named) is built once: the
+ * second compile is a hit of the context's compile cache, sharing the
+ * first's program; a kernel compiled for the CPU is another entry. */
+START_TEST(program_cached)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "mm.ein");
+	ein_options *opts = ein_options_alloc();
+	struct ein_cache_stats before, after;
+	ein_kernel *k1, *k2, *cpu;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	setenv("EIN_OPENCL_DEVICE", "0:0", 1);
+	k1 = compile_cl(ctx, prog, "scale");
+	unsetenv("EIN_OPENCL_DEVICE");
+	before = ein_cache_get_stats(ein_ctx_get_cache(ctx));
+	ck_assert_int_eq(ein_options_set_target(opts, "opencl:0:0"), EIN_OK);
+	k2 = ein_kernel_compile_with(prog, "scale", opts);
+	ck_assert_msg(k2 != NULL, "%s", ein_ctx_last_error(ctx));
+	after = ein_cache_get_stats(ein_ctx_get_cache(ctx));
+	ck_assert_int_eq(after.hits - before.hits, 1);
+	ck_assert_int_eq(after.misses - before.misses, 0);
+	cpu = ein_kernel_compile(prog, "scale");
+	ck_assert_ptr_nonnull(cpu);
+	ck_assert_int_eq(ein_cache_get_stats(ein_ctx_get_cache(ctx)).misses -
+		after.misses, 1);
+	ein_kernel_free(k1);
+	ein_kernel_free(k2);
+	ein_kernel_free(cpu);
+	ein_options_free(opts);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* Is there an OpenCL device to test on? */
 static int have_device(void)
 {
@@ -405,6 +444,7 @@ int main(void)
 	tcase_add_test(tc, concurrent_calls);
 	tcase_add_test(tc, device_tensors);
 	tcase_add_test(tc, wrong_device);
+	tcase_add_test(tc, program_cached);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	/* The device check above started the OpenCL driver's threads, which
