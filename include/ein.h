@@ -316,9 +316,31 @@ ein_status ein_kernel_tensor_shape(ein_kernel *kernel, int pos,
  * the last failure's.  The tensors are the caller's and are not kept.
  * Thread-safe: one kernel may be called from several threads
  * at once, each with its own output tensors (the checks of the arguments
- * take a lock of the context; the generated code runs unlocked). */
+ * take a lock of the context; the generated code runs unlocked).
+ *
+ * A kernel compiled for OpenCL (ein_options_set_target) also takes
+ * tensors already on its device: device type kDLOpenCL, "data" a cl_mem
+ * of the context ein_kernel_get_opencl gives, byte_offset 0, holding at
+ * least the tensor's bytes; they are used in place, without a copy (an
+ * output's result stays on the device).  Host (kDLCPU) tensors are
+ * copied in and the outputs back; one call may mix both.  When the call
+ * returns, the device has finished it.  A tensor on another device type,
+ * a kDLOpenCL tensor given to a CPU kernel, a cl_mem of another context
+ * or one too small is EIN_ERROR_DEVICE, with a message naming the
+ * tensor. */
 ein_status ein_kernel_call(ein_kernel *kernel, DLTensor *const *tensors,
 	int n_tensor, const int64_t *sizes, int n_size);
+
+/* The OpenCL context and in-order command queue that "kernel", compiled
+ * for OpenCL, runs on, as a cl_context in *context and a
+ * cl_command_queue in *queue (either pointer may be NULL): one per device
+ * and ein context, shared by its kernels, owned by the ein context (do
+ * not release them; clRetainContext to keep one longer).  Create the
+ * cl_mem of kDLOpenCL tensors in this context; enqueue work on them on
+ * this queue (or wait for it) to order it with the calls.
+ * EIN_ERROR_INVALID for a NULL kernel or one compiled for the CPU. */
+ein_status ein_kernel_get_opencl(ein_kernel *kernel, void **context,
+	void **queue);
 
 /* The number of floating-point operations one call performs at "sizes"
  * (arithmetic operations, comparisons and function calls with a float
@@ -426,8 +448,16 @@ ein_aot *ein_aot_alloc(ein_program *prog);
 void ein_aot_free(ein_aot *aot);
 /* Generate code for target "name": "host" (the default), "x86_64" (any
  * x86-64), "x86_64-avx2" (Haswell and later), "x86_64-avx512" (Skylake-X
- * and later) or "aarch64" (ARMv8-A with NEON).  EIN_ERROR_INVALID for
- * another name, or once a definition was added. */
+ * and later) or "aarch64" (ARMv8-A with NEON); or "opencl" (also
+ * "opencl:P:D", the same: the device is chosen when the program runs):
+ * the object holds each kernel's OpenCL C and host code for the host,
+ * NAME taking host arrays as on the CPU and NAME_cl(cl_command_queue,
+ * cl_mem..., sizes...) taking buffers of the queue's context, both
+ * calling libein_rt's OpenCL runtime (link with -lein_rt -lOpenCL;
+ * docs/opencl.md), and the header declares and documents both.  Schedule
+ * files are looked up as for an OpenCL device of class opencl-generic
+ * (or of the device the machine has), else the default GPU mapping.
+ * EIN_ERROR_INVALID for another name, or once a definition was added. */
 ein_status ein_aot_set_target(ein_aot *aot, const char *name);
 /* Generate code for an LLVM triple ("aarch64-unknown-linux-gnu"), CPU
  * ("cortex-a72"; NULL: generic) and features ("+neon,+dotprod"; NULL:

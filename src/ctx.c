@@ -13,6 +13,7 @@
 #include "ctx.h"
 #include "ctx_private.h"
 #include "runtime/cache.h"
+#include "opencl/runtime.h"
 
 ein_ctx *ein_ctx_alloc(void)
 {
@@ -22,9 +23,11 @@ ein_ctx *ein_ctx_alloc(void)
 		return NULL;
 	ctx->isl = isl_ctx_alloc();
 	ctx->cache = ein_cache_alloc();
-	if (!ctx->isl || !ctx->cache) {
+	ctx->ocl = ein_ocl_devices_alloc();
+	if (!ctx->isl || !ctx->cache || !ctx->ocl) {
 		isl_ctx_free(ctx->isl);
 		ein_cache_free(ctx->cache);
+		ein_ocl_devices_free(ctx->ocl);
 		free(ctx);
 		return NULL;
 	}
@@ -42,6 +45,8 @@ void ein_ctx_free(ein_ctx *ctx)
 		return;
 	/* The cached code holds programs, whose sets live in ctx->isl. */
 	ein_cache_free(ctx->cache);
+	/* After the cache: its code holds references to the devices. */
+	ein_ocl_devices_free(ctx->ocl);
 	isl_ctx_free(ctx->isl);
 	pthread_mutex_destroy(&ctx->lock);
 	pthread_mutex_destroy(&ctx->isl_lock);
@@ -57,6 +62,11 @@ isl_ctx *ein_ctx_get_isl(ein_ctx *ctx)
 struct ein_cache *ein_ctx_get_cache(ein_ctx *ctx)
 {
 	return ctx ? ctx->cache : NULL;
+}
+
+struct ein_ocl_devices *ein_ctx_get_ocl_devices(ein_ctx *ctx)
+{
+	return ctx ? ctx->ocl : NULL;
 }
 
 void ein_ctx_lock_isl(ein_ctx *ctx)

@@ -12,6 +12,7 @@
 #include "ein.h"
 
 struct ein_cache;
+struct ein_ocl_devices;
 
 /* The isl_ctx of "ctx" (owned by ctx). */
 isl_ctx *ein_ctx_get_isl(ein_ctx *ctx);
@@ -20,6 +21,9 @@ isl_ctx *ein_ctx_get_isl(ein_ctx *ctx);
 void ein_ctx_clear_error(ein_ctx *ctx);
 /* The compile cache of "ctx" (owned by ctx; NULL for a NULL ctx). */
 struct ein_cache *ein_ctx_get_cache(ein_ctx *ctx);
+/* The OpenCL devices of "ctx": one OpenCL context and queue each, shared
+ * by every kernel compiled for it (owned by ctx). */
+struct ein_ocl_devices *ein_ctx_get_ocl_devices(ein_ctx *ctx);
 /* Take and release the lock that kernel calls, which may run
  * concurrently, hold while they use isl objects of "ctx". */
 void ein_ctx_lock_isl(ein_ctx *ctx);

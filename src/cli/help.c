@@ -142,7 +142,11 @@ static const struct help_opt compile_cmd_opts[] = {
 	{ "--const W=FILE", "Embed the contents of FILE (raw little-endian "
 	  "elements, or .npy) as the constant input W; may be repeated." },
 	{ "--target NAME", "Compile for a class of machine: host, x86_64, "
-	  "x86_64-avx2, x86_64-avx512 or aarch64 (default: host)." },
+	  "x86_64-avx2, x86_64-avx512 or aarch64 (default: host); or opencl: "
+	  "the kernels' OpenCL C and host functions (NAME on host arrays, "
+	  "NAME_cl on a queue and cl_mem buffers) for the host, linked with "
+	  "-lein_rt -lOpenCL, the device chosen when the program runs "
+	  "(docs/opencl.md)." },
 	{ "--target-triple TRIPLE", "Compile for an LLVM target triple, with "
 	  "--cpu and --features." },
 	{ "--cpu CPU", "The CPU to compile for (with --target-triple)." },
@@ -311,7 +315,10 @@ static const struct help_cmd cmds[] = {
 	{ "devices", "", "list the OpenCL platforms and devices",
 	  "Lists the OpenCL platforms and their devices as opencl:P:D, the "
 	  "value of --target and EIN_OPENCL_DEVICE that selects each, with "
-	  "its name, type and target class.", no_opts, 0 },
+	  "its name, type and target class (opencl-nvidia, opencl-amd, "
+	  "opencl-intel, opencl-pocl or opencl-generic: schedule files are "
+	  "looked up in schedules/<class>/, then schedules/opencl-generic/).",
+	  no_opts, 0 },
 	{ "version", "", "print the version and the host's target",
 	  "Prints the version and the host's target name, the directory of "
 	  "schedules/ that lookup searches.", no_opts, 0 },

@@ -177,26 +177,79 @@ static int print_sizes(FILE *out, const struct ein_wrap_spec *spec)
 /* Print the prototype: tensors (inputs const), then free sizes.  The
  * parameters' names are comments: a tensor called "I" must not meet the
  * macro of <complex.h>. */
-static void print_prototype(FILE *out, const struct ein_wrap_spec *spec)
+static void print_prototype(FILE *out, const struct ein_wrap_spec *spec,
+	int queue)
 {
 	const struct ein_func *func = spec->func;
 	int i, n = 0;
 
-	fprintf(out, "int %s(", func->def->name);
+	fprintf(out, "int %s%s(", func->def->name, queue ? "_cl" : "");
+	if (queue) {
+		fputs("cl_command_queue", out);
+		n++;
+	}
 	for (i = 0; i < func->n_tensor; ++i) {
 		const struct ein_tensor *t = &func->tensor[i];
 
 		if (t->role == EIN_ROLE_TEMP || spec->konst[i])
 			continue;
-		fprintf(out, "%s%s%s * /* %s */", n++ ? ", " : "",
-			t->role == EIN_ROLE_INPUT ? "const " : "",
-			c_type(t->type), t->name);
+		if (queue)
+			fprintf(out, ", cl_mem /* %s */", t->name);
+		else
+			fprintf(out, "%s%s%s * /* %s */", n++ ? ", " : "",
+				t->role == EIN_ROLE_INPUT ? "const " : "",
+				c_type(t->type), t->name);
 	}
 	for (i = 0; i < func->n_size; ++i)
 		if (!spec->fixed[i])
 			fprintf(out, "%sint64_t /* %s */", n++ ? ", " : "",
 				func->size[i]);
 	fprintf(out, "%s);\n\n", n ? "" : "void");
+}
+
+/* The comment on the OpenCL kernels of "spec" (docs/opencl.md). */
+static void print_opencl(FILE *out, const struct ein_wrap_spec *spec)
+{
+	const char *name = spec->func->def->name;
+
+	fprintf(out, " *\n"
+		" * OpenCL (ein compile --target opencl; link with -lein_rt "
+		"-lOpenCL):\n"
+		" * %s takes host arrays, copies them to the device that\n"
+		" * EIN_OPENCL_DEVICE=P:D names (else the first GPU, else the "
+		"first\n"
+		" * device) and the outputs back, on a context and queue "
+		"made at the\n"
+		" * first call; %s_cl takes an in-order queue and cl_mem "
+		"buffers of\n"
+		" * its context (used in place, the outputs left there; a "
+		"NULL queue is\n"
+		" * EIN_AOT_ERROR_NULL).  Both build\n"
+		" * the kernels once per context, keep the device buffers "
+		"for the next\n"
+		" * call, return once the device has finished, and are "
+		"thread-safe\n"
+		" * (calls of one definition run one at a time).  Both also "
+		"return\n"
+		" * EIN_AOT_ERROR_DEVICE if the device fails "
+		"(ein_rt_cl_last_error()\n"
+		" * says how).\n", name, name);
+}
+
+/* The OpenCL types of the _cl prototypes, the device error and its
+ * message, once per header. */
+static void print_opencl_types(FILE *out)
+{
+	fputs("#ifndef EIN_AOT_ERROR_DEVICE\n"
+		"#define EIN_AOT_ERROR_DEVICE 4\t/* an OpenCL device failed */\n"
+		"#ifndef CL_TARGET_OPENCL_VERSION\n"
+		"#define CL_TARGET_OPENCL_VERSION 120\n"
+		"#endif\n"
+		"#include <CL/cl.h>\n"
+		"/* The message of this thread's last EIN_AOT_ERROR_DEVICE "
+		"(libein_rt). */\n"
+		"const char *ein_rt_cl_last_error(void);\n"
+		"#endif\n\n", out);
 }
 
 /* Print the definition's source, canonically, as comment lines. */
@@ -232,8 +285,15 @@ int ein_cheader_print_def(ein_ctx *ctx, FILE *out,
 		ok = print_sizes(out, spec);
 	isl_ast_build_free(build);
 	fputs(" * Returns EIN_AOT_OK, or EIN_AOT_ERROR_NULL if a pointer is "
-		"NULL.\n */\n", out);
-	print_prototype(out, spec);
+		"NULL.\n", out);
+	if (spec->queue)
+		print_opencl(out, spec);
+	fputs(" */\n", out);
+	if (spec->queue)
+		print_opencl_types(out);
+	print_prototype(out, spec, 0);
+	if (spec->queue)
+		print_prototype(out, spec, 1);
 	if (ok < 0)
 		ein_internal(ctx, "cannot print the header of '%s'",
 			spec->func->def->name);

@@ -217,14 +217,17 @@ static LLVMValueRef emit_size_check(struct wrap_emit *w,
 	return v ? to_bool(w, v) : NULL;
 }
 
-/* The wrapper's type: the tensors not in globals, then the free sizes. */
+/* The wrapper's type: the queue if "queue", the tensors not in globals,
+ * then the free sizes. */
 static LLVMTypeRef wrapper_type(LLVMContextRef c,
-	const struct ein_wrap_spec *spec)
+	const struct ein_wrap_spec *spec, int queue)
 {
 	const struct ein_func *func = spec->func;
-	LLVMTypeRef params[func->n_tensor + func->n_size + 1];
+	LLVMTypeRef params[func->n_tensor + func->n_size + 2];
 	int i, n = 0;
 
+	if (queue)
+		params[n++] = LLVMPointerTypeInContext(c, 0);
 	for (i = 0; i < func->n_tensor; ++i)
 		if (func->tensor[i].role != EIN_ROLE_TEMP && !spec->konst[i])
 			params[n++] = LLVMPointerTypeInContext(c, 0);
@@ -264,14 +267,24 @@ static void return_unless(struct wrap_emit *w, LLVMValueRef fn,
 	LLVMPositionBuilderAtEnd(w->b, next);
 }
 
-/* The arguments of the kernel, from the wrapper's: tensors (or their
- * globals), then sizes (or their values); each pointer checked. */
+/* The arguments of the kernel, from the wrapper's: the queue (the
+ * wrapper's first if "queue", else NULL) for a kernel that takes one,
+ * tensors (or their globals), then sizes (or their values); each pointer
+ * checked. */
 static int kernel_args(struct wrap_emit *w, LLVMModuleRef m,
-	LLVMValueRef fn, const struct ein_wrap_spec *spec, LLVMValueRef *args)
+	LLVMValueRef fn, const struct ein_wrap_spec *spec, int queue,
+	LLVMValueRef *args)
 {
 	const struct ein_func *func = spec->func;
-	int i, k = 0, n = 0;
+	int i, k = queue, n = 0;
 
+	if (spec->queue)
+		args[n++] = queue ? LLVMGetParam(fn, 0) : LLVMConstPointerNull(
+			LLVMPointerTypeInContext(LLVMGetModuleContext(m), 0));
+	/* A NULL queue would mean host arrays to the kernel. */
+	if (queue)
+		return_unless(w, fn, LLVMBuildIsNotNull(w->b, args[0], ""),
+			EIN_WRAP_ERROR_NULL);
 	for (i = 0; i < func->n_tensor; ++i) {
 		if (func->tensor[i].role == EIN_ROLE_TEMP)
 			continue;
@@ -332,35 +345,48 @@ static int verify(ein_ctx *ctx, LLVMModuleRef m)
 	return bad ? -1 : 0;
 }
 
-int ein_wrap_kernel(ein_ctx *ctx, LLVMModuleRef m,
-	const struct ein_wrap_spec *spec)
+/* The wrapper "name" of "kernel", taking a queue first if "queue".  A
+ * kernel that takes a queue returns the wrapper's status itself. */
+static int add_wrapper(ein_ctx *ctx, LLVMModuleRef m,
+	const struct ein_wrap_spec *spec, LLVMValueRef kernel,
+	const char *name, int queue)
 {
 	const struct ein_func *func = spec->func;
 	LLVMContextRef c = LLVMGetModuleContext(m);
-	LLVMValueRef kernel = hide_kernel(ctx, m, func->def->name), fn, ok;
-	LLVMValueRef args[func->n_tensor + func->n_size + 1];
-	LLVMValueRef size[func->n_size + 1];
+	LLVMValueRef args[func->n_tensor + func->n_size + 2];
+	LLVMValueRef size[func->n_size + 1], fn, ok, status;
 	struct wrap_emit w = { ctx, NULL, LLVMInt64TypeInContext(c), func,
 		size };
 	int n;
 
-	if (!kernel)
-		return -1;
-	fn = LLVMAddFunction(m, func->def->name, wrapper_type(c, spec));
+	fn = LLVMAddFunction(m, name, wrapper_type(c, spec, queue));
 	w.b = LLVMCreateBuilderInContext(c);
 	LLVMPositionBuilderAtEnd(w.b, LLVMAppendBasicBlockInContext(c, fn,
 		"entry"));
-	n = kernel_args(&w, m, fn, spec, args);
+	n = kernel_args(&w, m, fn, spec, queue, args);
 	ok = emit_size_check(&w, spec);
 	if (ok) {
 		return_unless(&w, fn, ok, EIN_WRAP_ERROR_SIZE);
-		LLVMBuildCall2(w.b, LLVMGlobalGetValueType(kernel), kernel,
-			args, n, "");
-		LLVMBuildRet(w.b, LLVMConstInt(LLVMInt32TypeInContext(c), 0,
-			0));
+		status = LLVMBuildCall2(w.b, LLVMGlobalGetValueType(kernel),
+			kernel, args, n, "");
+		LLVMBuildRet(w.b, spec->queue ? status : LLVMConstInt(
+			LLVMInt32TypeInContext(c), 0, 0));
 	}
 	LLVMDisposeBuilder(w.b);
-	if (!ok)
+	return ok ? 0 : -1;
+}
+
+int ein_wrap_kernel(ein_ctx *ctx, LLVMModuleRef m,
+	const struct ein_wrap_spec *spec)
+{
+	const char *name = spec->func->def->name;
+	LLVMValueRef kernel = hide_kernel(ctx, m, name);
+	char cl_name[strlen(name) + 4];
+
+	if (!kernel || add_wrapper(ctx, m, spec, kernel, name, 0) < 0)
+		return -1;
+	snprintf(cl_name, sizeof(cl_name), "%s_cl", name);
+	if (spec->queue && add_wrapper(ctx, m, spec, kernel, cl_name, 1) < 0)
 		return -1;
 	return verify(ctx, m);
 }

@@ -36,7 +36,11 @@ enum {
  * konst: for each tensor, the name of the global holding its data when it
  *	is embedded as a constant (not owned), else NULL;
  * const_bytes: for each tensor in a global, its size in bytes;
- * valid: the size values the kernel accepts, a parameter set (owned). */
+ * valid: the size values the kernel accepts, a parameter set (owned);
+ * queue: 1 for a kernel that takes an OpenCL queue first and returns an
+ *	int32 status (opencl/aot.h): NAME passes it NULL and returns its
+ *	status, and a second wrapper NAME_cl takes the queue (and cl_mem
+ *	buffers for the tensors) first. */
 struct ein_wrap_spec {
 	const struct ein_func *func;
 	int *fixed;
@@ -44,6 +48,7 @@ struct ein_wrap_spec {
 	const char **konst;
 	int64_t *const_bytes;
 	isl_set *valid;
+	int queue;
 };
 
 /* The size values for which every tensor of "func" has a shape: each size

@@ -35,6 +35,7 @@
 #include "driver/pipeline.h"
 #include "driver/program.h"
 #include "driver/weights.h"
+#include "opencl/aot.h"
 
 /* A size fixed by ein_aot_fix_size. */
 struct aot_size {
@@ -77,8 +78,11 @@ struct aot_def {
  *	added so far (NULL before the first);
  * size, konst: what the setters asked for;
  * def: the definitions added; data: the constant data of their globals
- *	(NULL once given to LLVM). */
+ *	(NULL once given to LLVM);
+ * opencl: the kernels run on an OpenCL device (opencl/aot.h), the host
+ *	code on the target. */
 struct ein_aot {
+	int opencl;
 	ein_ctx *ctx;
 	ein_program *prog;
 	struct ein_target *target;
@@ -190,10 +194,29 @@ static ein_status set_target(ein_aot *aot, struct ein_target *target)
 	return EIN_OK;
 }
 
+/* Is "name" an OpenCL target ("opencl" or "opencl:P:D")?  The device
+ * is chosen when the object runs, not here. */
+static int is_opencl(const char *name)
+{
+	int p, d;
+	char end;
+
+	return name && (!strcmp(name, "opencl") || (sscanf(name,
+		"opencl:%d:%d%c", &p, &d, &end) == 2 && p >= 0 && d >= 0));
+}
+
 ein_status ein_aot_set_target(ein_aot *aot, const char *name)
 {
 	if (begin(aot) < 0)
 		return EIN_ERROR_INVALID;
+	if (is_opencl(name)) {
+		if (set_target(aot, ein_target_named(aot->ctx, "host")) !=
+				EIN_OK)
+			return ein_ctx_last_status(aot->ctx);
+		aot->opencl = 1;
+		return EIN_OK;
+	}
+	aot->opencl = aot->n_def > 0 ? aot->opencl : 0;
 	return set_target(aot, ein_target_named(aot->ctx, name));
 }
 
@@ -474,6 +497,29 @@ static int link_module(ein_aot *aot, LLVMModuleRef m)
 	return 0;
 }
 
+/* The module of "job", compiled for OpenCL: the host function handing
+ * the kernels' description to libein_rt (opencl/aot.h).  Tensors
+ * embedded as constants are the CPU's only. */
+static int opencl_module(ein_aot *aot, struct aot_def *d,
+	struct ein_job *job)
+{
+	int i;
+
+	for (i = 0; i < d->spec.func->n_tensor; ++i)
+		if (d->spec.konst[i]) {
+			ein_error(aot->ctx, EIN_ERROR_INVALID, "tensor '%s': "
+				"constants are not supported with the OpenCL "
+				"target", d->spec.func->tensor[i].name);
+			return -1;
+		}
+	job->module = ein_ocl_aot_module(aot->ctx, aot->llctx, job->ocl_plan,
+		job->scop);
+	if (job->module)
+		ein_target_set_module(aot->target, job->module);
+	d->spec.queue = 1;
+	return job->module ? 0 : -1;
+}
+
 /* Run the pipeline on d's definition, wrap, optimise and link it. */
 static int compile_def(ein_aot *aot, struct aot_def *d,
 	const ein_options *opts)
@@ -482,9 +528,13 @@ static int compile_def(ein_aot *aot, struct aot_def *d,
 	struct ein_job job = { 0 };
 	int ok;
 
-	if (ein_options_choose_schedule(aot->ctx, opts, d->spec.func,
+	if ((aot->opencl ? ein_options_choose_gpu_schedule :
+	     ein_options_choose_schedule)(aot->ctx, opts, d->spec.func,
 			&sched) < 0)
 		return (ein_sched_choice_clear(&sched), -1);
+	job.gpu = aot->opencl;
+	job.cl_platform = -1;
+	job.cl_device = -1;
 	job.func = d->spec.func;
 	job.until = EIN_PASS_LLVM;
 	job.sched_file = sched.file;
@@ -494,6 +544,8 @@ static int compile_def(ein_aot *aot, struct aot_def *d,
 	job.llctx = aot->llctx;
 	job.for_target = aot->target;
 	ok = ein_compile(aot->ctx, &job);
+	if (ok == 0 && aot->opencl)
+		ok = opencl_module(aot, d, &job);
 	if (ok == 0) {
 		d->scop = job.scop;
 		d->tree = job.tree;

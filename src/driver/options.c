@@ -284,6 +284,17 @@ void ein_sched_choice_clear(struct ein_sched_choice *choice)
 }
 
 /* Look up a schedule of "func" for the host's target class. */
+/* Look up the schedule file of "func" for "target" into choice. */
+static int lookup_target(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, const char *target,
+	struct ein_sched_choice *choice)
+{
+	return ein_sched_lookup(ctx, NULL, target, func->def->name,
+		opts ? opts->n_size : 0,
+		opts ? (const char *const *) opts->size_name : NULL,
+		opts ? opts->size_value : NULL, &choice->path, &choice->why);
+}
+
 static int lookup(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
@@ -292,12 +303,44 @@ static int lookup(ein_ctx *ctx, const ein_options *opts,
 
 	if (!target)
 		return -1;
-	r = ein_sched_lookup(ctx, NULL, target, func->def->name,
-		opts ? opts->n_size : 0,
-		opts ? (const char *const *) opts->size_name : NULL,
-		opts ? opts->size_value : NULL, &choice->path, &choice->why);
+	r = lookup_target(ctx, opts, func, target, choice);
 	free(target);
 	return r;
+}
+
+/* The schedule of "func" on an OpenCL device: a file of the device's
+ * target class (opencl-nvidia, ..., opencl-pocl), else of opencl-generic,
+ * found as the CPU's are; else the default GPU mapping (gpu_map.h), as
+ * the CPU's files and automatic schedule map nothing to a device. */
+static int lookup_gpu(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice)
+{
+	int p = -1, d = -1;
+	const char *class;
+	char *why;
+
+	ein_options_get_opencl(opts, &p, &d);
+	class = ein_ocl_device_class(p, d);
+	if (opts && opts->no_lookup)
+		return (choice->why = strdup("default GPU mapping "
+			"(docs/opencl.md)")) ? 0 : -1;
+	if (lookup_target(ctx, opts, func, class, choice) < 0)
+		return -1;
+	if (!choice->path && strcmp(class, "opencl-generic")) {
+		free(choice->why);
+		choice->why = NULL;
+		if (lookup_target(ctx, opts, func, "opencl-generic",
+				choice) < 0)
+			return -1;
+	}
+	if (choice->path)
+		return 0;
+	why = choice->why;
+	if (asprintf(&choice->why, "default GPU mapping (docs/opencl.md)%s%s",
+			why ? ": " : "", why ? why : "") < 0)
+		choice->why = NULL;
+	free(why);
+	return choice->why ? 0 : -1;
 }
 
 /* Run the automatic scheduler for "func" under the compile's budget: it
@@ -383,8 +426,10 @@ static int automatic(ein_ctx *ctx, const ein_options *opts,
 	return 0;
 }
 
-int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
-	const struct ein_func *func, struct ein_sched_choice *choice)
+/* Choose the schedule of "func" for an OpenCL device if "gpu", else for
+ * the CPU. */
+static int choose(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice, int gpu)
 {
 	memset(choice, 0, sizeof(*choice));
 	if (opts && opts->schedule) {
@@ -393,11 +438,9 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 		if (!choice->path || !choice->why)
 			return -1;
 		sprintf(choice->why, "%s: given explicitly", opts->schedule);
-	} else if (ein_options_get_opencl(opts, NULL, NULL)) {
-		/* The CPU's files and automatic schedule map nothing to a
-		 * device: the GPU's default mapping applies (gpu_map.h). */
-		choice->why = strdup("default GPU mapping (docs/opencl.md)");
-		return choice->why ? 0 : -1;
+	} else if (gpu) {
+		if (lookup_gpu(ctx, opts, func, choice) < 0)
+			return -1;
 	} else if (!(opts && opts->no_lookup)) {
 		if (lookup(ctx, opts, func, choice) < 0)
 			return -1;
@@ -412,6 +455,19 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 		return 0;
 	choice->file = ein_sched_file_read(ctx, choice->path);
 	return choice->file ? 0 : -1;
+}
+
+int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice)
+{
+	return choose(ctx, opts, func, choice,
+		ein_options_get_opencl(opts, NULL, NULL));
+}
+
+int ein_options_choose_gpu_schedule(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice)
+{
+	return choose(ctx, opts, func, choice, 1);
 }
 
 char *ein_opencl_devices(void)

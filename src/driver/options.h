@@ -29,6 +29,12 @@ struct ein_sched_choice {
  * file). */
 int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice);
+/* The same for an OpenCL device whatever the target of "opts" (for
+ * objects compiled ahead of time for OpenCL): an explicit file, else
+ * one found under the device's target class, else the default GPU
+ * mapping. */
+int ein_options_choose_gpu_schedule(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice);
 void ein_sched_choice_clear(struct ein_sched_choice *choice);
 /* The budget left to the compile after "choice" was made: the compile
  * timeout of "opts" less what the automatic scheduler spent (0: none). */

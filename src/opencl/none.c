@@ -24,15 +24,66 @@ void ein_ocl_code_free(struct ein_ocl_code *code)
 	(void) code;
 }
 
+/* Something to free, so that a context is the same with or without
+ * OpenCL. */
+struct ein_ocl_devices {
+	int unused;
+};
+
+struct ein_ocl_devices *ein_ocl_devices_alloc(void)
+{
+	return calloc(1, sizeof(struct ein_ocl_devices));
+}
+
+void ein_ocl_devices_free(struct ein_ocl_devices *list)
+{
+	free(list);
+}
+
+int ein_ocl_resolve(ein_ctx *ctx, int *platform, int *device)
+{
+	(void) platform;
+	(void) device;
+	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: ein was built without "
+		"OpenCL (configure --with-opencl)");
+	return -1;
+}
+
 int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
-	void *const *ptr, const size_t *bytes, const int64_t *sizes)
+	const struct ein_ocl_arg *arg, const int64_t *sizes)
 {
 	(void) code;
-	(void) ptr;
-	(void) bytes;
+	(void) arg;
 	(void) sizes;
 	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: not built in");
 	return -1;
+}
+
+void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
+	void **queue)
+{
+	(void) code;
+	*context = NULL;
+	*queue = NULL;
+}
+
+int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
+	void *mem, size_t bytes, const char *name, int pos)
+{
+	(void) code;
+	(void) mem;
+	(void) bytes;
+	(void) pos;
+	ein_error(ctx, EIN_ERROR_DEVICE, "tensor '%s': OpenCL is not built "
+		"in", name);
+	return -1;
+}
+
+const char *ein_ocl_device_class(int platform, int device)
+{
+	(void) platform;
+	(void) device;
+	return "opencl-generic";
 }
 
 int ein_ocl_list_devices(FILE *out)

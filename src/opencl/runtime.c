@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <CL/cl.h>
+#include "ctx.h"
 #include "diag.h"
 #include "frontend/type.h"
 #include "opencl/runtime.h"
@@ -34,6 +35,7 @@
 	F(Finish) \
 	F(GetDeviceIDs) \
 	F(GetDeviceInfo) \
+	F(GetMemObjectInfo) \
 	F(GetPlatformIDs) \
 	F(GetPlatformInfo) \
 	F(GetProgramBuildInfo) \
@@ -80,17 +82,50 @@ static int load(ein_ctx *ctx)
 	return -1;
 }
 
-/* plan, scop: what runs (plan owned); context, queue, program, kernel:
- * the device's objects, one kernel per plan->kernel; max_group: the
- * device's largest work-group; lock: serialises calls. */
+/* One device of a context, shared by every code built for it.
+ * ref: references (the context's list and one per code), atomic, so that
+ *	a code may be freed from any thread;
+ * platform, index: the device's place, as 'ein devices' lists it;
+ * id, context, queue: the device, a context holding only it and one
+ *	in-order queue that every code built for it enqueues on (OpenCL
+ *	calls are thread-safe except clSetKernelArg, which each code's lock
+ *	serialises);
+ * max_group: the device's largest work-group;
+ * next: the device made before it. */
+struct ein_ocl_device {
+	int ref;
+	int platform;
+	int index;
+	cl_device_id id;
+	cl_context context;
+	cl_command_queue queue;
+	size_t max_group;
+	struct ein_ocl_device *next;
+};
+
+/* The devices a context has used.
+ * lock: guards the list (codes are compiled from one thread at a time,
+ *	but a context's list is cheap to guard);
+ * head: the devices, newest first. */
+struct ein_ocl_devices {
+	pthread_mutex_t lock;
+	struct ein_ocl_device *head;
+};
+
+/* plan, scop: what runs (plan owned); device: a reference to the device;
+ * program, kernel: the device's program, one kernel per plan->kernel;
+ * buf, cap: per argument of the kernels, the device buffer kept from the
+ *	last call that needed one and its size in bytes, reused while a
+ *	call fits in it;
+ * lock: serialises calls (kernel arguments and buf are state). */
 struct ein_ocl_code {
 	struct ein_ocl_plan *plan;
 	struct ein_scop *scop;
-	cl_context context;
-	cl_command_queue queue;
+	struct ein_ocl_device *device;
 	cl_program program;
 	cl_kernel *kernel;
-	size_t max_group;
+	cl_mem *buf;
+	size_t *cap;
 	pthread_mutex_t lock;
 };
 
@@ -121,20 +156,31 @@ static void devices(cl_platform_id p, cl_device_type type, cl_device_id *d,
 		*n = MAX_CL;
 }
 
-/* The first device of "type" on any platform, in *dev. */
-static int first_device(cl_device_type type, cl_device_id *dev)
+static int is_type(cl_device_id d, cl_device_type type)
+{
+	cl_device_type t = 0;
+
+	api.GetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(t), &t, NULL);
+	return (t & type) != 0;
+}
+
+/* The first device of "type" on any platform, as its platform and index
+ * in *platform and *device. */
+static int first_device(cl_device_type type, int *platform, int *device)
 {
 	cl_platform_id p[MAX_CL];
 	cl_device_id d[MAX_CL];
-	cl_uint np, nd, i;
+	cl_uint np, nd, i, j;
 
 	platforms(p, &np);
 	for (i = 0; i < np; ++i) {
-		devices(p[i], type, d, &nd);
-		if (nd > 0) {
-			*dev = d[0];
-			return 0;
-		}
+		devices(p[i], CL_DEVICE_TYPE_ALL, d, &nd);
+		for (j = 0; j < nd; ++j)
+			if (is_type(d[j], type)) {
+				*platform = i;
+				*device = j;
+				return 0;
+			}
 	}
 	return -1;
 }
@@ -154,43 +200,147 @@ static void from_environment(int *platform, int *device)
 	}
 }
 
-/* The device to run on, in *dev. */
-static int select_device(ein_ctx *ctx, int platform, int device,
+/* Turn a platform of -1 into the device that stands for (EIN_OPENCL_DEVICE,
+ * else the first GPU, else the first device). */
+static int choose_default(ein_ctx *ctx, int *platform, int *device)
+{
+	if (*platform < 0)
+		from_environment(platform, device);
+	if (*platform >= 0 ||
+	    first_device(CL_DEVICE_TYPE_GPU, platform, device) == 0 ||
+	    first_device(CL_DEVICE_TYPE_ALL, platform, device) == 0)
+		return 0;
+	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: no platform with a device "
+		"(is an OpenCL driver, e.g. pocl-opencl-icd, installed?)");
+	return -1;
+}
+
+/* Device *device of platform *platform (both -1: the default) in *dev,
+ * with the indices it has. */
+static int select_device(ein_ctx *ctx, int *platform, int *device,
 	cl_device_id *dev)
 {
 	cl_platform_id p[MAX_CL];
 	cl_device_id d[MAX_CL];
 	cl_uint np, nd;
 
-	if (platform < 0)
-		from_environment(&platform, &device);
-	if (platform < 0) {
-		if (first_device(CL_DEVICE_TYPE_GPU, dev) == 0 ||
-		    first_device(CL_DEVICE_TYPE_ALL, dev) == 0)
-			return 0;
-		ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: no platform with a "
-			"device (is an OpenCL driver, e.g. pocl-opencl-icd, "
-			"installed?)");
+	if (load(ctx) < 0 || choose_default(ctx, platform, device) < 0)
 		return -1;
-	}
 	platforms(p, &np);
 	nd = 0;
-	if ((cl_uint) platform < np)
-		devices(p[platform], CL_DEVICE_TYPE_ALL, d, &nd);
-	if ((cl_uint) device >= nd) {
+	if ((cl_uint) *platform < np)
+		devices(p[*platform], CL_DEVICE_TYPE_ALL, d, &nd);
+	if ((cl_uint) *device >= nd) {
 		ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: no device %d:%d "
-			"(%u platforms; 'ein devices' lists them)", platform,
-			device, np);
+			"(%u platforms; 'ein devices' lists them)", *platform,
+			*device, np);
 		return -1;
 	}
-	*dev = d[device];
+	*dev = d[*device];
 	return 0;
 }
 
-/* Turn a failed build into an error with the device compiler's log. */
-static int build_error(ein_ctx *ctx, struct ein_ocl_code *code,
-	cl_device_id dev, cl_int err)
+int ein_ocl_resolve(ein_ctx *ctx, int *platform, int *device)
 {
+	cl_device_id dev;
+
+	return select_device(ctx, platform, device, &dev);
+}
+
+struct ein_ocl_devices *ein_ocl_devices_alloc(void)
+{
+	struct ein_ocl_devices *list = calloc(1, sizeof(*list));
+
+	if (list)
+		pthread_mutex_init(&list->lock, NULL);
+	return list;
+}
+
+/* Drop a reference to "d"; the last releases its queue and context. */
+static void device_unref(struct ein_ocl_device *d)
+{
+	if (!d || __atomic_sub_fetch(&d->ref, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	if (d->queue)
+		api.ReleaseCommandQueue(d->queue);
+	if (d->context)
+		api.ReleaseContext(d->context);
+	free(d);
+}
+
+void ein_ocl_devices_free(struct ein_ocl_devices *list)
+{
+	struct ein_ocl_device *d, *next;
+
+	if (!list)
+		return;
+	for (d = list->head; d; d = next) {
+		next = d->next;
+		device_unref(d);
+	}
+	pthread_mutex_destroy(&list->lock);
+	free(list);
+}
+
+/* A new device object for "id" at "platform", "index" (one reference),
+ * with its context and queue. */
+static struct ein_ocl_device *device_create(ein_ctx *ctx, cl_device_id id,
+	int platform, int index)
+{
+	struct ein_ocl_device *d = calloc(1, sizeof(*d));
+	cl_int err;
+
+	if (!d)
+		return cl_error(ctx, "allocation", CL_OUT_OF_HOST_MEMORY), NULL;
+	d->ref = 1;
+	d->platform = platform;
+	d->index = index;
+	d->id = id;
+	d->context = api.CreateContext(NULL, 1, &id, NULL, NULL, &err);
+	if (!d->context) {
+		cl_error(ctx, "clCreateContext", err);
+		return device_unref(d), NULL;
+	}
+	d->queue = api.CreateCommandQueue(d->context, id, 0, &err);
+	if (!d->queue) {
+		cl_error(ctx, "clCreateCommandQueue", err);
+		return device_unref(d), NULL;
+	}
+	if (api.GetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+			sizeof(d->max_group), &d->max_group, NULL))
+		d->max_group = 1;
+	return d;
+}
+
+/* A new reference to the device of "ctx" at "platform", "device" (-1: the
+ * default), made at its first use. */
+static struct ein_ocl_device *device_get(ein_ctx *ctx, int platform,
+	int device)
+{
+	struct ein_ocl_devices *list = ein_ctx_get_ocl_devices(ctx);
+	struct ein_ocl_device *d;
+	cl_device_id id;
+
+	if (select_device(ctx, &platform, &device, &id) < 0)
+		return NULL;
+	pthread_mutex_lock(&list->lock);
+	for (d = list->head; d; d = d->next)
+		if (d->platform == platform && d->index == device)
+			break;
+	if (!d && (d = device_create(ctx, id, platform, device))) {
+		d->next = list->head;
+		list->head = d;
+	}
+	if (d)
+		__atomic_add_fetch(&d->ref, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&list->lock);
+	return d;
+}
+
+/* Turn a failed build into an error with the device compiler's log. */
+static int build_error(ein_ctx *ctx, struct ein_ocl_code *code, cl_int err)
+{
+	cl_device_id dev = code->device->id;
 	size_t len = 0;
 	char *log;
 
@@ -206,31 +356,27 @@ static int build_error(ein_ctx *ctx, struct ein_ocl_code *code,
 	return -1;
 }
 
-/* Create the context, queue, program and kernels of "code" on "dev". */
-static int build(ein_ctx *ctx, struct ein_ocl_code *code, cl_device_id dev)
+/* Build the program and kernels of "code" on its device, once: the code
+ * lives in the context's compile cache (runtime/cache.h), so that a
+ * definition compiled again is not built again. */
+static int build(ein_ctx *ctx, struct ein_ocl_code *code)
 {
 	const char *src = code->plan->source;
+	cl_device_id dev = code->device->id;
+	int i, n = code->plan->n_arg;
 	cl_int err;
-	int i;
 
-	code->context = api.CreateContext(NULL, 1, &dev, NULL, NULL, &err);
-	if (!code->context)
-		return cl_error(ctx, "clCreateContext", err);
-	code->queue = api.CreateCommandQueue(code->context, dev, 0, &err);
-	if (!code->queue)
-		return cl_error(ctx, "clCreateCommandQueue", err);
-	code->program = api.CreateProgramWithSource(code->context, 1, &src, NULL,
-		&err);
+	code->program = api.CreateProgramWithSource(code->device->context, 1,
+		&src, NULL, &err);
 	if (!code->program)
 		return cl_error(ctx, "clCreateProgramWithSource", err);
 	err = api.BuildProgram(code->program, 1, &dev, "", NULL, NULL);
 	if (err != CL_SUCCESS)
-		return build_error(ctx, code, dev, err);
-	if (api.GetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
-			sizeof(code->max_group), &code->max_group, NULL))
-		code->max_group = 1;
+		return build_error(ctx, code, err);
 	code->kernel = calloc(code->plan->n_kernel + 1, sizeof(cl_kernel));
-	if (!code->kernel)
+	code->buf = calloc(n + 1, sizeof(*code->buf));
+	code->cap = calloc(n + 1, sizeof(*code->cap));
+	if (!code->kernel || !code->buf || !code->cap)
 		return cl_error(ctx, "allocation", CL_OUT_OF_HOST_MEMORY);
 	for (i = 0; i < code->plan->n_kernel; ++i) {
 		code->kernel[i] = api.CreateKernel(code->program,
@@ -246,7 +392,6 @@ struct ein_ocl_code *ein_ocl_code_build(ein_ctx *ctx,
 	int device)
 {
 	struct ein_ocl_code *code;
-	cl_device_id dev;
 
 	if (!plan)
 		return NULL;
@@ -258,8 +403,8 @@ struct ein_ocl_code *ein_ocl_code_build(ein_ctx *ctx,
 	code->plan = plan;
 	code->scop = scop;
 	pthread_mutex_init(&code->lock, NULL);
-	if (load(ctx) < 0 || select_device(ctx, platform, device, &dev) < 0 ||
-	    build(ctx, code, dev) < 0) {
+	code->device = device_get(ctx, platform, device);
+	if (!code->device || build(ctx, code) < 0) {
 		ein_ocl_code_free(code);
 		return NULL;
 	}
@@ -275,13 +420,15 @@ void ein_ocl_code_free(struct ein_ocl_code *code)
 	for (i = 0; code->kernel && i < code->plan->n_kernel; ++i)
 		if (code->kernel[i])
 			api.ReleaseKernel(code->kernel[i]);
+	for (i = 0; code->buf && i < code->plan->n_arg; ++i)
+		if (code->buf[i])
+			api.ReleaseMemObject(code->buf[i]);
 	free(code->kernel);
+	free(code->buf);
+	free(code->cap);
 	if (code->program)
 		api.ReleaseProgram(code->program);
-	if (code->queue)
-		api.ReleaseCommandQueue(code->queue);
-	if (code->context)
-		api.ReleaseContext(code->context);
+	device_unref(code->device);
 	pthread_mutex_destroy(&code->lock);
 	ein_ocl_plan_free(code->plan);
 	free(code);
@@ -315,11 +462,35 @@ static size_t temp_bytes(const struct ein_ocl_code *code, int t,
 	return bytes ? bytes : 1;
 }
 
-/* Create a buffer for each argument of the kernels (buf), filled from
- * the host's tensors for the definition's own. */
-static int create_buffers(ein_ctx *ctx, struct ein_ocl_code *code,
-	void *const *ptr, const size_t *bytes, const int64_t *sizes,
-	cl_mem *buf)
+/* The buffer of argument "i" for "n" bytes into *mem: the one kept from
+ * an earlier call when it is large enough, else a new one, kept for the
+ * next. */
+static int reuse_buffer(ein_ctx *ctx, struct ein_ocl_code *code, int i,
+	size_t n, cl_mem *mem)
+{
+	cl_int err;
+
+	if (code->buf[i] && code->cap[i] >= n) {
+		*mem = code->buf[i];
+		return 0;
+	}
+	if (code->buf[i])
+		api.ReleaseMemObject(code->buf[i]);
+	code->cap[i] = 0;
+	code->buf[i] = api.CreateBuffer(code->device->context,
+		CL_MEM_READ_WRITE, n, NULL, &err);
+	if (!code->buf[i])
+		return cl_error(ctx, "clCreateBuffer", err);
+	code->cap[i] = n;
+	*mem = code->buf[i];
+	return 0;
+}
+
+/* The buffer of each argument of the kernels into mem: a tensor already
+ * on the device as it is, the others in the code's buffers, the host's
+ * tensors copied in. */
+static int bind_buffers(ein_ctx *ctx, struct ein_ocl_code *code,
+	const struct ein_ocl_arg *arg, const int64_t *sizes, cl_mem *mem)
 {
 	const struct ein_func *func = code->scop->func;
 	int i, t, pos;
@@ -331,16 +502,18 @@ static int create_buffers(ein_ctx *ctx, struct ein_ocl_code *code,
 		t = code->plan->arg[i];
 		pos = t < func->n_tensor && func->tensor[t].role !=
 			EIN_ROLE_TEMP ? t : -1;
-		n = pos >= 0 ? bytes[pos] : temp_bytes(code, t, sizes);
+		if (pos >= 0 && arg[pos].mem) {
+			mem[i] = (cl_mem) arg[pos].mem;
+			continue;
+		}
+		n = pos >= 0 ? arg[pos].bytes : temp_bytes(code, t, sizes);
 		if (!n)
 			return cl_error(ctx, "sizing a temporary", 0);
-		buf[i] = api.CreateBuffer(code->context, CL_MEM_READ_WRITE, n ? n :
-			1, NULL, &err);
-		if (!buf[i])
-			return cl_error(ctx, "clCreateBuffer", err);
-		if (pos >= 0 && n > 0 && (err = api.EnqueueWriteBuffer(
-				code->queue, buf[i], CL_FALSE, 0, n, ptr[pos],
-				0, NULL, NULL)) != CL_SUCCESS)
+		if (reuse_buffer(ctx, code, i, n, &mem[i]) < 0)
+			return -1;
+		if (pos >= 0 && (err = api.EnqueueWriteBuffer(
+				code->device->queue, mem[i], CL_FALSE, 0, n,
+				arg[pos].host, 0, NULL, NULL)) != CL_SUCCESS)
 			return cl_error(ctx, "clEnqueueWriteBuffer", err);
 	}
 	return 0;
@@ -380,6 +553,7 @@ static int launch(ein_ctx *ctx, struct ein_ocl_code *code, int k,
 	const struct ein_ocl_launch *l = &code->plan->kernel[k];
 	const struct ein_func *func = code->scop->func;
 	size_t global[EIN_GPU_MAX_DIM], local[EIN_GPU_MAX_DIM], items = 1;
+	size_t max_group = code->device->max_group;
 	int i, dims = l->n_block > l->n_thread ? l->n_block : l->n_thread;
 	cl_int err = CL_SUCCESS;
 
@@ -400,8 +574,8 @@ static int launch(ein_ctx *ctx, struct ein_ocl_code *code, int k,
 		local[i] = i < l->n_thread ? (size_t) l->local[i] : 1;
 		items *= local[i];
 	}
-	for (i = 0; items > code->max_group && i < EIN_GPU_MAX_DIM; ++i)
-		while (local[i] > 1 && items > code->max_group) {
+	for (i = 0; items > max_group && i < EIN_GPU_MAX_DIM; ++i)
+		while (local[i] > 1 && items > max_group) {
 			items /= local[i];
 			local[i] = (local[i] + 1) / 2;
 			items *= local[i];
@@ -409,15 +583,15 @@ static int launch(ein_ctx *ctx, struct ein_ocl_code *code, int k,
 	for (i = 0; i < EIN_GPU_MAX_DIM; ++i)
 		global[i] = local[i] * (i < l->n_block ?
 			n_groups(code, l, i, sizes) : 1);
-	err = api.EnqueueNDRangeKernel(code->queue, code->kernel[k],
+	err = api.EnqueueNDRangeKernel(code->device->queue, code->kernel[k],
 		dims ? dims : 1, NULL, global, local, 0, NULL, NULL);
 	return err == CL_SUCCESS ? 0 : cl_error(ctx, "clEnqueueNDRangeKernel",
 		err);
 }
 
-/* Read the outputs back. */
+/* Read the outputs that live on the host back. */
 static int read_back(ein_ctx *ctx, struct ein_ocl_code *code,
-	void *const *ptr, const size_t *bytes, const cl_mem *buf)
+	const struct ein_ocl_arg *arg, const cl_mem *mem)
 {
 	const struct ein_func *func = code->scop->func;
 	cl_int err;
@@ -426,10 +600,11 @@ static int read_back(ein_ctx *ctx, struct ein_ocl_code *code,
 	for (i = 0; i < code->plan->n_arg; ++i) {
 		t = code->plan->arg[i];
 		if (t >= func->n_tensor ||
-		    func->tensor[t].role != EIN_ROLE_OUTPUT || !bytes[t])
+		    func->tensor[t].role != EIN_ROLE_OUTPUT || arg[t].mem ||
+		    !arg[t].bytes)
 			continue;
-		err = api.EnqueueReadBuffer(code->queue, buf[i], CL_TRUE, 0,
-			bytes[t], ptr[t], 0, NULL, NULL);
+		err = api.EnqueueReadBuffer(code->device->queue, mem[i],
+			CL_FALSE, 0, arg[t].bytes, arg[t].host, 0, NULL, NULL);
 		if (err != CL_SUCCESS)
 			return cl_error(ctx, "clEnqueueReadBuffer", err);
 	}
@@ -437,31 +612,72 @@ static int read_back(ein_ctx *ctx, struct ein_ocl_code *code,
 }
 
 int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
-	void *const *ptr, const size_t *bytes, const int64_t *sizes)
+	const struct ein_ocl_arg *arg, const int64_t *sizes)
 {
 	int i, n = code->plan->n_arg, ok;
-	cl_mem *buf = calloc(n + 1, sizeof(*buf));
+	cl_mem mem[n + 1];
+	cl_int err;
 
-	if (!buf)
-		return cl_error(ctx, "allocation", CL_OUT_OF_HOST_MEMORY);
 	pthread_mutex_lock(&code->lock);
-	ok = create_buffers(ctx, code, ptr, bytes, sizes, buf);
+	ok = bind_buffers(ctx, code, arg, sizes, mem);
 	for (i = 0; ok == 0 && i < code->plan->n_kernel; ++i)
-		ok = launch(ctx, code, i, buf, sizes);
+		ok = launch(ctx, code, i, mem, sizes);
 	if (ok == 0)
-		ok = read_back(ctx, code, ptr, bytes, buf);
-	/* On an error, wait for what was queued before releasing. */
-	api.Finish(code->queue);
+		ok = read_back(ctx, code, arg, mem);
+	/* Whatever happened, nothing of this call is left in flight when it
+	 * returns: the host's outputs are written, and the buffers are free
+	 * for the next call. */
+	err = api.Finish(code->device->queue);
+	if (ok == 0 && err != CL_SUCCESS)
+		ok = cl_error(ctx, "clFinish", err);
 	pthread_mutex_unlock(&code->lock);
-	for (i = 0; i < n; ++i)
-		if (buf[i])
-			api.ReleaseMemObject(buf[i]);
-	free(buf);
 	return ok;
 }
 
-/* The target class of a device: opencl-<vendor> from its platform's
- * name, as schedule files are looked up. */
+void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
+	void **queue)
+{
+	*context = code->device->context;
+	*queue = code->device->queue;
+}
+
+int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
+	void *mem, size_t bytes, const char *name, int pos)
+{
+	cl_context owner = NULL;
+	size_t size = 0;
+	cl_int err;
+
+	err = api.GetMemObjectInfo((cl_mem) mem, CL_MEM_CONTEXT,
+		sizeof(owner), &owner, NULL);
+	if (err == CL_SUCCESS)
+		err = api.GetMemObjectInfo((cl_mem) mem, CL_MEM_SIZE,
+			sizeof(size), &size, NULL);
+	if (err != CL_SUCCESS) {
+		ein_error(ctx, EIN_ERROR_DEVICE, "tensor '%s' (argument %d): "
+			"its data is not a cl_mem (clGetMemObjectInfo: error "
+			"%d)", name, pos, (int) err);
+		return -1;
+	}
+	if (owner != code->device->context) {
+		ein_error(ctx, EIN_ERROR_DEVICE, "tensor '%s' (argument %d): "
+			"its cl_mem belongs to another OpenCL context than "
+			"the kernel's (create it in the context "
+			"ein_kernel_get_opencl gives)", name, pos);
+		return -1;
+	}
+	if (size < bytes) {
+		ein_error(ctx, EIN_ERROR_DEVICE, "tensor '%s' (argument %d): "
+			"its cl_mem holds %zu bytes, the tensor needs %zu",
+			name, pos, size, bytes);
+		return -1;
+	}
+	return 0;
+}
+
+/* The target class of a device (runtime.h): PoCL by its platform's
+ * name, whatever the device; a GPU by its vendor; anything else generic
+ * (a vendor's CPU runtime has nothing of its GPUs' schedules). */
 static const char *device_class(cl_platform_id p, cl_device_id d)
 {
 	char name[256] = "", vendor[256] = "";
@@ -470,6 +686,8 @@ static const char *device_class(cl_platform_id p, cl_device_id d)
 	api.GetDeviceInfo(d, CL_DEVICE_VENDOR, sizeof(vendor) - 1, vendor, NULL);
 	if (strcasestr(name, "portable") || strcasestr(name, "pocl"))
 		return "opencl-pocl";
+	if (!is_type(d, CL_DEVICE_TYPE_GPU))
+		return "opencl-generic";
 	if (strcasestr(vendor, "nvidia"))
 		return "opencl-nvidia";
 	if (strcasestr(vendor, "amd") || strcasestr(vendor, "advanced micro"))
@@ -479,14 +697,24 @@ static const char *device_class(cl_platform_id p, cl_device_id d)
 	return "opencl-generic";
 }
 
+const char *ein_ocl_device_class(int platform, int device)
+{
+	cl_platform_id p[MAX_CL];
+	cl_device_id dev;
+	cl_uint np;
+
+	if (select_device(NULL, &platform, &device, &dev) < 0)
+		return "opencl-generic";
+	platforms(p, &np);
+	return device_class(p[platform], dev);
+}
+
 static const char *type_name(cl_device_id d)
 {
-	cl_device_type type = 0;
-
-	api.GetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-	return type & CL_DEVICE_TYPE_GPU ? "gpu" :
-		type & CL_DEVICE_TYPE_CPU ? "cpu" :
-		type & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "other";
+	return is_type(d, CL_DEVICE_TYPE_GPU) ? "gpu" :
+		is_type(d, CL_DEVICE_TYPE_CPU) ? "cpu" :
+		is_type(d, CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator" :
+		"other";
 }
 
 int ein_ocl_list_devices(FILE *out)

@@ -1,13 +1,19 @@
 /*
  * runtime.h: running a planned definition (emit.h) on an OpenCL device.
  *
- * A code holds its own context, in-order queue, program (built once,
- * with the device compiler's log turned into the error when it fails)
- * and kernels; a call creates the buffers, copies the inputs and outputs
- * in, launches the kernels in order, reads the outputs back and releases
- * the buffers.  Calls on one code are serialised by its lock (kernel
- * arguments are state of the cl_kernel).  Every OpenCL object is released
- * on every path.
+ * An ein context keeps one OpenCL context and in-order queue per device
+ * it has used (ein_ocl_devices, released with the ein context); a code
+ * holds a reference to its device, its program (built once, with the
+ * device compiler's log turned into the error when it fails; the code
+ * lives in the context's compile cache, so the same key is not built
+ * again) and kernels, and keeps the device buffers of its last call for
+ * the next one while they are large enough.  A call binds a buffer to
+ * each tensor (a caller's cl_mem as it is, else a kept buffer with the
+ * host tensor copied in), launches the kernels in order, reads the host
+ * outputs back and waits for the queue.  Calls on one code are
+ * serialised by its lock (kernel arguments and the kept buffers are
+ * state); calls on different codes may run concurrently.  Every OpenCL
+ * object is released on every path.
  */
 #ifndef EIN_OPENCL_RUNTIME_H
 #define EIN_OPENCL_RUNTIME_H
@@ -18,6 +24,27 @@
 #include "opencl/emit.h"
 
 struct ein_ocl_code;
+struct ein_ocl_devices;
+
+/* One tensor of a call: "mem" a cl_mem of the device's context to use in
+ * place, or NULL for "host", "bytes" long, copied in (and out for an
+ * output). */
+struct ein_ocl_arg {
+	void *host;
+	void *mem;
+	size_t bytes;
+};
+
+/* The devices of an ein context (none until one is used); freeing them
+ * drops the context's references, the last releasing each device's
+ * OpenCL context and queue. */
+struct ein_ocl_devices *ein_ocl_devices_alloc(void);
+void ein_ocl_devices_free(struct ein_ocl_devices *list);
+
+/* Turn *platform, *device (-1: the default device) into the indices of
+ * the device they name, loading OpenCL if needed.  -1 after reporting
+ * EIN_ERROR_DEVICE when there is no such device. */
+int ein_ocl_resolve(ein_ctx *ctx, int *platform, int *device);
 
 /* Build "plan" (taken) for scop "scop" (kept: it must outlive the code)
  * on device "device" of platform "platform" (-1: EIN_OPENCL_DEVICE=P:D if
@@ -28,11 +55,27 @@ struct ein_ocl_code *ein_ocl_code_build(ein_ctx *ctx,
 	struct ein_ocl_plan *plan, struct ein_scop *scop, int platform,
 	int device);
 void ein_ocl_code_free(struct ein_ocl_code *code);
-/* Run "code" on the definition's tensors "ptr" (those that are not
- * temporaries, in order; "bytes" their sizes) with sizes "sizes".
+/* Run "code" on the definition's tensors "arg" (indexed by position in
+ * the definition; those of temporaries unused) with sizes "sizes".
  * Returns -1 after reporting EIN_ERROR_DEVICE. */
 int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
-	void *const *ptr, const size_t *bytes, const int64_t *sizes);
+	const struct ein_ocl_arg *arg, const int64_t *sizes);
+/* The OpenCL context and queue of the device of "code" (the ein
+ * context's), as cl_context and cl_command_queue. */
+void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
+	void **queue);
+/* Check that "mem", the data of tensor "name" (argument "pos"), is a
+ * cl_mem of the context of "code" holding at least "bytes".  Returns -1
+ * after reporting EIN_ERROR_DEVICE. */
+int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
+	void *mem, size_t bytes, const char *name, int pos);
+/* The target class of device "device" of platform "platform" (-1: the
+ * default device), the directory schedules/<class>/ its schedule files
+ * are looked up in (sched/lookup.h): "opencl-pocl" for any device of
+ * PoCL, "opencl-nvidia", "opencl-amd" or "opencl-intel" for a GPU of that
+ * vendor, else "opencl-generic" (also when there is no such device: the
+ * compile reports that). */
+const char *ein_ocl_device_class(int platform, int device);
 /* Print every OpenCL platform and device, one a line as "P:D", the
  * device's name, type and target class ("opencl-pocl", "opencl-nvidia",
  * ...).  Returns the number of devices, -1 if OpenCL fails. */

@@ -76,6 +76,10 @@ static char *cache_key(ein_kernel *k, const ein_options *opts)
 	char *target = NULL;
 
 	if (ein_options_get_opencl(opts, &p, &d)) {
+		/* The device itself, not "the default": EIN_OPENCL_DEVICE
+		 * may name another one at the next compile. */
+		if (ein_ocl_resolve(k->ctx, &p, &d) < 0)
+			return NULL;
 		if (asprintf(&target, "opencl:%d:%d", p, d) < 0)
 			target = NULL;
 	} else {
@@ -380,6 +384,49 @@ static int check_descriptor(ein_kernel *k, int pos, const DLTensor *t)
 	return what ? -1 : 0;
 }
 
+static int64_t n_elements(const DLTensor *t);
+
+/* Is "t" a tensor on an OpenCL device (its data a cl_mem)? */
+static int is_device(const DLTensor *t)
+{
+	return t->device.device_type == kDLOpenCL;
+}
+
+/* The bytes of the elements of "t" (checked). */
+static size_t tensor_bytes(const DLTensor *t)
+{
+	return (size_t) n_elements(t) * ((t->dtype.bits + 7) / 8);
+}
+
+/* Is "t" on a device that kernel k takes as argument "pos": the CPU, or
+ * for a kernel compiled for OpenCL, its device (the buffer itself is
+ * checked once the shape is known)? */
+static int check_device(ein_kernel *k, int pos, const DLTensor *t)
+{
+	const struct ein_tensor *et = arg_tensor(k, pos);
+	int ocl = k->code->job.ocl != NULL;
+
+	if (t->device.device_type == kDLCPU)
+		return 0;
+	if (is_device(t) && ocl) {
+		if (t->byte_offset == 0)
+			return 0;
+		ein_error(k->ctx, EIN_ERROR_DEVICE, "tensor '%s' (argument "
+			"%d) has byte_offset %llu: an OpenCL tensor must start "
+			"at the start of its cl_mem", et->name, pos,
+			(unsigned long long) t->byte_offset);
+		return -1;
+	}
+	ein_error(k->ctx, EIN_ERROR_DEVICE, "tensor '%s' (argument %d) is on "
+		"DLPack device type %d%s, but kernel '%s' runs on %s: it takes "
+		"%s", et->name, pos, (int) t->device.device_type,
+		is_device(t) ? " (kDLOpenCL)" : "", k->func->def->name,
+		ocl ? "an OpenCL device" : "the CPU", ocl ? "kDLCPU tensors "
+		"and kDLOpenCL tensors of its OpenCL context" :
+		"kDLCPU tensors");
+	return -1;
+}
+
 /* Check descriptor "t" against argument "pos" at the given sizes. */
 static int check_tensor(ein_kernel *k, int pos, const DLTensor *t,
 	const int64_t *sizes)
@@ -388,13 +435,13 @@ static int check_tensor(ein_kernel *k, int pos, const DLTensor *t,
 	int64_t shape[et->n_dim + 1];
 	int d;
 
-	if (check_descriptor(k, pos, t) < 0)
+	if (check_descriptor(k, pos, t) < 0 || check_device(k, pos, t) < 0)
 		return -1;
-	if (t->device.device_type != kDLCPU ||
-	    !dtype_matches(&t->dtype, et->type) || !is_compact(t)) {
+	if (!dtype_matches(&t->dtype, et->type) || !is_compact(t)) {
 		ein_error(k->ctx, EIN_ERROR_SHAPE, "tensor '%s' (argument %d) "
-			"must be a dense row-major %s tensor on the CPU",
-			et->name, pos, ein_type_name(et->type));
+			"must be a dense row-major %s tensor%s", et->name, pos,
+			ein_type_name(et->type), is_device(t) ? "" :
+			" on the CPU");
 		return -1;
 	}
 	if (eval_shape(k, sizes, pos, shape) < 0)
@@ -407,6 +454,9 @@ static int check_tensor(ein_kernel *k, int pos, const DLTensor *t,
 				(long long) t->shape[d], (long long) shape[d]);
 			return -1;
 		}
+	if (is_device(t))
+		return ein_ocl_code_check_buffer(k->ctx, k->code->job.ocl,
+			t->data, tensor_bytes(t), et->name, pos);
 	return 0;
 }
 
@@ -438,20 +488,31 @@ static void byte_range(const DLTensor *t, uintptr_t *lo, uintptr_t *hi)
 	*hi = base + (above + 1) * elem;
 }
 
+/* Do "a" and "b" share memory: host tensors whose bytes overlap, or
+ * OpenCL tensors of the same cl_mem?  A host tensor and a device one
+ * never do. */
+static int overlap(const DLTensor *a, const DLTensor *b)
+{
+	uintptr_t lo, hi, lo2, hi2;
+
+	if (is_device(a) || is_device(b))
+		return is_device(a) && is_device(b) && a->data == b->data;
+	byte_range(a, &lo, &hi);
+	byte_range(b, &lo2, &hi2);
+	return lo < hi && lo2 < hi2 && lo < hi2 && lo2 < hi;
+}
+
 /* Does output "out" share memory with another tensor of the call?  The
  * generated code assumes it does not (its pointers are noalias): an output
  * that is also an input would be read after being partly overwritten. */
 static int check_aliasing(ein_kernel *k, DLTensor *const *tensors, int out)
 {
-	uintptr_t lo, hi, lo2, hi2;
 	int i;
 
-	byte_range(tensors[out], &lo, &hi);
-	for (i = 0; i < k->n_arg && lo < hi; ++i) {
+	for (i = 0; i < k->n_arg; ++i) {
 		if (i == out)
 			continue;
-		byte_range(tensors[i], &lo2, &hi2);
-		if (lo2 < hi2 && lo < hi2 && lo2 < hi) {
+		if (overlap(tensors[out], tensors[i])) {
 			ein_error(k->ctx, EIN_ERROR_SHAPE, "output '%s' "
 				"(argument %d) shares memory with %s '%s' "
 				"(argument %d): outputs must not overlap "
@@ -463,6 +524,14 @@ static int check_aliasing(ein_kernel *k, DLTensor *const *tensors, int out)
 		}
 	}
 	return 0;
+}
+
+/* The status of a call that check_call refused: its error's. */
+static ein_status check_status(ein_kernel *k)
+{
+	ein_status status = ein_ctx_last_status(k->ctx);
+
+	return status == EIN_OK ? EIN_ERROR_SHAPE : status;
 }
 
 static int check_call(ein_kernel *k, DLTensor *const *tensors, int n_tensor,
@@ -499,25 +568,24 @@ static void *tensor_data(const DLTensor *t)
 	return (char *) t->data + t->byte_offset;
 }
 
-static int64_t n_elements(const DLTensor *t);
-
-/* Run the OpenCL code of k on "tensors" (checked): copied to the device
- * and the outputs back, by position in the definition. */
+/* Run the OpenCL code of k on "tensors" (checked), by position in the
+ * definition: host tensors copied to the device and the outputs back,
+ * device tensors used in place. */
 static ein_status run_device(ein_kernel *k, DLTensor *const *tensors,
 	const int64_t *sizes)
 {
 	int n = k->func->n_tensor, i;
-	void *ptr[n + 1];
-	size_t bytes[n + 1];
+	struct ein_ocl_arg arg[n + 1];
 
-	memset(ptr, 0, sizeof(ptr));
-	memset(bytes, 0, sizeof(bytes));
+	memset(arg, 0, sizeof(arg));
 	for (i = 0; i < k->n_arg; ++i) {
-		ptr[k->arg[i]] = tensor_data(tensors[i]);
-		bytes[k->arg[i]] = (size_t) n_elements(tensors[i]) *
-			((tensors[i]->dtype.bits + 7) / 8);
+		if (is_device(tensors[i]))
+			arg[k->arg[i]].mem = tensors[i]->data;
+		else
+			arg[k->arg[i]].host = tensor_data(tensors[i]);
+		arg[k->arg[i]].bytes = tensor_bytes(tensors[i]);
 	}
-	if (ein_ocl_code_run(k->ctx, k->code->job.ocl, ptr, bytes, sizes) < 0)
+	if (ein_ocl_code_run(k->ctx, k->code->job.ocl, arg, sizes) < 0)
 		return EIN_ERROR_DEVICE;
 	return EIN_OK;
 }
@@ -545,8 +613,30 @@ ein_status ein_kernel_call(ein_kernel *k, DLTensor *const *tensors,
 		return EIN_ERROR_INVALID;
 	ein_ctx_clear_error(k->ctx);
 	if (check_call(k, tensors, n_tensor, sizes, n_size) < 0)
-		return EIN_ERROR_SHAPE;
+		return check_status(k);
 	return run_code(k, tensors, sizes);
+}
+
+ein_status ein_kernel_get_opencl(ein_kernel *k, void **context,
+	void **queue)
+{
+	void *c, *q;
+
+	if (!k)
+		return EIN_ERROR_INVALID;
+	ein_ctx_clear_error(k->ctx);
+	if (!k->code->job.ocl) {
+		ein_error(k->ctx, EIN_ERROR_INVALID, "kernel '%s' was compiled "
+			"for the CPU, not for OpenCL (ein_options_set_target)",
+			k->func->def->name);
+		return EIN_ERROR_INVALID;
+	}
+	ein_ocl_code_get_queue(k->code->job.ocl, &c, &q);
+	if (context)
+		*context = c;
+	if (queue)
+		*queue = q;
+	return EIN_OK;
 }
 
 static int64_t n_elements(const DLTensor *t)
@@ -613,7 +703,15 @@ ein_status ein_kernel_call_reference(ein_kernel *k, DLTensor *const *tensors,
 		return EIN_ERROR_INVALID;
 	ein_ctx_clear_error(k->ctx);
 	if (check_call(k, tensors, n_tensor, sizes, n_size) < 0)
-		return EIN_ERROR_SHAPE;
+		return check_status(k);
+	for (i = 0; i < n_tensor; ++i)
+		if (is_device(tensors[i])) {
+			ein_error(k->ctx, EIN_ERROR_DEVICE, "tensor '%s' "
+				"(argument %d): the reference interpreter "
+				"takes host (kDLCPU) tensors only",
+				arg_tensor(k, i)->name, i);
+			return EIN_ERROR_DEVICE;
+		}
 	memset(data, 0, sizeof(data));
 	for (i = 0; i < n_tensor && ok == 0; ++i) {
 		data[k->arg[i]] = malloc(n_elements(tensors[i]) *

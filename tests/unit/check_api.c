@@ -209,6 +209,20 @@ START_TEST(wrong_type_and_layout)
 	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
 		"must be a dense row-major float32 tensor");
 	f.a.dl.strides = NULL;
+	/* A tensor on a device is a device error, on the CPU kernel even
+	 * an OpenCL one (kDLOpenCL, docs/opencl.md). */
+	f.b.dl.device.device_type = kDLCUDA;
+	ck_assert_int_eq(ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
+		EIN_ERROR_DEVICE);
+	ck_assert_str_eq(ein_ctx_last_error(f.ctx), "error: tensor 'B' "
+		"(argument 1) is on DLPack device type 2, but kernel 'matmul' "
+		"runs on the CPU: it takes kDLCPU tensors\n");
+	f.b.dl.device.device_type = kDLOpenCL;
+	ck_assert_int_eq(ein_kernel_call_reference(f.k, f.args, 3, f.sizes,
+		3), EIN_ERROR_DEVICE);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(f.ctx),
+		"device type 4 (kDLOpenCL)"));
+	f.b.dl.device.device_type = kDLCPU;
 	f.c.dl.data = NULL;
 	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
 		"tensor 'C' (argument 2) has NULL data");
