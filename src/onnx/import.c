@@ -18,6 +18,7 @@
 #include "onnx/bnfold.h"
 #include "onnx/lower.h"
 #include "onnx/read.h"
+#include "onnx/tograph.h"
 
 /* An imported model: its graph (owning the constants' data), the
  * definition's name and source, the indices of the constants the
@@ -30,6 +31,7 @@ struct ein_onnx {
 	int n_const;
 	int *konst;
 	int64_t *shape;
+	struct ein_graph *graph;
 };
 
 void ein_onnx_free(ein_onnx *m)
@@ -41,6 +43,7 @@ void ein_onnx_free(ein_onnx *m)
 	free(m->source);
 	free(m->konst);
 	free(m->shape);
+	ein_graph_free(m->graph);
 	free(m);
 }
 
@@ -105,13 +108,19 @@ ein_onnx *ein_onnx_import(ein_ctx *ctx, const char *path,
 	if (m && m->def)
 		m->g = ein_onnx_read(ctx, path);
 	if (m && m->g && ein_onnx_fold_batchnorm(m->g) >= 0)
-		m->source = ein_onnx_lower(ctx, path, m->g, m->def, opts);
+		m->source = ein_onnx_lower(ctx, path, m->g, m->def, opts,
+			&m->graph);
 	if (m && m->source && collect_consts(m) == 0)
 		return m;
 	if (ein_diag_n_error(ctx) == 0)
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
 	ein_onnx_free(m);
 	return NULL;
+}
+
+__isl_keep struct ein_graph *ein_onnx_get_graph(const ein_onnx *m)
+{
+	return m ? m->graph : NULL;
 }
 
 const char *ein_onnx_get_source(const ein_onnx *m)

@@ -1,0 +1,504 @@
+/*
+ * model.c: whole models through the graph level, the ein_model_* API of
+ * ein.h.
+ *
+ *     model.onnx --ein_onnx_import--> graph (each node's statements)
+ *         --ein_graph_partition--> kernels --ein_graph_print_source-->
+ *         one definition per kernel --ein_kernel_compile_with--> code
+ *         --ein_graph_plan_memory--> arena offsets
+ *
+ * A run binds every tensor of the graph to memory (the caller's inputs
+ * and outputs, the importer's weights, the arena at its planned offset)
+ * and calls the kernels in order.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ctx.h"
+#include "diag.h"
+#include "graph/ein_graph.h"
+#include "onnx/tograph.h"
+
+/* The most dimensions of a tensor between kernels. */
+#define MAX_RANK 16
+
+/* A tensor of the graph as memory: its descriptor (data set for weights
+ * and arena tensors, per call for inputs and outputs), its shape;
+ * described: the descriptor's type and shape are known (from a kernel
+ * that has it as a parameter). */
+struct slot {
+	DLTensor dl;
+	int64_t shape[MAX_RANK];
+	int described;
+};
+
+/* A model.
+ * ctx: the caller's context; onnx: the imported model (the whole-model
+ *	definition and the weights); g: its graph (owned by onnx);
+ * source, memory: the kernels' source and the plan as text;
+ * prog: the kernels' program; kernel: each kernel compiled (NULL for a
+ *	kernel whose results nobody reads); nodes: each kernel's nodes as
+ *	text; seconds: the time of each kernel's calls so far;
+ * slot: each tensor of g; arena: the arena, arena_bytes long;
+ *	tensor_bytes: the sum of the tensors in it;
+ * input, output: the graph's tensors that are the model's inputs and
+ *	outputs, in order;
+ * whole: the whole-model definition, compiled on the first
+ *	ein_model_run_reference. */
+struct ein_model {
+	ein_ctx *ctx;
+	ein_onnx *onnx;
+	struct ein_graph *g;
+	char *source;
+	char *memory;
+	ein_program *prog;
+	int n_kernel;
+	ein_kernel **kernel;
+	char **nodes;
+	double *seconds;
+	struct slot *slot;
+	unsigned char *arena;
+	int64_t arena_bytes;
+	int64_t tensor_bytes;
+	int n_input;
+	int *input;
+	int n_output;
+	int *output;
+	ein_kernel *whole;
+};
+
+void ein_model_free(ein_model *m)
+{
+	int k;
+
+	if (!m)
+		return;
+	for (k = 0; k < m->n_kernel; ++k) {
+		ein_kernel_free(m->kernel[k]);
+		free(m->nodes[k]);
+	}
+	ein_kernel_free(m->whole);
+	ein_program_free(m->prog);
+	ein_onnx_free(m->onnx);
+	free(m->kernel);
+	free(m->nodes);
+	free(m->seconds);
+	free(m->slot);
+	free(m->arena);
+	free(m->input);
+	free(m->output);
+	free(m->source);
+	free(m->memory);
+	free(m);
+}
+
+/* Check that every tensor has a size: a symbolic dimension must be fixed
+ * for the arena to be planned. */
+static int check_sizes(ein_model *m, const char *path)
+{
+	int t;
+
+	for (t = 0; t < ein_graph_n_tensor(m->g); ++t)
+		if (ein_graph_tensor_bytes(m->g, t) < 0) {
+			ein_error(m->ctx, EIN_ERROR_SHAPE, "%s: tensor '%s' "
+				"has a symbolic dimension: the graph level "
+				"needs every size fixed (ein --sizes "
+				"NAME=VALUE, ein_options_fix_size)", path,
+				ein_graph_tensor_id(m->g, t));
+			return -1;
+		}
+	return 0;
+}
+
+/* The text "print" writes for "m", or NULL when out of memory. */
+static char *print_text(const struct ein_graph *g,
+	void (*print)(const struct ein_graph *g, FILE *out))
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	print(g, f);
+	fclose(f);
+	return text;
+}
+
+/* The nodes of kernel "k" as text. */
+static char *kernel_nodes(const struct ein_graph *g, int k)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	ein_graph_print_kernel_nodes(g, k, f);
+	fclose(f);
+	return text;
+}
+
+/* The index of weight "id" among the imported model's constants, -1 if
+ * none. */
+static int find_const(const ein_onnx *onnx, const char *id)
+{
+	int i;
+
+	for (i = 0; i < ein_onnx_n_const(onnx); ++i)
+		if (!strcmp(ein_onnx_get_const_name(onnx, i), id))
+			return i;
+	return -1;
+}
+
+/* Describe parameter "pos" of kernel "k", tensor "t", from the compiled
+ * kernel's signature (once). */
+static int describe(ein_model *m, ein_kernel *k, int pos, int t)
+{
+	struct slot *s = &m->slot[t];
+	int ndim = ein_kernel_tensor_ndim(k, pos);
+
+	if (s->described)
+		return 0;
+	if (ndim < 0 || ndim > MAX_RANK) {
+		ein_error(m->ctx, EIN_ERROR_UNSUPPORTED, "tensor '%s' has "
+			"more than %d dimensions", ein_graph_tensor_id(m->g, t),
+			MAX_RANK);
+		return -1;
+	}
+	s->dl.ndim = ndim;
+	s->dl.shape = s->shape;
+	s->dl.device.device_type = kDLCPU;
+	if (ein_kernel_tensor_dtype(k, pos, &s->dl.dtype) != EIN_OK ||
+	    ein_kernel_tensor_shape(k, pos, NULL, 0, s->shape) != EIN_OK)
+		return -1;
+	s->described = 1;
+	return 0;
+}
+
+/* Compile kernel "k" and describe its parameters. */
+static int compile_kernel(ein_model *m, int k, const ein_options *opts)
+{
+	int pos;
+
+	m->nodes[k] = kernel_nodes(m->g, k);
+	if (!m->nodes[k])
+		return -1;
+	if (!ein_graph_kernel_is_used(m->g, k))
+		return 0;
+	m->kernel[k] = ein_kernel_compile_with(m->prog,
+		ein_graph_kernel_name(m->g, k), opts);
+	if (!m->kernel[k])
+		return -1;
+	for (pos = 0; pos < ein_graph_kernel_n_param(m->g, k); ++pos)
+		if (describe(m, m->kernel[k], pos,
+				ein_graph_kernel_param(m->g, k, pos)) < 0)
+			return -1;
+	return 0;
+}
+
+/* Bind the weights and the arena's tensors to their memory, and list the
+ * model's inputs and outputs. */
+static int bind(ein_model *m)
+{
+	int t, n = ein_graph_n_tensor(m->g);
+
+	m->input = malloc((n + 1) * sizeof(*m->input));
+	m->output = malloc((n + 1) * sizeof(*m->output));
+	m->arena = malloc(m->arena_bytes + 1);
+	if (!m->input || !m->output || !m->arena)
+		return -1;
+	for (t = 0; t < n; ++t) {
+		enum ein_graph_role role = ein_graph_tensor_role(m->g, t);
+		int64_t off = ein_graph_tensor_offset(m->g, t);
+		int c;
+
+		if (role == EIN_GRAPH_INPUT)
+			m->input[m->n_input++] = t;
+		else if (role == EIN_GRAPH_OUTPUT)
+			m->output[m->n_output++] = t;
+		else if (role == EIN_GRAPH_WEIGHT &&
+		    (c = find_const(m->onnx, ein_graph_tensor_id(m->g, t))) >= 0)
+			ein_onnx_get_const(m->onnx, c, &m->slot[t].dl);
+		if (off >= 0) {
+			m->slot[t].dl.data = m->arena + off;
+			m->tensor_bytes += ein_graph_tensor_bytes(m->g, t);
+		}
+	}
+	return 0;
+}
+
+/* Fuse, write, compile, plan. */
+static int build(ein_model *m, const char *path, const ein_options *opts)
+{
+	int k;
+
+	if (ein_graph_partition(m->g) < 0 || check_sizes(m, path) < 0)
+		return -1;
+	m->n_kernel = ein_graph_n_kernel(m->g);
+	m->kernel = calloc(m->n_kernel + 1, sizeof(*m->kernel));
+	m->nodes = calloc(m->n_kernel + 1, sizeof(*m->nodes));
+	m->seconds = calloc(m->n_kernel + 1, sizeof(*m->seconds));
+	m->slot = calloc(ein_graph_n_tensor(m->g) + 1, sizeof(*m->slot));
+	m->source = print_text(m->g, &ein_graph_print_source);
+	if (!m->kernel || !m->nodes || !m->seconds || !m->slot || !m->source)
+		return -1;
+	m->prog = ein_program_parse(m->ctx, m->source, path);
+	if (!m->prog)
+		return -1;
+	for (k = 0; k < m->n_kernel; ++k)
+		if (compile_kernel(m, k, opts) < 0)
+			return -1;
+	m->arena_bytes = ein_graph_plan_memory(m->g);
+	if (m->arena_bytes < 0)
+		return -1;
+	m->memory = print_text(m->g, &ein_graph_print_memory);
+	return m->memory ? bind(m) : -1;
+}
+
+ein_model *ein_model_load(ein_ctx *ctx, const char *path,
+	const ein_options *opts)
+{
+	ein_model *m;
+
+	if (!ctx)
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		return NULL;
+	}
+	m->ctx = ctx;
+	m->onnx = ein_onnx_import(ctx, path, opts);
+	m->g = ein_onnx_get_graph(m->onnx);
+	if (m->g && build(m, path, opts) == 0)
+		return m;
+	if (ein_ctx_last_status(ctx) == EIN_OK)
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+	ein_model_free(m);
+	return NULL;
+}
+
+int ein_model_n_input(const ein_model *m)
+{
+	return m ? m->n_input : -1;
+}
+
+int ein_model_n_output(const ein_model *m)
+{
+	return m ? m->n_output : -1;
+}
+
+const char *ein_model_get_input_name(const ein_model *m, int pos)
+{
+	if (!m || pos < 0 || pos >= m->n_input)
+		return NULL;
+	return ein_graph_tensor_id(m->g, m->input[pos]);
+}
+
+const char *ein_model_get_output_name(const ein_model *m, int pos)
+{
+	if (!m || pos < 0 || pos >= m->n_output)
+		return NULL;
+	return ein_graph_tensor_id(m->g, m->output[pos]);
+}
+
+/* "t" as a description of tensor "i" of the graph. */
+static ein_status get_tensor(const ein_model *m, int i, DLTensor *t)
+{
+	if (!t)
+		return EIN_ERROR_INVALID;
+	*t = m->slot[i].dl;
+	t->data = NULL;
+	return EIN_OK;
+}
+
+ein_status ein_model_get_input(const ein_model *m, int pos, DLTensor *t)
+{
+	if (!m || pos < 0 || pos >= m->n_input)
+		return EIN_ERROR_INVALID;
+	return get_tensor(m, m->input[pos], t);
+}
+
+ein_status ein_model_get_output(const ein_model *m, int pos, DLTensor *t)
+{
+	if (!m || pos < 0 || pos >= m->n_output)
+		return EIN_ERROR_INVALID;
+	return get_tensor(m, m->output[pos], t);
+}
+
+/* Check the number of arguments of a run. */
+static ein_status check_counts(ein_model *m, DLTensor *const *inputs,
+	int n_input, DLTensor *const *outputs, int n_output)
+{
+	if (!m)
+		return EIN_ERROR_INVALID;
+	ein_ctx_clear_error(m->ctx);
+	if (n_input == m->n_input && n_output == m->n_output &&
+	    (inputs || !n_input) && (outputs || !n_output))
+		return EIN_OK;
+	ein_error(m->ctx, EIN_ERROR_SHAPE, "the model takes %d inputs and %d "
+		"outputs, not %d and %d", m->n_input, m->n_output, n_input,
+		n_output);
+	return EIN_ERROR_SHAPE;
+}
+
+/* The tensor bound to tensor "t" of the graph in this run. */
+static DLTensor *bound(ein_model *m, int t, DLTensor *const *inputs,
+	DLTensor *const *outputs)
+{
+	int i;
+
+	for (i = 0; i < m->n_input; ++i)
+		if (m->input[i] == t)
+			return inputs[i];
+	for (i = 0; i < m->n_output; ++i)
+		if (m->output[i] == t)
+			return outputs[i];
+	return &m->slot[t].dl;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Call kernel "k" on its tensors. */
+static ein_status call_kernel(ein_model *m, int k, DLTensor *const *inputs,
+	DLTensor *const *outputs)
+{
+	int n = ein_graph_kernel_n_param(m->g, k), pos;
+	DLTensor *args[n + 1];
+	ein_status st;
+	double t0;
+
+	for (pos = 0; pos < n; ++pos)
+		args[pos] = bound(m, ein_graph_kernel_param(m->g, k, pos),
+			inputs, outputs);
+	t0 = now();
+	st = ein_kernel_call(m->kernel[k], args, n, NULL, 0);
+	m->seconds[k] += now() - t0;
+	return st;
+}
+
+ein_status ein_model_run(ein_model *m, DLTensor *const *inputs,
+	int n_input, DLTensor *const *outputs, int n_output)
+{
+	ein_status st = check_counts(m, inputs, n_input, outputs, n_output);
+	int k;
+
+	for (k = 0; st == EIN_OK && k < m->n_kernel; ++k)
+		if (m->kernel[k])
+			st = call_kernel(m, k, inputs, outputs);
+	return st;
+}
+
+/* Compile the whole-model definition for the reference interpreter (the
+ * default schedule: its code is never run, and the automatic schedule of
+ * a whole model is slow). */
+static ein_status compile_whole(ein_model *m)
+{
+	ein_options *opts = ein_options_alloc();
+	ein_program *prog;
+
+	if (!opts)
+		return EIN_ERROR_NOMEM;
+	ein_options_set_schedule_lookup(opts, 0);
+	prog = ein_program_parse(m->ctx, ein_onnx_get_source(m->onnx),
+		"model");
+	if (prog)
+		m->whole = ein_kernel_compile_with(prog,
+			ein_onnx_get_def_name(m->onnx), opts);
+	ein_program_free(prog);
+	ein_options_free(opts);
+	return m->whole ? EIN_OK : ein_ctx_last_status(m->ctx);
+}
+
+/* The tensor for parameter "name" of the whole-model definition. */
+static DLTensor *whole_arg(ein_model *m, const char *name,
+	DLTensor *const *inputs, DLTensor *const *outputs, DLTensor *weight)
+{
+	int i, c;
+
+	for (i = 0; i < m->n_input; ++i)
+		if (!strcmp(ein_model_get_input_name(m, i), name))
+			return inputs[i];
+	for (i = 0; i < m->n_output; ++i)
+		if (!strcmp(ein_model_get_output_name(m, i), name))
+			return outputs[i];
+	c = find_const(m->onnx, name);
+	if (c < 0 || ein_onnx_get_const(m->onnx, c, weight) != EIN_OK)
+		return NULL;
+	return weight;
+}
+
+ein_status ein_model_run_reference(ein_model *m, DLTensor *const *inputs,
+	int n_input, DLTensor *const *outputs, int n_output)
+{
+	ein_status st = check_counts(m, inputs, n_input, outputs, n_output);
+	int n, i;
+
+	if (st == EIN_OK && !m->whole)
+		st = compile_whole(m);
+	if (st != EIN_OK)
+		return st;
+	n = ein_kernel_n_tensor(m->whole);
+	{
+		DLTensor weight[n + 1], *args[n + 1];
+
+		for (i = 0; i < n; ++i)
+			args[i] = whole_arg(m,
+				ein_kernel_get_tensor_name(m->whole, i),
+				inputs, outputs, &weight[i]);
+		return ein_kernel_call_reference(m->whole, args, n, NULL, 0);
+	}
+}
+
+int ein_model_n_kernel(const ein_model *m)
+{
+	return m ? m->n_kernel : -1;
+}
+
+const char *ein_model_get_kernel_name(const ein_model *m, int pos)
+{
+	if (!m || pos < 0 || pos >= m->n_kernel)
+		return NULL;
+	return ein_graph_kernel_name(m->g, pos);
+}
+
+const char *ein_model_get_kernel_nodes(const ein_model *m, int pos)
+{
+	if (!m || pos < 0 || pos >= m->n_kernel)
+		return NULL;
+	return m->nodes[pos];
+}
+
+double ein_model_get_kernel_seconds(const ein_model *m, int pos)
+{
+	if (!m || pos < 0 || pos >= m->n_kernel)
+		return -1;
+	return m->seconds[pos];
+}
+
+int64_t ein_model_arena_bytes(const ein_model *m)
+{
+	return m ? m->arena_bytes : -1;
+}
+
+int64_t ein_model_tensor_bytes(const ein_model *m)
+{
+	return m ? m->tensor_bytes : -1;
+}
+
+const char *ein_model_get_source(const ein_model *m)
+{
+	return m ? m->source : NULL;
+}
+
+const char *ein_model_get_memory_plan(const ein_model *m)
+{
+	return m ? m->memory : NULL;
+}
