@@ -348,6 +348,14 @@ ein_status ein_kernel_call_reference(ein_kernel *kernel,
 	DLTensor *const *tensors, int n_tensor, const int64_t *sizes,
 	int n_size);
 
+/* A kernel of definition "def" (NULL: the first) for the reference
+ * interpreter only: no schedule is chosen and no code compiled, so that
+ * it costs the time of the check, not of a compile.  Its signature
+ * (ein_kernel_n_tensor, ...), shapes and ein_kernel_call_reference work
+ * as for a compiled kernel; ein_kernel_call fails with EIN_ERROR_INVALID.
+ * Returns NULL for an unknown definition (EIN_ERROR_INVALID). */
+ein_kernel *ein_kernel_reference(ein_program *prog, const char *def);
+
 /* The number of threads that run the parallel loops of a kernel (loops a
  * schedule marks parallel) in calls that start after ein_set_num_threads
  * returns; calls in progress keep theirs.  n >= 1 sets the count (1 runs
@@ -546,6 +554,13 @@ typedef struct ein_model ein_model;
  * ein_kernel_compile_with. */
 ein_model *ein_model_load(ein_ctx *ctx, const char *path,
 	const ein_options *opts);
+/* As ein_model_load, without compiling: the kernels' source, their
+ * nodes, and the memory plan where every size is fixed (else
+ * ein_model_get_memory_plan gives NULL), at the cost of the import only.
+ * ein_model_run and the inputs' and outputs' descriptions need
+ * ein_model_load (EIN_ERROR_INVALID here). */
+ein_model *ein_model_plan(ein_ctx *ctx, const char *path,
+	const ein_options *opts);
 /* Free a model (its kernels, weights and arena).  No run may be in
  * progress. */
 void ein_model_free(ein_model *model);
@@ -578,6 +593,9 @@ ein_status ein_model_run(ein_model *model, DLTensor *const *inputs,
 ein_status ein_model_run_reference(ein_model *model,
 	DLTensor *const *inputs, int n_input, DLTensor *const *outputs,
 	int n_output);
+/* The imported model (the whole-model definition and the weights, which
+ * the kernels read by the same names), owned by the model. */
+const ein_onnx *ein_model_get_onnx(const ein_model *model);
 /* The fused kernels: their number (-1 if model is NULL); the name of
  * kernel "pos" (its definition's name), the ONNX nodes it computes
  * ("Conv conv_0 + Relu relu_0") and the seconds its calls took over all
@@ -593,7 +611,8 @@ int64_t ein_model_arena_bytes(const ein_model *model);
 int64_t ein_model_tensor_bytes(const ein_model *model);
 /* The kernels' ein source (one definition each), and the memory plan as
  * a table (each tensor's bytes, lifetime in kernels and offset, then the
- * arena against the sum), as strings owned by the model. */
+ * arena against the sum), as strings owned by the model; the plan is
+ * NULL for a model of ein_model_plan with a size not fixed. */
 const char *ein_model_get_source(const ein_model *model);
 const char *ein_model_get_memory_plan(const ein_model *model);
 

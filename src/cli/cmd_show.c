@@ -58,11 +58,15 @@ static int show_graph(const char *file, int stage, const ein_options *opts)
 {
 	ein_ctx *ctx = ein_ctx_alloc();
 	ein_model *m = ein_cli_is_onnx(file) ?
-		ein_model_load(ctx, file, opts) : NULL;
+		ein_model_plan(ctx, file, opts) : NULL;
+	const char *text = stage == -1 ? ein_model_get_source(m) :
+		ein_model_get_memory_plan(m);
 
-	if (m)
-		fputs(stage == -1 ? ein_model_get_source(m) :
-			ein_model_get_memory_plan(m), stdout);
+	if (text)
+		fputs(text, stdout);
+	else if (m)
+		fprintf(stderr, "ein show: error: the memory plan needs every "
+			"size of the model fixed (--sizes NAME=VALUE)\n");
 	else if (!ein_cli_is_onnx(file))
 		fprintf(stderr, "ein show: error: --stage=%s needs an ONNX "
 			"model\n", stage == -1 ? "kernels" : "memory");
@@ -70,7 +74,7 @@ static int show_graph(const char *file, int stage, const ein_options *opts)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	ein_model_free(m);
 	ein_ctx_free(ctx);
-	return m ? 0 : 1;
+	return text ? 0 : 1;
 }
 
 int ein_cmd_show(int argc, char **argv)

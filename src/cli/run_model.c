@@ -124,9 +124,11 @@ static int alloc_all(ein_ctx *ctx, const struct ein_cli_model_run *r,
 }
 
 /* Run "m" once to warm up, then up to r->repeat times (two seconds at
- * most); the median time of a run in seconds, -1 on failure. */
+ * most); the median time of a run in seconds, -1 on failure.  base[k]
+ * is kernel k's time after the warm-up, and *runs the number of timed
+ * runs. */
 static double time_runs(const struct ein_cli_model_run *r, ein_model *m,
-	DLTensor **in, DLTensor **out)
+	DLTensor **in, DLTensor **out, double *base, int64_t *runs)
 {
 	int ni = ein_model_n_input(m), no = ein_model_n_output(m), i;
 	double *t = malloc(r->repeat * sizeof(*t)), start, med;
@@ -134,6 +136,8 @@ static double time_runs(const struct ein_cli_model_run *r, ein_model *m,
 
 	if (!t || ein_model_run(m, in, ni, out, no) != EIN_OK)
 		return (free(t), -1);
+	for (i = 0; i < ein_model_n_kernel(m); ++i)
+		base[i] = ein_model_get_kernel_seconds(m, i);
 	start = ein_cli_now();
 	for (i = 0; i < n; ++i) {
 		double t0 = ein_cli_now();
@@ -145,6 +149,7 @@ static double time_runs(const struct ein_cli_model_run *r, ein_model *m,
 			n = i + 1;
 	}
 	med = ein_cli_median(t, n);
+	*runs = n;
 	free(t);
 	return med;
 }
@@ -171,25 +176,27 @@ static int compare(ein_model *m, struct ein_cli_tensor *out,
 	return bad ? -1 : 0;
 }
 
-/* The kernels' share of the time, one line each, as a profiler prints. */
-static void print_profile(ein_model *m)
+/* The kernels' share of the time over the timed runs (base[k]: kernel
+ * k's time before them), one line each, as a profiler prints. */
+static void print_profile(ein_model *m, const double *base, int64_t runs)
 {
 	double total = 0;
 	int k;
 
 	for (k = 0; k < ein_model_n_kernel(m); ++k)
-		total += ein_model_get_kernel_seconds(m, k);
-	printf("  %-28s %10s %7s  %s\n", "kernel", "ms", "%", "ONNX nodes");
+		total += ein_model_get_kernel_seconds(m, k) - base[k];
+	printf("  %-36s %12s %7s  %s\n", "kernel", "ms per run", "%",
+		"ONNX nodes");
 	for (k = 0; k < ein_model_n_kernel(m); ++k) {
-		double s = ein_model_get_kernel_seconds(m, k);
+		double s = ein_model_get_kernel_seconds(m, k) - base[k];
 
-		printf("  %-28s %10.3f %6.1f%%  %s\n",
-			ein_model_get_kernel_name(m, k), s * 1e3,
+		printf("  %-36s %12.4f %6.1f%%  %s\n",
+			ein_model_get_kernel_name(m, k), s * 1e3 / runs,
 			total > 0 ? 100 * s / total : 0,
 			ein_model_get_kernel_nodes(m, k));
 	}
-	printf("  %-28s %10.3f %6.1f%%  (all runs)\n", "total", total * 1e3,
-		100.0);
+	printf("  %-36s %12.4f %6.1f%%  (mean of %lld runs)\n", "total",
+		total * 1e3 / runs, 100.0, (long long) runs);
 }
 
 /* Write the outputs to --output's directory as NAME.npy. */
@@ -219,19 +226,21 @@ static int run_loaded(ein_ctx *ctx, const struct ein_cli_model_run *r,
 	int n = ni + 2 * no;
 	struct ein_cli_tensor t[n + 1];
 	DLTensor *args[n + 1];
-	double sec;
+	double sec, base[ein_model_n_kernel(m) + 1];
+	int64_t runs = 1;
 
 	memset(t, 0, sizeof(t));
 	ok = alloc_all(ctx, r, m, t);
 	for (i = 0; i < n; ++i)
 		args[i] = &t[i].dl;
-	if (ok == 0 && (sec = time_runs(r, m, args, args + ni)) >= 0)
+	if (ok == 0 && (sec = time_runs(r, m, args, args + ni, base,
+			&runs)) >= 0)
 		printf("  run: median %.3f ms over up to %lld runs\n",
 			sec * 1e3, (long long) r->repeat);
 	else
 		ok = -1;
 	if (ok == 0 && r->profile)
-		print_profile(m);
+		print_profile(m, base, runs);
 	if (ok == 0 && r->check)
 		ok = ein_model_run_reference(m, args, ni, args + ni + no,
 			no) == EIN_OK ? compare(m, t + ni, t + ni + no) : -1;

@@ -65,6 +65,8 @@ int ein_graph_n_tensor(__isl_keep const struct ein_graph *g);
 const char *ein_graph_tensor_id(__isl_keep const struct ein_graph *g, int t);
 const char *ein_graph_tensor_type(__isl_keep const struct ein_graph *g,
 	int t);
+const char *ein_graph_tensor_shape(__isl_keep const struct ein_graph *g,
+	int t);
 int64_t ein_graph_tensor_bytes(__isl_keep const struct ein_graph *g, int t);
 enum ein_graph_role ein_graph_tensor_role(__isl_keep const struct ein_graph *g,
 	int t);

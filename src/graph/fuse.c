@@ -258,6 +258,12 @@ const char *ein_graph_tensor_type(__isl_keep const struct ein_graph *g,
 	return g->tensor[t].type;
 }
 
+const char *ein_graph_tensor_shape(__isl_keep const struct ein_graph *g,
+	int t)
+{
+	return g->tensor[t].shape;
+}
+
 int64_t ein_graph_tensor_bytes(__isl_keep const struct ein_graph *g, int t)
 {
 	return g->tensor[t].bytes;

@@ -92,6 +92,17 @@ void ein_model_free(ein_model *m)
 	free(m);
 }
 
+/* Is the size of every tensor of "g" known? */
+static int sizes_known(const struct ein_graph *g)
+{
+	int t;
+
+	for (t = 0; t < ein_graph_n_tensor(g); ++t)
+		if (ein_graph_tensor_bytes(g, t) < 0)
+			return 0;
+	return 1;
+}
+
 /* Check that every tensor has a size: a symbolic dimension must be fixed
  * for the arena to be planned. */
 static int check_sizes(ein_model *m, const char *path)
@@ -101,10 +112,11 @@ static int check_sizes(ein_model *m, const char *path)
 	for (t = 0; t < ein_graph_n_tensor(m->g); ++t)
 		if (ein_graph_tensor_bytes(m->g, t) < 0) {
 			ein_error(m->ctx, EIN_ERROR_SHAPE, "%s: tensor '%s' "
-				"has a symbolic dimension: the graph level "
-				"needs every size fixed (ein --sizes "
+				"has a symbolic dimension (%s): the graph "
+				"level needs every size fixed (ein --sizes "
 				"NAME=VALUE, ein_options_fix_size)", path,
-				ein_graph_tensor_id(m->g, t));
+				ein_graph_tensor_id(m->g, t),
+				ein_graph_tensor_shape(m->g, t));
 			return -1;
 		}
 	return 0;
@@ -181,9 +193,6 @@ static int compile_kernel(ein_model *m, int k, const ein_options *opts)
 {
 	int pos;
 
-	m->nodes[k] = kernel_nodes(m->g, k);
-	if (!m->nodes[k])
-		return -1;
 	if (!ein_graph_kernel_is_used(m->g, k))
 		return 0;
 	m->kernel[k] = ein_kernel_compile_with(m->prog,
@@ -228,20 +237,39 @@ static int bind(ein_model *m)
 	return 0;
 }
 
-/* Fuse, write, compile, plan. */
+/* Fuse and write the kernels; plan the arena if every size is known. */
+static int prepare(ein_model *m, const char *path)
+{
+	int n = ein_graph_partition(m->g);
+
+	if (n < 0)
+		return -1;
+	m->n_kernel = n;
+	m->kernel = calloc(n + 1, sizeof(*m->kernel));
+	m->nodes = calloc(n + 1, sizeof(*m->nodes));
+	m->seconds = calloc(n + 1, sizeof(*m->seconds));
+	m->slot = calloc(ein_graph_n_tensor(m->g) + 1, sizeof(*m->slot));
+	m->source = print_text(m->g, &ein_graph_print_source);
+	if (!m->kernel || !m->nodes || !m->seconds || !m->slot || !m->source)
+		return -1;
+	for (n = 0; n < m->n_kernel; ++n)
+		if (!(m->nodes[n] = kernel_nodes(m->g, n)))
+			return -1;
+	if (sizes_known(m->g)) {
+		m->arena_bytes = ein_graph_plan_memory(m->g);
+		m->memory = print_text(m->g, &ein_graph_print_memory);
+		if (m->arena_bytes < 0 || !m->memory)
+			return -1;
+	}
+	return 0;
+}
+
+/* Compile the kernels and bind the tensors to memory. */
 static int build(ein_model *m, const char *path, const ein_options *opts)
 {
 	int k;
 
-	if (ein_graph_partition(m->g) < 0 || check_sizes(m, path) < 0)
-		return -1;
-	m->n_kernel = ein_graph_n_kernel(m->g);
-	m->kernel = calloc(m->n_kernel + 1, sizeof(*m->kernel));
-	m->nodes = calloc(m->n_kernel + 1, sizeof(*m->nodes));
-	m->seconds = calloc(m->n_kernel + 1, sizeof(*m->seconds));
-	m->slot = calloc(ein_graph_n_tensor(m->g) + 1, sizeof(*m->slot));
-	m->source = print_text(m->g, &ein_graph_print_source);
-	if (!m->kernel || !m->nodes || !m->seconds || !m->slot || !m->source)
+	if (check_sizes(m, path) < 0)
 		return -1;
 	m->prog = ein_program_parse(m->ctx, m->source, path);
 	if (!m->prog)
@@ -249,15 +277,12 @@ static int build(ein_model *m, const char *path, const ein_options *opts)
 	for (k = 0; k < m->n_kernel; ++k)
 		if (compile_kernel(m, k, opts) < 0)
 			return -1;
-	m->arena_bytes = ein_graph_plan_memory(m->g);
-	if (m->arena_bytes < 0)
-		return -1;
-	m->memory = print_text(m->g, &ein_graph_print_memory);
-	return m->memory ? bind(m) : -1;
+	return bind(m);
 }
 
-ein_model *ein_model_load(ein_ctx *ctx, const char *path,
-	const ein_options *opts)
+/* Import "path" and prepare it; compile it too if "compile". */
+static ein_model *load(ein_ctx *ctx, const char *path,
+	const ein_options *opts, int compile)
 {
 	ein_model *m;
 
@@ -271,12 +296,25 @@ ein_model *ein_model_load(ein_ctx *ctx, const char *path,
 	m->ctx = ctx;
 	m->onnx = ein_onnx_import(ctx, path, opts);
 	m->g = ein_onnx_get_graph(m->onnx);
-	if (m->g && build(m, path, opts) == 0)
+	if (m->g && prepare(m, path) == 0 &&
+	    (!compile || build(m, path, opts) == 0))
 		return m;
 	if (ein_ctx_last_status(ctx) == EIN_OK)
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
 	ein_model_free(m);
 	return NULL;
+}
+
+ein_model *ein_model_load(ein_ctx *ctx, const char *path,
+	const ein_options *opts)
+{
+	return load(ctx, path, opts, 1);
+}
+
+ein_model *ein_model_plan(ein_ctx *ctx, const char *path,
+	const ein_options *opts)
+{
+	return load(ctx, path, opts, 0);
 }
 
 int ein_model_n_input(const ein_model *m)
@@ -306,7 +344,7 @@ const char *ein_model_get_output_name(const ein_model *m, int pos)
 /* "t" as a description of tensor "i" of the graph. */
 static ein_status get_tensor(const ein_model *m, int i, DLTensor *t)
 {
-	if (!t)
+	if (!t || !m->slot[i].described)
 		return EIN_ERROR_INVALID;
 	*t = m->slot[i].dl;
 	t->data = NULL;
@@ -334,6 +372,12 @@ static ein_status check_counts(ein_model *m, DLTensor *const *inputs,
 	if (!m)
 		return EIN_ERROR_INVALID;
 	ein_ctx_clear_error(m->ctx);
+	if (!m->prog) {
+		ein_error(m->ctx, EIN_ERROR_INVALID, "the model was not "
+			"compiled (ein_model_plan): load it with "
+			"ein_model_load to run it");
+		return EIN_ERROR_INVALID;
+	}
 	if (n_input == m->n_input && n_output == m->n_output &&
 	    (inputs || !n_input) && (outputs || !n_output))
 		return EIN_OK;
@@ -396,24 +440,17 @@ ein_status ein_model_run(ein_model *m, DLTensor *const *inputs,
 	return st;
 }
 
-/* Compile the whole-model definition for the reference interpreter (the
- * default schedule: its code is never run, and the automatic schedule of
- * a whole model is slow). */
+/* The whole-model definition for the reference interpreter (no code
+ * compiled: the interpreter reads the definition). */
 static ein_status compile_whole(ein_model *m)
 {
-	ein_options *opts = ein_options_alloc();
-	ein_program *prog;
+	ein_program *prog = ein_program_parse(m->ctx,
+		ein_onnx_get_source(m->onnx), "model");
 
-	if (!opts)
-		return EIN_ERROR_NOMEM;
-	ein_options_set_schedule_lookup(opts, 0);
-	prog = ein_program_parse(m->ctx, ein_onnx_get_source(m->onnx),
-		"model");
 	if (prog)
-		m->whole = ein_kernel_compile_with(prog,
-			ein_onnx_get_def_name(m->onnx), opts);
+		m->whole = ein_kernel_reference(prog,
+			ein_onnx_get_def_name(m->onnx));
 	ein_program_free(prog);
-	ein_options_free(opts);
 	return m->whole ? EIN_OK : ein_ctx_last_status(m->ctx);
 }
 
@@ -455,6 +492,11 @@ ein_status ein_model_run_reference(ein_model *m, DLTensor *const *inputs,
 				inputs, outputs, &weight[i]);
 		return ein_kernel_call_reference(m->whole, args, n, NULL, 0);
 	}
+}
+
+const ein_onnx *ein_model_get_onnx(const ein_model *m)
+{
+	return m ? m->onnx : NULL;
 }
 
 int ein_model_n_kernel(const ein_model *m)

@@ -904,7 +904,7 @@ START_TEST(model_through_graph_level)
 	ck_assert_ptr_null(ein_model_load(ctx, path, NULL));
 	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_SHAPE);
 	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
-		"tensor 'x' has a symbolic dimension"));
+		"tensor 'x' has a symbolic dimension (N, 4)"));
 	ein_options_fix_size(opts, "N", 2);
 	ein_options_set_auto(opts, 0);
 	m = ein_model_load(ctx, path, opts);
@@ -951,6 +951,28 @@ START_TEST(model_through_graph_level)
 		"arena 32 bytes"));
 	ein_model_free(m);
 	ein_model_free(NULL);
+	{
+		/* The interpreter-only kernel the reference above uses. */
+		ein_program *p = ein_program_parse(ctx, "def f(float32(N) a) "
+			"-> (float32(N) b) { b(i) = a(i) * 2 }", NULL);
+		ein_kernel *k = ein_kernel_reference(p, NULL);
+		float a[3] = { 1, -2, 0.5f }, b[3] = { 0 };
+		int64_t n3[1] = { 3 };
+		DLTensor ta = { a, { kDLCPU, 0 }, 1, { kDLFloat, 32, 1 }, n3,
+			NULL, 0 }, tb = ta, *args[2] = { &ta, &tb };
+
+		tb.data = b;
+		ein_program_free(p);
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(ein_kernel_n_tensor(k), 2);
+		ck_assert_int_eq(ein_kernel_call(k, args, 2, n3, 1),
+			EIN_ERROR_INVALID);
+		ck_assert_int_eq(ein_kernel_call_reference(k, args, 2, n3, 1),
+			EIN_OK);
+		ck_assert_float_eq(b[1], -4);
+		ck_assert_ptr_null(ein_kernel_reference(NULL, NULL));
+		ein_kernel_free(k);
+	}
 	ck_assert_int_eq(ein_model_n_kernel(NULL), -1);
 	ck_assert_ptr_null(ein_model_load(NULL, path, NULL));
 	ein_options_free(opts);
