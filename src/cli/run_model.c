@@ -100,10 +100,15 @@ static int alloc_all(ein_ctx *ctx, const struct ein_cli_model_run *r,
 		const char *name, *file;
 		double lo, hi;
 
-		if (i < ni)
-			ein_model_get_input(m, i, &desc);
-		else
-			ein_model_get_output(m, (i - ni) % no, &desc);
+		if ((i < ni ? ein_model_get_input(m, i, &desc) :
+		     ein_model_get_output(m, (i - ni) % no, &desc)) != EIN_OK) {
+			fprintf(stderr, "ein run: error: %s '%s' is read by no "
+				"kernel of the model (not supported)\n",
+				i < ni ? "input" : "output", i < ni ?
+				ein_model_get_input_name(m, i) :
+				ein_model_get_output_name(m, (i - ni) % no));
+			return -1;
+		}
 		if (alloc_like(&t[i], &desc) < 0)
 			return -1;
 		if (i >= ni)
