@@ -593,6 +593,18 @@ ein_status ein_model_run(ein_model *model, DLTensor *const *inputs,
 ein_status ein_model_run_reference(ein_model *model,
 	DLTensor *const *inputs, int n_input, DLTensor *const *outputs,
 	int n_output);
+/* Write to "path" the C source of one function named after the model,
+ * "int MODEL(const T *input..., T *output...)", that calls the kernels in
+ * order over a static arena (so one call at a time), the arena's tensors
+ * at their planned offsets; it includes "header", which declares the
+ * kernels as ein_aot_write_header does for the kernels' definitions
+ * (ein_model_get_source) compiled with the weights embedded
+ * (ein_aot_set_const_data) and every size fixed.  Returns the first
+ * nonzero status of a kernel, else 0.  Works on a model of
+ * ein_model_plan.  EIN_ERROR_SHAPE if a size is not fixed, EIN_ERROR_IO
+ * if the file cannot be written. */
+ein_status ein_model_write_c(const ein_model *model, const char *path,
+	const char *header);
 /* The imported model (the whole-model definition and the weights, which
  * the kernels read by the same names), owned by the model. */
 const ein_onnx *ein_model_get_onnx(const ein_model *model);

@@ -130,6 +130,11 @@ static const struct help_opt compile_cmd_opts[] = {
 	  "(FILE.a) to write." },
 	{ "--header FILE.h", "The C header declaring the compiled functions "
 	  "to write." },
+	{ "--graph FILE.c", "For an ONNX model (with --header and every size "
+	  "fixed): compile the graph level's fused kernels instead of one "
+	  "definition, and write FILE.c, one C function named after the "
+	  "model that calls them in order over a static arena (compile it "
+	  "with your program)." },
 	{ NULL, NULL }
 };
 

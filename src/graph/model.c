@@ -499,6 +499,111 @@ const ein_onnx *ein_model_get_onnx(const ein_model *m)
 	return m ? m->onnx : NULL;
 }
 
+/* ---- a C driver for the kernels compiled ahead of time ---------------- */
+
+/* The C element type of ein type "type". */
+static const char *c_type(const char *type)
+{
+	static const char *names[][2] = { { "float32", "float" },
+		{ "float64", "double" }, { "int32", "int32_t" },
+		{ "int8", "int8_t" }, { "uint8", "uint8_t" },
+		{ "bool", "uint8_t" } };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i)
+		if (!strcmp(type, names[i][0]))
+			return names[i][1];
+	return "void";
+}
+
+/* The driver's parameters: the model's inputs (const), then its
+ * outputs. */
+static void print_driver_params(const ein_model *m, FILE *f)
+{
+	int t, any = 0;
+	enum ein_graph_role role;
+
+	for (role = EIN_GRAPH_INPUT; role <= EIN_GRAPH_OUTPUT; role += 3)
+		for (t = 0; t < ein_graph_n_tensor(m->g); ++t)
+			if (ein_graph_tensor_role(m->g, t) == role) {
+				fprintf(f, "%s%s%s *%s", any ? ", " : "",
+					role == EIN_GRAPH_INPUT ? "const " : "",
+					c_type(ein_graph_tensor_type(m->g, t)),
+					ein_graph_tensor_id(m->g, t));
+				any = 1;
+			}
+}
+
+/* The call of kernel "k": its parameters, weights left out (embedded),
+ * the arena's tensors at their offsets. */
+static void print_driver_call(const ein_model *m, int k, FILE *f)
+{
+	int pos, any = 0;
+
+	fprintf(f, "\tif ((rc = %s(", ein_graph_kernel_name(m->g, k));
+	for (pos = 0; pos < ein_graph_kernel_n_param(m->g, k); ++pos) {
+		int t = ein_graph_kernel_param(m->g, k, pos);
+		const char *type = c_type(ein_graph_tensor_type(m->g, t));
+
+		if (ein_graph_tensor_role(m->g, t) == EIN_GRAPH_WEIGHT)
+			continue;
+		fputs(any ? ", " : "", f);
+		any = 1;
+		if (ein_graph_tensor_offset(m->g, t) >= 0)
+			fprintf(f, "(%s%s *) (arena + %lld)",
+				pos < ein_graph_kernel_n_input(m->g, k) ?
+				"const " : "", type, (long long)
+				ein_graph_tensor_offset(m->g, t));
+		else
+			fputs(ein_graph_tensor_id(m->g, t), f);
+	}
+	fputs(")) != 0)\n\t\treturn rc;\n", f);
+}
+
+/* The driver's text into "f". */
+static void print_driver(const ein_model *m, const char *header, FILE *f)
+{
+	const char *name = ein_onnx_get_def_name(m->onnx);
+	int k;
+
+	fprintf(f, "/* %s: the model's %d fused kernels called in order "
+		"over a static arena\n * of %lld bytes (written by ein compile "
+		"--graph; not thread-safe). */\n#include <stdint.h>\n"
+		"#include \"%s\"\n\nint %s(", name, m->n_kernel,
+		(long long) m->arena_bytes, header, name);
+	print_driver_params(m, f);
+	fprintf(f, ")\n{\n\tstatic unsigned char arena[%lld] "
+		"__attribute__((aligned(64)));\n\tint rc;\n\n",
+		(long long) (m->arena_bytes ? m->arena_bytes : 64));
+	for (k = 0; k < m->n_kernel; ++k)
+		if (ein_graph_kernel_is_used(m->g, k))
+			print_driver_call(m, k, f);
+	fputs("\treturn 0;\n}\n", f);
+}
+
+ein_status ein_model_write_c(const ein_model *m, const char *path,
+	const char *header)
+{
+	FILE *f;
+
+	if (!m || !path || !header)
+		return EIN_ERROR_INVALID;
+	ein_ctx_clear_error(m->ctx);
+	if (!m->memory) {
+		ein_error(m->ctx, EIN_ERROR_SHAPE, "the model's driver needs "
+			"every size fixed");
+		return EIN_ERROR_SHAPE;
+	}
+	f = fopen(path, "w");
+	if (f)
+		print_driver(m, header, f);
+	if (!f || ferror(f) | fclose(f)) {
+		ein_error(m->ctx, EIN_ERROR_IO, "cannot write '%s'", path);
+		return EIN_ERROR_IO;
+	}
+	return EIN_OK;
+}
+
 int ein_model_n_kernel(const ein_model *m)
 {
 	return m ? m->n_kernel : -1;
