@@ -370,6 +370,14 @@ ein_status ein_kernel_call_reference(ein_kernel *kernel,
 	DLTensor *const *tensors, int n_tensor, const int64_t *sizes,
 	int n_size);
 
+/* A kernel of definition "def" (NULL: the first) for the reference
+ * interpreter only: no schedule is chosen and no code compiled, so that
+ * it costs the time of the check, not of a compile.  Its signature
+ * (ein_kernel_n_tensor, ...), shapes and ein_kernel_call_reference work
+ * as for a compiled kernel; ein_kernel_call fails with EIN_ERROR_INVALID.
+ * Returns NULL for an unknown definition (EIN_ERROR_INVALID). */
+ein_kernel *ein_kernel_reference(ein_program *prog, const char *def);
+
 /* The number of threads that run the parallel loops of a kernel (loops a
  * schedule marks parallel) in calls that start after ein_set_num_threads
  * returns; calls in progress keep theirs.  n >= 1 sets the count (1 runs
@@ -587,6 +595,103 @@ const char *ein_onnx_get_onnx_name(const ein_onnx *model, const char *name);
 ein_onnx *ein_onnx_quantize(ein_ctx *ctx, const char *path,
 	const ein_options *opts, const char *profile,
 	ein_calibration calibration);
+
+/*
+ * Whole models through the graph level (docs/onnx.md, "The graph level").
+ * The model's operators are fused into kernels, one ein definition each,
+ * compiled as ein_kernel_compile_with does (a schedule looked up by the
+ * kernel's name, else the automatic schedule); the tensors passed between
+ * kernels live in one arena whose offsets are planned by liveness.
+ *
+ *     ein_model *m = ein_model_load(ctx, "cnn.onnx", opts);  // N fixed
+ *     DLTensor *in[] = { &x }, *out[] = { &y };
+ *     ein_model_run(m, in, 1, out, 1);
+ *     ein_model_free(m);
+ */
+typedef struct ein_model ein_model;
+
+/* Import the ONNX model "path" (as ein_onnx_import, with the sizes "opts"
+ * fixes), fuse it into kernels, compile each with "opts" (NULL: the
+ * defaults), and plan its arena.  Every dimension must then be a
+ * constant: a symbolic one that "opts" does not fix is an
+ * EIN_ERROR_SHAPE error naming it.  Returns the model, owned by the
+ * caller, or NULL with the errors of ein_onnx_import and
+ * ein_kernel_compile_with. */
+ein_model *ein_model_load(ein_ctx *ctx, const char *path,
+	const ein_options *opts);
+/* As ein_model_load, without compiling: the kernels' source, their
+ * nodes, and the memory plan where every size is fixed (else
+ * ein_model_get_memory_plan gives NULL), at the cost of the import only.
+ * ein_model_run and the inputs' and outputs' descriptions need
+ * ein_model_load (EIN_ERROR_INVALID here). */
+ein_model *ein_model_plan(ein_ctx *ctx, const char *path,
+	const ein_options *opts);
+/* Free a model (its kernels, weights and arena).  No run may be in
+ * progress. */
+void ein_model_free(ein_model *model);
+/* The number of the model's inputs and outputs (-1 if model is NULL), and
+ * "t" made a description of input or output "pos": its name (ein's
+ * identifier, as in ein_onnx_get_source), ndim, shape and dtype, data
+ * NULL; the shape is owned by the model.  EIN_ERROR_INVALID if pos is out
+ * of range or t is NULL. */
+int ein_model_n_input(const ein_model *model);
+int ein_model_n_output(const ein_model *model);
+const char *ein_model_get_input_name(const ein_model *model, int pos);
+const char *ein_model_get_output_name(const ein_model *model, int pos);
+ein_status ein_model_get_input(const ein_model *model, int pos,
+	DLTensor *t);
+ein_status ein_model_get_output(const ein_model *model, int pos,
+	DLTensor *t);
+/* Run the kernels in order: inputs[0 .. n_input-1] and outputs[0 ..
+ * n_output-1] in the order above, dense tensors on the CPU of the
+ * declared types and shapes; the outputs are overwritten.  The model's
+ * arena holds the tensors between kernels, so one model runs one call at
+ * a time (not thread-safe); the kernels' parallel loops use
+ * ein_set_num_threads's threads.  EIN_ERROR_SHAPE for wrong arguments
+ * (the message names the tensor), EIN_ERROR_INVALID if model is NULL. */
+ein_status ein_model_run(ein_model *model, DLTensor *const *inputs,
+	int n_input, DLTensor *const *outputs, int n_output);
+/* As ein_model_run, but compute the outputs with the reference
+ * interpreter on the whole model as one definition (the source of
+ * ein_onnx_get_source, not the fused kernels): an independent check of
+ * the graph level.  Slow. */
+ein_status ein_model_run_reference(ein_model *model,
+	DLTensor *const *inputs, int n_input, DLTensor *const *outputs,
+	int n_output);
+/* Write to "path" the C source of one function named after the model,
+ * "int MODEL(const T *input..., T *output...)", that calls the kernels in
+ * order over a static arena (so one call at a time), the arena's tensors
+ * at their planned offsets; it includes "header", which declares the
+ * kernels as ein_aot_write_header does for the kernels' definitions
+ * (ein_model_get_source) compiled with the weights embedded
+ * (ein_aot_set_const_data) and every size fixed.  Returns the first
+ * nonzero status of a kernel, else 0.  Works on a model of
+ * ein_model_plan.  EIN_ERROR_SHAPE if a size is not fixed, EIN_ERROR_IO
+ * if the file cannot be written. */
+ein_status ein_model_write_c(const ein_model *model, const char *path,
+	const char *header);
+/* The imported model (the whole-model definition and the weights, which
+ * the kernels read by the same names), owned by the model. */
+const ein_onnx *ein_model_get_onnx(const ein_model *model);
+/* The fused kernels: their number (-1 if model is NULL); the name of
+ * kernel "pos" (its definition's name), the ONNX nodes it computes
+ * ("Conv conv_0 + Relu relu_0") and the seconds its calls took over all
+ * ein_model_run calls so far (for a profile), each owned by the model;
+ * NULL (or -1) if pos is out of range. */
+int ein_model_n_kernel(const ein_model *model);
+const char *ein_model_get_kernel_name(const ein_model *model, int pos);
+const char *ein_model_get_kernel_nodes(const ein_model *model, int pos);
+double ein_model_get_kernel_seconds(const ein_model *model, int pos);
+/* The bytes of the arena, and the sum of the bytes of the tensors in it
+ * (what they would take without sharing); -1 if model is NULL. */
+int64_t ein_model_arena_bytes(const ein_model *model);
+int64_t ein_model_tensor_bytes(const ein_model *model);
+/* The kernels' ein source (one definition each), and the memory plan as
+ * a table (each tensor's bytes, lifetime in kernels and offset, then the
+ * arena against the sum), as strings owned by the model; the plan is
+ * NULL for a model of ein_model_plan with a size not fixed. */
+const char *ein_model_get_source(const ein_model *model);
+const char *ein_model_get_memory_plan(const ein_model *model);
 
 /* Tensors in files.  Read the file "path" into the caller's tensor "t"
  * ("name" names it in messages; may be NULL)

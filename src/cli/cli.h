@@ -43,6 +43,26 @@ ein_program *ein_cli_read_quantized(ein_ctx *ctx, const char *path,
 int ein_cli_parse_calibration(const char *cmd, const char *s,
 	ein_calibration *cal);
 
+/* run_model.c: "ein run model.onnx" through the graph level.
+ * file: the model; opts: the compile options (sizes fixed);
+ * input[0 .. n_input-1]: the --input NAME=FILE options; output: --output's
+ * directory (NULL: none); ranges: the --range lists (NULL: none);
+ * repeat: the most timed runs; check: compare with the reference
+ * interpreter; profile: print each kernel's time. */
+struct ein_cli_model_run {
+	const char *file;
+	const ein_options *opts;
+	int n_input;
+	const char *const *input;
+	const char *output;
+	const char *ranges;
+	int64_t repeat;
+	int check;
+	int profile;
+};
+/* Load, run, check and profile the model; -1 after printing an error. */
+int ein_cli_run_model(const struct ein_cli_model_run *r);
+
 /* help.c: the overview of the commands; the page of command "name"
  * (-1 if there is none); whether argv[1..] asks for help (--help, -h);
  * the manual page in roff. */

@@ -13,7 +13,9 @@
 /* The options of "ein compile".
  * target: a target name; triple, cpu, features: an explicit LLVM target;
  * emit: "obj" (the default: an object, or an archive if output ends in
- *	".a"), "llvm", "asm" or "c". */
+ *	".a"), "llvm", "asm" or "c";
+ * graph: for an ONNX model, the C file of the driver calling the fused
+ *	kernels (--graph FILE.c; NULL: one definition, one function). */
 struct compile_opts {
 	const char *file;
 	const char *output;
@@ -26,6 +28,7 @@ struct compile_opts {
 	const char *emit;
 	const char *quantize;	/* --quantize: the profile of an int8 model */
 	const char *calibration;
+	const char *graph;
 	int n_def;
 	const char *def[MAX_LIST];
 	int n_const;
@@ -74,7 +77,8 @@ static int parse_one(int argc, char **argv, int *i, struct compile_opts *o)
 	    take_value("--features", argc, argv, i, &o->features) ||
 	    take_value("--emit", argc, argv, i, &o->emit) ||
 	    take_value("--quantize", argc, argv, i, &o->quantize) ||
-	    take_value("--calibration", argc, argv, i, &o->calibration))
+	    take_value("--calibration", argc, argv, i, &o->calibration) ||
+	    take_value("--graph", argc, argv, i, &o->graph))
 		return 0;
 	if (take_value("--def", argc, argv, i, &v))
 		return push(o->def, &o->n_def, v);
@@ -108,6 +112,17 @@ static int parse_args(int argc, char **argv, struct compile_opts *o)
 	    (!ein_cli_is_onnx(o->file) || !o->quantize)) {
 		fprintf(stderr, "ein compile: error: --quantize PROFILE (and "
 			"--calibration) take an ONNX model\n");
+		return -1;
+	}
+	if (o->graph && o->quantize) {
+		fprintf(stderr, "ein compile: error: --graph and --quantize "
+			"cannot be combined yet (the int8 model compiles as one "
+			"definition)\n");
+		return -1;
+	}
+	if (o->graph && (!o->header || !ein_cli_is_onnx(o->file))) {
+		fprintf(stderr, "ein compile: error: --graph needs an ONNX "
+			"model and --header (the driver includes it)\n");
 		return -1;
 	}
 	if (o->emit && strcmp(o->emit, "obj") && strcmp(o->emit, "llvm") &&
@@ -218,6 +233,33 @@ static ein_aot_format output_format(const struct compile_opts *o)
 	return EIN_AOT_OBJECT;
 }
 
+/* The graph level: the model's fused kernels into the object and the
+ * header, and the driver calling them (docs/onnx.md). */
+static ein_status compile_graph(ein_ctx *ctx, const struct compile_opts *o)
+{
+	ein_model *m = ein_model_plan(ctx, o->file, o->opts);
+	ein_program *prog = m ? ein_program_parse(ctx,
+		ein_model_get_source(m), o->file) : NULL;
+	ein_aot *aot = prog ? ein_aot_alloc(prog) : NULL;
+	const char *base = strrchr(o->header, '/');
+	ein_status st = aot ? configure(aot, o) : EIN_ERROR_INVALID;
+
+	if (st == EIN_OK)
+		st = embed_weights(aot, ein_model_get_onnx(m));
+	if (st == EIN_OK)
+		st = add_defs(aot, prog, o);
+	if (st == EIN_OK)
+		st = ein_aot_write_files(aot, o->output, o->output ?
+			output_format(o) : EIN_AOT_OBJECT, o->header);
+	if (st == EIN_OK)
+		st = ein_model_write_c(m, o->graph, base ? base + 1 :
+			o->header);
+	ein_aot_free(aot);
+	ein_program_free(prog);
+	ein_model_free(m);
+	return st;
+}
+
 int ein_cmd_compile(int argc, char **argv)
 {
 	struct compile_opts o = { 0 };
@@ -237,6 +279,14 @@ int ein_cmd_compile(int argc, char **argv)
 	    ein_cli_size_hints("ein compile", o.opts, o.sizes, 1) < 0)
 		return (ein_options_free(o.opts), 2);
 	ctx = ein_ctx_alloc();
+	if (o.graph) {
+		st = compile_graph(ctx, &o);
+		if (st != EIN_OK)
+			fputs(ein_ctx_last_error(ctx), stderr);
+		ein_options_free(o.opts);
+		ein_ctx_free(ctx);
+		return st == EIN_OK ? 0 : 1;
+	}
 	prog = o.quantize ? ein_cli_read_quantized(ctx, o.file, o.opts,
 		o.quantize, cal, &model) :
 		ein_cli_read_program(ctx, o.file, o.opts, &model);

@@ -11,12 +11,14 @@
 
 /* The options of "ein import": the model, the output (NULL: standard
  * output), the directory of the weights (NULL: none written), the sizes
- * to fix. */
+ * to fix; kernels: write the graph level's fused kernels, one definition
+ * each, instead of one definition. */
 struct import_opts {
 	const char *file;
 	const char *output;
 	const char *weights;
 	const char *sizes;
+	int kernels;
 };
 
 static int parse_args(int argc, char **argv, struct import_opts *o)
@@ -30,6 +32,8 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 			o->weights = argv[++i];
 		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
 			o->sizes = argv[++i];
+		else if (!strcmp(argv[i], "--kernels"))
+			o->kernels = 1;
 		else if (argv[i][0] != '-' && !o->file)
 			o->file = argv[i];
 		else {
@@ -88,6 +92,7 @@ int ein_cmd_import(int argc, char **argv)
 	ein_options *opts;
 	ein_ctx *ctx;
 	ein_onnx *m = NULL;
+	ein_model *model = NULL;
 	int ok = -1;
 
 	if (parse_args(argc, argv, &o) < 0)
@@ -96,13 +101,18 @@ int ein_cmd_import(int argc, char **argv)
 	if (ein_cli_size_hints("ein import", opts, o.sizes, 1) < 0)
 		return (ein_options_free(opts), 2);
 	ctx = ein_ctx_alloc();
-	m = ein_onnx_import(ctx, o.file, opts);
-	if (!m)
+	if (o.kernels)
+		model = ein_model_plan(ctx, o.file, opts);
+	else
+		m = ein_onnx_import(ctx, o.file, opts);
+	if (!m && !model)
 		fputs(ein_ctx_last_error(ctx), stderr);
-	else if (write_source(&o, ein_onnx_get_source(m)) == 0)
+	else if (write_source(&o, model ? ein_model_get_source(model) :
+			ein_onnx_get_source(m)) == 0)
 		ok = o.weights ? ein_cli_write_weights(ctx, "ein import",
-			o.weights, m) : 0;
+			o.weights, model ? ein_model_get_onnx(model) : m) : 0;
 	ein_onnx_free(m);
+	ein_model_free(model);
 	ein_options_free(opts);
 	ein_ctx_free(ctx);
 	return ok == 0 ? 0 : 1;

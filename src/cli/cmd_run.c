@@ -38,6 +38,9 @@ struct run_opts {
 	int64_t repeat;
 	int check;	/* 1: always, 0: never, -1: when cheap enough */
 	int fix;	/* specialise the kernel to the sizes */
+	int graph;	/* an ONNX model through the graph level (not
+			 * --no-graph) */
+	int profile;	/* --profile: each fused kernel's time */
 	char *ranges;	/* the --range lists joined by commas, or NULL */
 	ein_options *opts;
 };
@@ -224,6 +227,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->check = 0;
 		else if (!strcmp(argv[i], "--fix-sizes"))
 			o->fix = 1;
+		else if (!strcmp(argv[i], "--no-graph"))
+			o->graph = 0;
+		else if (!strcmp(argv[i], "--profile"))
+			o->profile = 1;
 		else if (argv[i][0] != '-' && !o->file)
 			o->file = argv[i];
 		else {
@@ -428,9 +435,22 @@ static int run_kernel(ein_kernel *k, const struct run_opts *o,
 	return ok;
 }
 
+/* Run an ONNX model through the graph level, its sizes fixed. */
+static int run_graph(struct run_opts *o)
+{
+	struct ein_cli_model_run r = { o->file, o->opts, o->n_input,
+		o->input, o->output, o->ranges, o->repeat, o->check != 0,
+		o->profile };
+	int ok = ein_cli_run_model(&r);
+
+	ein_options_free(o->opts);
+	free(o->ranges);
+	return ok == 0 ? 0 : 1;
+}
+
 int ein_cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { .repeat = 10, .check = -1 };
+	struct run_opts o = { .repeat = 10, .check = -1, .graph = 1 };
 	ein_ctx *ctx;
 	ein_program *prog = NULL;
 	ein_kernel *k = NULL;
@@ -438,9 +458,19 @@ int ein_cmd_run(int argc, char **argv)
 	int ok = -1;
 
 	o.opts = ein_options_alloc();
-	if (parse_args(argc, argv, &o) < 0 ||
-	    ein_cli_size_hints("ein run", o.opts, o.sizes, o.fix) < 0)
+	if (parse_args(argc, argv, &o) < 0)
 		return (ein_options_free(o.opts), free(o.ranges), 2);
+	o.graph = o.graph && ein_cli_is_onnx(o.file) && !o.def;
+	if (ein_cli_size_hints("ein run", o.opts, o.sizes,
+			o.fix || o.graph) < 0)
+		return (ein_options_free(o.opts), free(o.ranges), 2);
+	if (o.profile && !o.graph) {
+		fprintf(stderr, "ein run: error: --profile needs an ONNX model "
+			"run through the graph level\n");
+		return (ein_options_free(o.opts), free(o.ranges), 2);
+	}
+	if (o.graph)
+		return run_graph(&o);
 	ctx = ein_ctx_alloc();
 	o.ctx = ctx;
 	t0 = ein_cli_now();

@@ -22,10 +22,25 @@ static const struct {
 	{ "opencl", EIN_STAGE_OPENCL },
 };
 
-static int parse_stage(const char *name, ein_stage *stage)
+/* The stages of the graph level, for an ONNX model: -1 (kernels) or -2
+ * (memory) in *stage. */
+static int parse_graph_stage(const char *name, int *stage)
+{
+	if (!strcmp(name, "kernels"))
+		*stage = -1;
+	else if (!strcmp(name, "memory"))
+		*stage = -2;
+	else
+		return 0;
+	return 1;
+}
+
+static int parse_stage(const char *name, int *stage)
 {
 	size_t i;
 
+	if (parse_graph_stage(name, stage))
+		return 0;
 	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); ++i)
 		if (!strcmp(stages[i].name, name)) {
 			*stage = stages[i].stage;
@@ -33,14 +48,39 @@ static int parse_stage(const char *name, ein_stage *stage)
 		}
 	fprintf(stderr, "ein show: error: unknown stage '%s' (stages: "
 		"source, domains, deps, schedule, ast, llvm-unopt, llvm, asm, "
-		"c, opencl)\n", name);
+		"c, opencl; for an ONNX model also kernels, memory)\n", name);
 	return -1;
+}
+
+/* Print the fused kernels' source (stage -1) or the memory plan (-2) of
+ * ONNX model "file" (its sizes fixed in "opts"). */
+static int show_graph(const char *file, int stage, const ein_options *opts)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_model *m = ein_cli_is_onnx(file) ?
+		ein_model_plan(ctx, file, opts) : NULL;
+	const char *text = stage == -1 ? ein_model_get_source(m) :
+		ein_model_get_memory_plan(m);
+
+	if (text)
+		fputs(text, stdout);
+	else if (m)
+		fprintf(stderr, "ein show: error: the memory plan needs every "
+			"size of the model fixed (--sizes NAME=VALUE)\n");
+	else if (!ein_cli_is_onnx(file))
+		fprintf(stderr, "ein show: error: --stage=%s needs an ONNX "
+			"model\n", stage == -1 ? "kernels" : "memory");
+	else
+		fputs(ein_ctx_last_error(ctx), stderr);
+	ein_model_free(m);
+	ein_ctx_free(ctx);
+	return text ? 0 : 1;
 }
 
 int ein_cmd_show(int argc, char **argv)
 {
 	const char *file = NULL, *def = NULL;
-	ein_stage stage = EIN_STAGE_AST;
+	int stage = EIN_STAGE_AST;
 	ein_options *opts = ein_options_alloc();
 	ein_program *prog;
 	ein_onnx *model = NULL;
@@ -77,9 +117,15 @@ int ein_cmd_show(int argc, char **argv)
 			"given\n");
 		return (ein_options_free(opts), 2);
 	}
+	if (stage < 0) {
+		r = show_graph(file, stage, opts);
+		ein_options_free(opts);
+		return r;
+	}
 	ctx = ein_ctx_alloc();
 	prog = ein_cli_read_program(ctx, file, opts, &model);
-	text = prog ? ein_program_show_with(prog, def, stage, opts) : NULL;
+	text = prog ? ein_program_show_with(prog, def, (ein_stage) stage,
+		opts) : NULL;
 	if (text)
 		fputs(text, stdout);
 	else

@@ -91,6 +91,11 @@ static const struct help_opt run_opts[] = {
 	  "write); --input takes precedence." },
 	{ "--output DIR", "Write every output to DIR/NAME.npy after the "
 	  "run." },
+	{ "--profile", "For an ONNX model: print each fused kernel's time "
+	  "per run and share of the total, with its ONNX nodes." },
+	{ "--no-graph", "For an ONNX model: compile and run it as one "
+	  "definition instead of fused kernels over an arena (the graph "
+	  "level, docs/onnx.md)." },
 	{ NULL, NULL }
 };
 
@@ -131,6 +136,8 @@ static const struct help_opt import_opts[] = {
 	  "--const." },
 	{ "--sizes N=1,...", "Fix these symbolic dimensions (ONNX "
 	  "dim_params) to constants." },
+	{ "--kernels", "Write the graph level's fused kernels, one "
+	  "definition each, instead of one definition for the model." },
 	{ NULL, NULL }
 };
 
@@ -164,6 +171,11 @@ static const struct help_opt compile_cmd_opts[] = {
 	  "its int8 weights embedded." },
 	{ "--calibration minmax|percentile", "With --quantize, how the "
 	  "activations' ranges are chosen (default minmax)." },
+	{ "--graph FILE.c", "For an ONNX model (with --header and every size "
+	  "fixed): compile the graph level's fused kernels instead of one "
+	  "definition, and write FILE.c, one C function named after the "
+	  "model that calls them in order over a static arena (compile it "
+	  "with your program)." },
 	{ NULL, NULL }
 };
 
@@ -172,7 +184,10 @@ static const struct help_opt show_opts[] = {
 	{ "--sizes M=7,...", "Compile for these sizes, as --fix-sizes does." },
 	{ "--stage=STAGE", "What to print: source, domains, deps, schedule, "
 	  "ast (the default), llvm-unopt, llvm, asm, c (the kernel as C "
-	  "text), or opencl (the OpenCL C of --target opencl)." },
+	  "text), or opencl (the OpenCL C of --target opencl); for an ONNX "
+	  "model also kernels (the fused kernels' source) and memory (the "
+	  "arena's plan: each tensor's bytes, lifetime and offset, then the "
+	  "arena against the sum; needs every size fixed)." },
 	{ "--target cpu|opencl|opencl:P:D", "Compile for the CPU (the "
 	  "default) or an OpenCL device (docs/opencl.md)." },
 	{ NULL, NULL }
@@ -230,14 +245,17 @@ static const struct help_opt no_opts[] = { { NULL, NULL } };
 
 static const struct help_cmd cmds[] = {
 	{ "run", "FILE.ein|MODEL.onnx [--def NAME] --sizes M=512,N=512,... "
-	  "[--input X=FILE.npy]... [--weights DIR] [--output DIR] [OPTIONS]",
+	  "[--input X=FILE.npy]... [--weights DIR] [--output DIR] [--profile] "
+	  "[--no-graph] [OPTIONS]",
 	  "compile a definition, run it on random inputs, time it and check "
 	  "it",
 	  "Compiles a definition with the schedule found by lookup (or the "
 	  "one given), runs it on random inputs, prints the median time and "
 	  "GFLOP/s, and compares every output with the reference "
 	  "interpreter.  Exits 1 on a mismatch.  An ONNX model (*.onnx) is "
-	  "imported first (as ein import does) and run with its weights "
+	  "imported first (as ein import does), fused into kernels that run "
+	  "in order over one arena, with its weights, and checked against "
+	  "the interpreter on the whole model; its sizes must be given "
 	  "(docs/onnx.md).", run_opts, 1 },
 	{ "compile", "FILE.ein|MODEL.onnx [--def NAME]... [--sizes M=64,...] "
 	  "[--const W=FILE]... [--target T] [--emit=obj|llvm|asm|c] "
@@ -251,7 +269,7 @@ static const struct help_cmd cmds[] = {
 	  "imported first and compiled with its weights embedded.",
 	  compile_cmd_opts, 1 },
 	{ "import", "MODEL.onnx [-o FILE.ein] [--weights DIR] "
-	  "[--sizes N=1,...]",
+	  "[--sizes N=1,...] [--kernels]",
 	  "write an ONNX model as ein source",
 	  "Reads an ONNX model and writes it as the ein source of one "
 	  "definition named after the file: its inputs, then its weights as "

@@ -19,6 +19,7 @@
 #include "onnx/lower.h"
 #include "onnx/quantize.h"
 #include "onnx/read.h"
+#include "onnx/tograph.h"
 
 /* An imported model: its graph (owning the constants' data), the
  * definition's name and source, the indices of the constants the
@@ -31,6 +32,7 @@ struct ein_onnx {
 	int n_const;
 	int *konst;
 	int64_t *shape;
+	struct ein_graph *graph;
 };
 
 void ein_onnx_free(ein_onnx *m)
@@ -42,6 +44,7 @@ void ein_onnx_free(ein_onnx *m)
 	free(m->source);
 	free(m->konst);
 	free(m->shape);
+	ein_graph_free(m->graph);
 	free(m);
 }
 
@@ -117,7 +120,7 @@ static ein_onnx *import(ein_ctx *ctx, const char *path,
 			calibration)) != NULL;
 	if (ok)
 		m->source = ein_onnx_lower_with(ctx, path, m->g, m->def, opts,
-			expose, q);
+			expose, q, &m->graph);
 	ein_onnx_quant_free(q);
 	if (m && m->source && collect_consts(m) == 0)
 		return m;
@@ -163,6 +166,11 @@ const char *ein_onnx_get_onnx_name(const ein_onnx *m, const char *name)
 			return t->name;
 	}
 	return NULL;
+}
+
+__isl_keep struct ein_graph *ein_onnx_get_graph(const ein_onnx *m)
+{
+	return m ? m->graph : NULL;
 }
 
 const char *ein_onnx_get_source(const ein_onnx *m)

@@ -26,6 +26,7 @@
 #include "onnx/lower.h"
 #include "onnx/ops.h"
 #include "onnx/quantize.h"
+#include "onnx/tograph.h"
 
 /* The longest identifier made from an ONNX name. */
 #define MAX_ID 60
@@ -218,8 +219,9 @@ static void output_name(const struct ein_onnx_tensor *t, char *buf,
 	snprintf(buf, size, "%s", t->out_id);
 }
 
-/* Check the graph's outputs and copy each into its output tensor. */
-static int write_outputs(struct ein_onnx_lower *l)
+/* Check the graph's outputs and copy each into its output tensor; end[i]
+ * is where the copy of output i ends in the statements. */
+static int write_outputs(struct ein_onnx_lower *l, long *end)
 {
 	struct ein_onnx_graph *g = l->g;
 	char name[MAX_ID + 32];
@@ -249,6 +251,7 @@ static int write_outputs(struct ein_onnx_lower *l)
 		ein_onnx_print_lhs(l, &o, "=");
 		ein_onnx_print_bcast(l, t, t->rank, t->dim);
 		ein_onnx_print_where(l, t, 0);
+		end[i] = ftell(l->out);
 	}
 	return 0;
 }
@@ -348,33 +351,41 @@ static int check_consts(struct ein_onnx_lower *l)
 }
 
 char *ein_onnx_lower(ein_ctx *ctx, const char *path, struct ein_onnx_graph *g,
-	const char *def, const ein_options *opts)
+	const char *def, const ein_options *opts, struct ein_graph **graph)
 {
-	return ein_onnx_lower_with(ctx, path, g, def, opts, 0, NULL);
+	return ein_onnx_lower_with(ctx, path, g, def, opts, 0, NULL, graph);
 }
 
 char *ein_onnx_lower_with(ein_ctx *ctx, const char *path,
 	struct ein_onnx_graph *g, const char *def, const ein_options *opts,
-	int expose, struct ein_onnx_quant *quant)
+	int expose, struct ein_onnx_quant *quant, struct ein_graph **graph)
 {
 	struct ein_onnx_lower l = { ctx, path, g, NULL, NULL, 0, expose,
 		quant };
 	char *body = NULL, *text = NULL;
+	long *end = calloc(g->n_node + g->n_output + 1, sizeof(*end));
 	size_t len;
 	int i, ok;
 
-	ok = name_all(&l) == 0 && (l.out = open_memstream(&body, &len));
+	ok = end && name_all(&l) == 0 &&
+		(l.out = open_memstream(&body, &len));
 	if (ok)
 		fix_sizes(&l, opts);
-	for (i = 0; ok && i < g->n_node; ++i)
+	for (i = 0; ok && i < g->n_node; ++i) {
 		ok = lower_node(&l, &g->node[i]) == 0;
+		end[i] = ftell(l.out);
+	}
 	if (ok && quant)
 		ok = ein_onnx_quant_finish(&l) == 0;
-	ok = ok && write_outputs(&l) == 0 && check_consts(&l) == 0;
+	ok = ok && write_outputs(&l, end + g->n_node) == 0 &&
+		check_consts(&l) == 0;
 	if (l.out)
 		fclose(l.out);
 	if (ok)
 		text = print_def(&l, def, body);
+	if (text && graph &&
+	    !(*graph = ein_onnx_make_graph(&l, def, body, end)))
+		text = (free(text), NULL);
 	if (ok && !text)
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
 	if (!ok && ein_diag_n_error(ctx) == 0)
@@ -383,5 +394,6 @@ char *ein_onnx_lower_with(ein_ctx *ctx, const char *path,
 		free(l.size_id[i]);
 	free(l.size_id);
 	free(body);
+	free(end);
 	return text;
 }

@@ -34,6 +34,7 @@
 struct ein_kernel {
 	ein_ctx *ctx;
 	struct ein_code *code;
+	ein_program *prog;
 	const struct ein_func *func;
 	struct ein_sched_choice sched;
 	int n_arg;
@@ -45,6 +46,7 @@ void ein_kernel_free(ein_kernel *k)
 	if (!k)
 		return;
 	ein_code_free(ein_ctx_get_cache(k->ctx), k->code);
+	ein_program_free(k->prog);
 	ein_sched_choice_clear(&k->sched);
 	free(k->arg);
 	free(k);
@@ -143,6 +145,33 @@ ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
 		return (ein_kernel_free(k), NULL);
 	if (get_code(k, prog, opts) < 0 || init_signature(k) < 0)
 		return (ein_kernel_free(k), NULL);
+	return k;
+}
+
+/* No schedule, no code: the kernel keeps a reference to the program,
+ * whose definition the interpreter runs. */
+ein_kernel *ein_kernel_reference(ein_program *prog, const char *def)
+{
+	ein_ctx *ctx = ein_program_get_ctx(prog);
+	ein_kernel *k;
+
+	if (!prog)
+		return NULL;
+	ein_ctx_clear_error(ctx);
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		return NULL;
+	}
+	k->ctx = ctx;
+	k->func = ein_program_get_func(prog, def);
+	if (!k->func)
+		return (ein_kernel_free(k), NULL);
+	k->prog = ein_program_copy(prog);
+	if (init_signature(k) < 0) {
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		return (ein_kernel_free(k), NULL);
+	}
 	return k;
 }
 
@@ -245,7 +274,8 @@ static int check_sizes(ein_kernel *k, const int64_t *sizes, int n_size)
 			return -1;
 		}
 	for (i = 0; i < n_size; ++i)
-		if (k->code->fixed[i] && sizes[i] != k->code->fixed[i]) {
+		if (k->code && k->code->fixed[i] &&
+		    sizes[i] != k->code->fixed[i]) {
 			ein_error(k->ctx, EIN_ERROR_SHAPE, "size %s is %lld, "
 				"but kernel '%s' was compiled for %s = %lld "
 				"(ein_options_fix_size)", k->func->size[i],
@@ -612,6 +642,12 @@ ein_status ein_kernel_call(ein_kernel *k, DLTensor *const *tensors,
 	if (!k)
 		return EIN_ERROR_INVALID;
 	ein_ctx_clear_error(k->ctx);
+	if (!k->code) {
+		ein_error(k->ctx, EIN_ERROR_INVALID, "kernel '%s' has no code "
+			"(ein_kernel_reference): only "
+			"ein_kernel_call_reference runs it", k->func->def->name);
+		return EIN_ERROR_INVALID;
+	}
 	if (check_call(k, tensors, n_tensor, sizes, n_size) < 0)
 		return check_status(k);
 	return run_code(k, tensors, sizes);

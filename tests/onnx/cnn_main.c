@@ -3,11 +3,15 @@
  * time by "ein compile cnn.onnx" (weights embedded), on the input .npy
  * file argv[1] (float32, shape (2, 3, 12, 12)), and writes the output
  * (2, 10) as raw float32 to argv[2]; tests/onnx.test compares it with
- * numpy's.
+ * numpy's.  With EIN_GRAPH defined, the CNN is the driver that "ein
+ * compile --graph" writes, calling the fused kernels (the batch fixed).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include "cnn.h"
+#ifdef EIN_GRAPH
+int cnn(const float *x, float *y);
+#endif
 
 int main(int argc, char **argv)
 {
@@ -26,7 +30,11 @@ int main(int argc, char **argv)
 			sizeof(x) / sizeof(float))
 		return 2;
 	fclose(f);
+#ifdef EIN_GRAPH
+	rc = cnn(x, y);
+#else
 	rc = cnn(x, y, 2);
+#endif
 	if (rc != 0) {
 		fprintf(stderr, "cnn returned %d\n", rc);
 		return 1;

@@ -19,6 +19,7 @@
 #include "runtime/cache.h"
 #include "outfile.h"
 #include "testutil.h"
+#include "onnx_build.h"
 
 static const char matmul_src[] =
 	"def matmul(float32(M, K) A, float32(K, N) B) -> (C) {\n"
@@ -849,6 +850,151 @@ END_TEST
 /* A NULL pointer among the arguments is an error that says which one is
  * NULL ("takes 3 tensors, not 3" said nothing), for the compiled code,
  * the reference, the shape query and ahead-of-time compilation alike. */
+/* The weights of the perceptron of onnx_build_mlp, small integers and
+ * halves so that its outputs are exact in float. */
+static void mlp_weights(float *w1, float *b1, float *w2)
+{
+	int i;
+
+	for (i = 0; i < 16; ++i)
+		w1[i] = (float) ((i * 7) % 5 - 2) / 2;
+	for (i = 0; i < 4; ++i)
+		b1[i] = (float) (i - 1) / 2;
+	for (i = 0; i < 12; ++i)
+		w2[i] = (float) ((i * 3) % 4 - 1);
+}
+
+/* The perceptron's outputs by plain loops, the independent reference:
+ * y = relu(x w1 + b1) w2 for a batch of 2. */
+static void mlp_expected(const float *x, const float *w1, const float *b1,
+	const float *w2, float *y)
+{
+	int n, i, j;
+
+	for (n = 0; n < 2; ++n)
+		for (j = 0; j < 3; ++j) {
+			double acc = 0;
+
+			for (i = 0; i < 4; ++i) {
+				double h = b1[i];
+				int k;
+
+				for (k = 0; k < 4; ++k)
+					h += x[n * 4 + k] * w1[k * 4 + i];
+				acc += (h > 0 ? h : 0) * w2[i * 3 + j];
+			}
+			y[n * 3 + j] = (float) acc;
+		}
+}
+
+/* A model through the graph level: fused into two kernels (matmul + bias
+ * + relu, matmul + the output's copy) with the hidden layer in the arena,
+ * run on DLPack tensors and compared with plain loops and with the
+ * reference interpreter on the whole model; the argument checks; a
+ * symbolic batch that is not fixed is an error naming the tensor. */
+START_TEST(model_through_graph_level)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_options *opts = ein_options_alloc();
+	float w1[16], b1[4], w2[12], x[8], y[6] = { 0 }, yref[6] = { 0 };
+	float want[6];
+	int64_t sx[2] = { 2, 4 }, sy[2] = { 2, 3 };
+	DLTensor tx = { x, { kDLCPU, 0 }, 2, { kDLFloat, 32, 1 }, sx, NULL, 0 };
+	DLTensor ty = { y, { kDLCPU, 0 }, 2, { kDLFloat, 32, 1 }, sy, NULL, 0 };
+	DLTensor tr = ty, d, *in[] = { &tx }, *out[] = { &ty };
+	DLTensor *outr[] = { &tr };
+	char path[] = "/tmp/check_api_mlpXXXXXX";
+	ein_model *m;
+	int i, fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	mlp_weights(w1, b1, w2);
+	for (i = 0; i < 8; ++i)
+		x[i] = (float) (i % 3) - (float) i / 4;
+	mlp_expected(x, w1, b1, w2, want);
+	tr.data = yref;
+	ck_assert_int_eq(onnx_build_mlp(path, "N", w1, b1, w2), 0);
+	ck_assert_ptr_null(ein_model_load(ctx, path, NULL));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_SHAPE);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+		"tensor 'x' has a symbolic dimension (N, 4)"));
+	ein_options_fix_size(opts, "N", 2);
+	ein_options_set_auto(opts, 0);
+	m = ein_model_load(ctx, path, opts);
+	ck_assert_msg(m != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_int_eq(ein_model_n_input(m), 1);
+	ck_assert_int_eq(ein_model_n_output(m), 1);
+	ck_assert_str_eq(ein_model_get_input_name(m, 0), "x");
+	ck_assert_str_eq(ein_model_get_output_name(m, 0), "y");
+	ck_assert_int_eq(ein_model_get_output(m, 0, &d), EIN_OK);
+	ck_assert_int_eq(d.ndim, 2);
+	ck_assert_int_eq(d.shape[0], 2);
+	ck_assert_int_eq(d.shape[1], 3);
+	ck_assert_int_eq(ein_model_get_input(m, 1, &d), EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_model_n_kernel(m), 2);
+	/* Named after the file, then the kernel and its first operator. */
+	ck_assert_ptr_nonnull(strstr(ein_model_get_kernel_name(m, 0),
+		"check_api_mlp"));
+	ck_assert_str_eq(ein_model_get_kernel_name(m, 0) +
+		strlen(ein_model_get_kernel_name(m, 0)) - 10, "_k0_matmul");
+	ck_assert_str_eq(ein_model_get_kernel_nodes(m, 0),
+		"MatMul mm1 + Add bias1 + Relu relu1");
+	ck_assert_str_eq(ein_model_get_kernel_nodes(m, 1),
+		"MatMul mm2 + Output y");
+	ck_assert_ptr_null(ein_model_get_kernel_name(m, 2));
+	/* h, (2, 4) floats, is the one tensor between the kernels. */
+	ck_assert_int_eq(ein_model_arena_bytes(m), 32);
+	ck_assert_int_eq(ein_model_tensor_bytes(m), 32);
+	ck_assert_int_eq(ein_model_run(m, in, 1, out, 1), EIN_OK);
+	for (i = 0; i < 6; ++i)
+		ck_assert_float_eq(y[i], want[i]);
+	ck_assert_int_eq(ein_model_run_reference(m, in, 1, outr, 1), EIN_OK);
+	for (i = 0; i < 6; ++i)
+		ck_assert_float_eq(yref[i], want[i]);
+	ck_assert(ein_model_get_kernel_seconds(m, 1) >= 0);
+	ck_assert_int_eq(ein_model_run(m, in, 1, out, 0), EIN_ERROR_SHAPE);
+	ck_assert_int_eq(ein_model_run(m, in, 0, out, 1), EIN_ERROR_SHAPE);
+	ck_assert_int_eq(ein_model_run(NULL, in, 1, out, 1),
+		EIN_ERROR_INVALID);
+	ty.shape = sx;
+	ck_assert_int_eq(ein_model_run(m, in, 1, out, 1), EIN_ERROR_SHAPE);
+	ck_assert_ptr_nonnull(strstr(ein_model_get_source(m),
+		"_k1_matmul(float32(2, 4) h,"));
+	ck_assert_ptr_nonnull(strstr(ein_model_get_memory_plan(m),
+		"arena 32 bytes"));
+	ein_model_free(m);
+	ein_model_free(NULL);
+	{
+		/* The interpreter-only kernel the reference above uses. */
+		ein_program *p = ein_program_parse(ctx, "def f(float32(N) a) "
+			"-> (float32(N) b) { b(i) = a(i) * 2 }", NULL);
+		ein_kernel *k = ein_kernel_reference(p, NULL);
+		float a[3] = { 1, -2, 0.5f }, b[3] = { 0 };
+		int64_t n3[1] = { 3 };
+		DLTensor ta = { a, { kDLCPU, 0 }, 1, { kDLFloat, 32, 1 }, n3,
+			NULL, 0 }, tb = ta, *args[2] = { &ta, &tb };
+
+		tb.data = b;
+		ein_program_free(p);
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(ein_kernel_n_tensor(k), 2);
+		ck_assert_int_eq(ein_kernel_call(k, args, 2, n3, 1),
+			EIN_ERROR_INVALID);
+		ck_assert_int_eq(ein_kernel_call_reference(k, args, 2, n3, 1),
+			EIN_OK);
+		ck_assert_float_eq(b[1], -4);
+		ck_assert_ptr_null(ein_kernel_reference(NULL, NULL));
+		ein_kernel_free(k);
+	}
+	ck_assert_int_eq(ein_model_n_kernel(NULL), -1);
+	ck_assert_ptr_null(ein_model_load(NULL, path, NULL));
+	ein_options_free(opts);
+	ein_ctx_free(ctx);
+	unlink(path);
+}
+END_TEST
+
 /* The ONNX importer's and the .npy functions' argument checks, and a
  * tensor written as .npy and read back (ein run --output, --input). */
 START_TEST(onnx_and_npy_arguments)
@@ -1276,6 +1422,7 @@ int main(void)
 	tcase_add_test(tc, target_names);
 	tcase_add_test(tc, show_opencl);
 	tcase_add_test(tc, onnx_and_npy_arguments);
+	tcase_add_test(tc, model_through_graph_level);
 	tcase_add_test(tc, huge_tensor_count);
 	tcase_add_test(tc, ndim_beyond_shape);
 	tcase_add_test(tc, error_text_bounded);
