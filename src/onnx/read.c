@@ -205,6 +205,13 @@ static int input_shape(ein_ctx *ctx, const char *path,
 			t->dim[d].sym = ein_onnx_graph_size(g, dim->dim_param);
 			if (t->dim[d].sym < 0)
 				return -1;
+		} else if (dim->value_case ==
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+			ein_error(ctx, EIN_ERROR_UNSUPPORTED, "%s: dimension %zu "
+				"of input '%s' has extent %lld (empty tensors "
+				"are not supported)", path, d, t->name,
+				(long long) dim->dim_value);
+			return -1;
 		} else {
 			ein_error(ctx, EIN_ERROR_UNSUPPORTED, "%s: dimension %zu "
 				"of input '%s' is unknown (dynamic shape)",
