@@ -602,6 +602,7 @@ static const struct ein_onnx_op ops[] = {
 	{ "GreaterOrEqual", &lower_binary },
 	{ "Cast", &lower_cast },
 	{ "Conv", &ein_onnx_lower_conv },
+	{ "ConvTranspose", &ein_onnx_lower_convtranspose },
 	{ "MaxPool", &ein_onnx_lower_maxpool },
 	{ "AveragePool", &ein_onnx_lower_avgpool },
 	{ "GlobalAveragePool", &ein_onnx_lower_global_pool },

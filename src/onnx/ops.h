@@ -124,6 +124,8 @@ int ein_onnx_broadcast(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 
 /* The operators of each file, for the table in ops.c. */
 int ein_onnx_lower_conv(struct ein_onnx_lower *l, const struct ein_onnx_node *n);
+int ein_onnx_lower_convtranspose(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
 int ein_onnx_lower_maxpool(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_avgpool(struct ein_onnx_lower *l,

@@ -86,6 +86,30 @@ def conv(x, w, b, strides, pads, dil, group):
     return y
 
 
+def conv_transpose(x, w, b, strides, pads, dil, group, out_pad):
+    """Each input element scattered into the output (the definition),
+    then the padding cropped: independent of ein's gather form."""
+    x = x.astype(np.float64)
+    n, c, h, wd = x.shape
+    _, mg, kh, kw = w.shape
+    cg = c // group
+    full = [strides[0] * (h - 1) + out_pad[0] + (kh - 1) * dil[0] + 1,
+            strides[1] * (wd - 1) + out_pad[1] + (kw - 1) * dil[1] + 1]
+    y = np.zeros((n, mg * group, full[0], full[1]))
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        for r in range(kh):
+            for s in range(kw):
+                y[:, g * mg:(g + 1) * mg,
+                  r * dil[0]:r * dil[0] + strides[0] * (h - 1) + 1:
+                  strides[0],
+                  s * dil[1]:s * dil[1] + strides[1] * (wd - 1) + 1:
+                  strides[1]] += np.einsum(
+                      "nchw,cm->nmhw", xs, w[g * cg:(g + 1) * cg, :, r, s])
+    y = y[:, :, pads[0]:full[0] - pads[2], pads[1]:full[1] - pads[3]]
+    return y + b.reshape(1, -1, 1, 1) if b is not None else y
+
+
 def pool(x, k, strides, pads, kind, include_pad=0):
     valid = pad_nchw(np.ones_like(x), pads, 0)
     xp = pad_nchw(x.astype(np.float64), pads,
@@ -191,6 +215,21 @@ def convolutions():
          [("x", x, None)],
          [("y", conv(x, wd, None, [1, 1], [1, 1, 1, 1], [1, 1], 4))],
          inits=[("w", wd)])
+    # ConvTranspose: 2 groups of 2 input and 3 output channels, strides,
+    # asymmetric pads, output_padding and dilations all at once.
+    wt, bt = rand(4, 3, 3, 2), rand(6)
+    save("conv_transpose",
+         [node("ConvTranspose", ["x", "w", "b"], ["y"], group=2,
+               strides=[2, 3], pads=[1, 0, 0, 2], output_padding=[1, 2],
+               dilations=[1, 2])], [("x", x, None)],
+         [("y", conv_transpose(x, wt, bt, [2, 3], [1, 0, 0, 2], [1, 2], 2,
+                               [1, 2]))], inits=[("w", wt), ("b", bt)])
+    save("conv_transpose_same",
+         [node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2],
+               auto_pad="SAME_UPPER")], [("x", x, None)],
+         [("y", conv_transpose(x, wd.reshape(4, 1, 3, 3), None, [2, 2],
+                               [0, 0, 1, 1], [1, 1], 1, [0, 0]))],
+         inits=[("w", wd.reshape(4, 1, 3, 3))])
     scale, bias = rand(4) + 2, rand(4)
     mean, var = rand(4), rand(4) + 1.5
     save("batchnorm",
