@@ -346,6 +346,75 @@ static int lower_param_unary(struct ein_onnx_lower *l,
 	return 0;
 }
 
+/* Gelu (ONNX opset 20, and Microsoft's contrib Gelu and FastGelu):
+ * x Phi(x), Phi the normal distribution's CDF, 0.5 (1 + erf(x / sqrt 2)),
+ * or with approximate "tanh" (FastGelu always) its approximation
+ * 0.5 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); FastGelu's optional
+ * second input is a bias added to x first. */
+static int lower_gelu(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "X");
+	struct ein_onnx_tensor *bias = !strcmp(n->op, "FastGelu") ?
+		ein_onnx_in(l, n, 1, NULL) : NULL;
+	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0), *v;
+	const char *approx = ein_onnx_node_string(n, "approximate", "none");
+	int tanh_form = !strcmp(n->op, "FastGelu") || !strcmp(approx, "tanh");
+	char name[256];
+	struct ein_onnx_tensor xb;
+
+	if (!x || !y || ein_onnx_need_float(l, n, x) < 0)
+		return -1;
+	if (!tanh_form && strcmp(approx, "none"))
+		return ein_onnx_node_error(l, n, "approximate '%s' is not "
+			"supported (none and tanh are)", approx);
+	v = x;
+	if (bias) {
+		struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+		int rank;
+
+		if (ein_onnx_broadcast(l, n, x, bias, &rank, dim) < 0)
+			return -1;
+		if (rank != x->rank || bias->dtype != x->dtype)
+			return ein_onnx_node_error(l, n, "bias '%s' does not "
+				"broadcast to input '%s'", bias->name, x->name);
+		/* x + bias, a temporary of its own. */
+		xb = *x;
+		ein_onnx_aux_name(l, y, "biased", name, sizeof(name));
+		xb.id = name;
+		ein_onnx_print_lhs(l, &xb, "=");
+		ein_onnx_print_bcast(l, x, x->rank, x->dim);
+		fputs(" + ", l->out);
+		ein_onnx_print_bcast(l, bias, x->rank, x->dim);
+		ein_onnx_print_where(l, &xb, 0);
+		v = &xb;
+	}
+	ein_onnx_set_shape(y, x->dtype, x->rank, x->dim);
+	ein_onnx_print_lhs(l, y, "=");
+	fputs("0.5 * ", l->out);
+	ein_onnx_print_bcast(l, v, y->rank, y->dim);
+	if (tanh_form) {
+		fputs(" * (1 + tanh(", l->out);
+		ein_onnx_print_float(l, sqrt(2 / M_PI));
+		fputs(" * (", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(" + 0.044715 * ", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(" * ", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(" * ", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(")))", l->out);
+	} else {
+		fputs(" * (1 + erf(", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(" * ", l->out);
+		ein_onnx_print_float(l, sqrt(0.5));
+		fputs("))", l->out);
+	}
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}
+
 /* Clip: the bounds are constant inputs (opset 11 and later) or the
  * attributes min and max; an absent bound does not clip. */
 static int lower_clip(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
@@ -586,6 +655,8 @@ static const struct ein_onnx_op ops[] = {
 	{ "HardSigmoid", &lower_param_unary },
 	{ "HardSwish", &lower_param_unary },
 	{ "Clip", &lower_clip },
+	{ "Gelu", &lower_gelu },
+	{ "FastGelu", &lower_gelu },
 	{ "Add", &lower_binary },
 	{ "Sub", &lower_binary },
 	{ "Mul", &lower_binary },

@@ -369,7 +369,11 @@ static int read_node(ein_ctx *ctx, const char *path, struct ein_onnx_graph *g,
 	n->op = strdup(np->op_type ? np->op_type : "");
 	if (!n->name || !n->op)
 		return -1;
-	if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx")) {
+	/* Of Microsoft's contrib operators, the GELUs that exporters wrote
+	 * before ONNX had Gelu (opset 20) are the ones the importer has. */
+	if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") &&
+	    !(!strcmp(np->domain, "com.microsoft") &&
+	      (!strcmp(n->op, "Gelu") || !strcmp(n->op, "FastGelu")))) {
 		ein_error(ctx, EIN_ERROR_UNSUPPORTED, "%s: node '%s' (%s) is "
 			"of operator domain '%s', which the importer does not "
 			"support", path, n->name, n->op, np->domain);

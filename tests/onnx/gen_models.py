@@ -29,8 +29,11 @@ def rand(*shape):
     return RNG.uniform(-1, 1, size=shape).astype(np.float32)
 
 
-def save(name, nodes, inputs, outputs, inits=(), sizes=None, opset=13):
-    """inputs: [(name, array, onnx shape or None)]; outputs: [(name, ref)]."""
+def save(name, nodes, inputs, outputs, inits=(), sizes=None, opset=13,
+         domains=()):
+    """inputs: [(name, array, onnx shape or None)]; outputs: [(name, ref)].
+    domains: other (domain, version) opsets; onnx 1.12's checker knows
+    neither them nor opsets after 17, so such models go unchecked."""
     vin = []
     for iname, arr, shape in inputs:
         vin.append(helper.make_tensor_value_info(
@@ -41,8 +44,10 @@ def save(name, nodes, inputs, outputs, inits=(), sizes=None, opset=13):
     init = [numpy_helper.from_array(np.asarray(a), n) for n, a in inits]
     graph = helper.make_graph(nodes, name, vin, vout, initializer=init)
     model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)])
-    onnx.checker.check_model(model)
+        graph, opset_imports=[helper.make_opsetid("", opset)] +
+        [helper.make_opsetid(d, v) for d, v in domains])
+    if not domains and opset <= 17:
+        onnx.checker.check_model(model)
     onnx.save(model, os.path.join(OUT, name + ".onnx"))
     for o, ref in outputs:
         np.save(os.path.join(OUT, "%s.ref.%s.npy" % (name, o)),
@@ -189,6 +194,42 @@ def elementwise():
                      node("Div", ["t", "s"], ["y"])],
          [("a", a, None), ("c", c, None)], [("y", (a - c) / s)],
          inits=[("s", s)])
+
+    # GELU: ONNX's operator (opset 20), exact and with tanh; Microsoft's
+    # contrib Gelu and FastGelu (with a bias), as exporters wrote them
+    # before; and the Erf pattern that PyTorch exports at lower opsets
+    # (x * 0.5 * (1 + erf(x / sqrt 2))), operator by operator.
+    g = rand(2, 3, 8) * 4
+    gd = g.astype(np.float64)
+    gb = rand(8)
+    erf = np.vectorize(math.erf)
+
+    def tanh_gelu(v):
+        return 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) *
+                                      (v + 0.044715 * v ** 3)))
+    sqrt2 = np.float32(math.sqrt(2))
+    save("gelu", [
+        node("Gelu", ["x"], ["exact"]),
+        helper.make_node("Gelu", ["x"], ["approx"], name="gelu_tanh",
+                         approximate="tanh"),
+        helper.make_node("Gelu", ["x"], ["ms"], name="gelu_ms",
+                         domain="com.microsoft"),
+        helper.make_node("FastGelu", ["x", "b"], ["fast"], name="fast_ms",
+                         domain="com.microsoft"),
+        helper.make_node("Div", ["x", "sqrt2"], ["e1"], name="div_e"),
+        helper.make_node("Erf", ["e1"], ["e2"], name="erf_e"),
+        helper.make_node("Add", ["e2", "one"], ["e3"], name="add_e"),
+        helper.make_node("Mul", ["x", "e3"], ["e4"], name="mul_e"),
+        helper.make_node("Mul", ["e4", "half"], ["pattern"], name="mul_h")],
+        [("x", g, None)],
+        [("exact", 0.5 * gd * (1 + erf(gd / math.sqrt(2)))),
+         ("approx", tanh_gelu(gd)),
+         ("ms", 0.5 * gd * (1 + erf(gd / math.sqrt(2)))),
+         ("fast", tanh_gelu(gd + gb)),
+         ("pattern", 0.5 * gd * (1 + erf(gd / math.sqrt(2))))],
+        inits=[("b", gb), ("sqrt2", sqrt2), ("one", np.float32(1)),
+               ("half", np.float32(0.5))],
+        opset=20, domains=[("com.microsoft", 1)])
 
 
 # ---- convolution, pooling, normalisation -----------------------------------
