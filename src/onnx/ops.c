@@ -697,6 +697,8 @@ static const struct ein_onnx_op ops[] = {
 	{ "Split", &ein_onnx_lower_split },
 	{ "Gather", &ein_onnx_lower_gather },
 	{ "Pad", &ein_onnx_lower_pad },
+	{ "Resize", &ein_onnx_lower_resize },
+	{ "Upsample", &ein_onnx_lower_resize },
 	{ "LayerNormalization", &ein_onnx_lower_layernorm },
 	{ "Identity", &ein_onnx_lower_identity },
 	{ "Dropout", &ein_onnx_lower_identity },

@@ -160,6 +160,8 @@ int ein_onnx_lower_split(struct ein_onnx_lower *l,
 int ein_onnx_lower_gather(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_pad(struct ein_onnx_lower *l, const struct ein_onnx_node *n);
+int ein_onnx_lower_resize(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
 int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 

@@ -115,6 +115,37 @@ def conv_transpose(x, w, b, strides, pads, dil, group, out_pad):
     return y + b.reshape(1, -1, 1, 1) if b is not None else y
 
 
+def resize_axis(x, axis, scale, out, mode, coord, rounding):
+    """One axis of Resize, in float64 from the specification's formulas
+    (positions outside the input read its edge)."""
+    n = x.shape[axis]
+    o = np.arange(out, dtype=np.float64)
+    if coord == "align_corners":
+        v = o * (n - 1) / (n * scale - 1) if n * scale != 1 else o * 0
+    elif coord == "asymmetric":
+        v = o / scale
+    else:
+        v = (o + 0.5) / scale - 0.5
+    if mode == "nearest":
+        i = {"round_prefer_floor": np.ceil(v - 0.5),
+             "round_prefer_ceil": np.floor(v + 0.5),
+             "floor": np.floor(v), "ceil": np.ceil(v)}[rounding]
+        return np.take(x, np.clip(i, 0, n - 1).astype(int), axis=axis)
+    f = np.floor(v)
+    r = (v - f).reshape([-1 if d == axis else 1 for d in range(x.ndim)])
+    x0 = np.take(x, np.clip(f, 0, n - 1).astype(int), axis=axis)
+    x1 = np.take(x, np.clip(f + 1, 0, n - 1).astype(int), axis=axis)
+    return x0 * (1 - r) + x1 * r
+
+
+def resize(x, scales, out, mode, coord="half_pixel",
+           rounding="round_prefer_floor"):
+    y = x.astype(np.float64)
+    for d in range(x.ndim):
+        y = resize_axis(y, d, scales[d], out[d], mode, coord, rounding)
+    return y
+
+
 def pool(x, k, strides, pads, kind, include_pad=0):
     valid = pad_nchw(np.ones_like(x), pads, 0)
     xp = pad_nchw(x.astype(np.float64), pads,
@@ -271,6 +302,36 @@ def convolutions():
          [("y", conv_transpose(x, wd.reshape(4, 1, 3, 3), None, [2, 2],
                                [0, 0, 1, 1], [1, 1], 1, [0, 0]))],
          inits=[("w", wd.reshape(4, 1, 3, 3))])
+    # Resize: nearest with scales (up by 2 and 1.5, the default
+    # half_pixel and round_prefer_floor), linear with sizes (up along H,
+    # down along W), linear with align_corners, nearest with asymmetric
+    # and floor (Upsample's), each against numpy's float64 formulas.
+    empty = np.zeros(0, np.float32)
+    sc = np.array([1, 1, 2, 1.5], np.float32)
+    save("resize_nearest",
+         [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")],
+         [("x", x, None)], [("y", resize(x, sc, [2, 4, 18, 13], "nearest"))],
+         inits=[("sc", sc)])
+    sz = np.array([2, 4, 13, 5], np.int64)
+    save("resize_linear",
+         [node("Resize", ["x", "roi", "sc", "sz"], ["y"], mode="linear")],
+         [("x", x, None)],
+         [("y", resize(x, sz / np.array(x.shape), sz, "linear"))],
+         inits=[("roi", empty), ("sc", empty), ("sz", sz)])
+    sc2 = np.array([1, 1, 0.75, 1.75], np.float32)
+    save("resize_linear_align_corners",
+         [node("Resize", ["x", "", "sc"], ["y"], mode="linear",
+               coordinate_transformation_mode="align_corners")],
+         [("x", x, None)],
+         [("y", resize(x, sc2.astype(np.float64), [2, 4, 6, 15], "linear",
+                       "align_corners"))], inits=[("sc", sc2)])
+    save("resize_nearest_floor",
+         [node("Resize", ["x", "", "sc"], ["y"], mode="nearest",
+               coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor")],
+         [("x", x, None)],
+         [("y", resize(x, sc2.astype(np.float64), [2, 4, 6, 15], "nearest",
+                       "asymmetric", "floor"))], inits=[("sc", sc2)])
     scale, bias = rand(4) + 2, rand(4)
     mean, var = rand(4), rand(4) + 1.5
     save("batchnorm",

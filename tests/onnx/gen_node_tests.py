@@ -28,6 +28,7 @@ for alias, typ in (("float", float), ("int", int), ("bool", bool),
         setattr(np, alias, typ)
 
 import onnx  # noqa: E402
+from onnx import numpy_helper  # noqa: E402
 import onnx.backend.test.case.node as node_cases  # noqa: E402
 
 out = sys.argv[1]
@@ -48,6 +49,41 @@ for mod in args:
                 for k in range(per_module)]
     cases += mine
 
+# The inputs that give an operator's parameters (a shape, axes, bounds,
+# scales) rather than data, by position: the node tests pass them as graph
+# inputs, computed at run time, where exporters write constants; the
+# importer needs them constant, so they become initializers.  Data
+# inputs (Gather's indices among them) stay inputs.
+PARAMS = {
+    "Reshape": [1], "Slice": [1, 2, 3, 4], "Squeeze": [1], "Unsqueeze": [1],
+    "Split": [1], "ReduceSum": [1], "ReduceMean": [1], "ReduceMax": [1],
+    "ReduceMin": [1], "Pad": [1, 2, 3], "Clip": [1, 2],
+    "Resize": [1, 2, 3], "Upsample": [1],
+}
+
+
+def constant_params(model, inputs):
+    """Move the parameter inputs of the model's nodes into initializers;
+    the inputs that remain."""
+    graph = model.graph
+    names = [i.name for i in graph.input]
+    moved = set()
+    for n in graph.node:
+        for k in PARAMS.get(n.op_type, []):
+            if k < len(n.input) and n.input[k] in names:
+                moved.add(n.input[k])
+    keep_vi, keep = [], []
+    for vi, arr in zip(list(graph.input), inputs):
+        if vi.name in moved:
+            graph.initializer.append(numpy_helper.from_array(arr, vi.name))
+        else:
+            keep_vi.append(vi)
+            keep.append(arr)
+    del graph.input[:]
+    graph.input.extend(keep_vi)
+    return keep
+
+
 lines = []
 for case in cases:
     # Sequences, optionals and strings are outside ein's types: only
@@ -56,6 +92,7 @@ for case in cases:
     if not all(isinstance(a, np.ndarray) and a.dtype != object
                for a in list(inputs) + list(outputs)):
         continue
+    inputs = constant_params(case.model, list(inputs))
     onnx.save(case.model, os.path.join(out, case.name + ".onnx"))
     for k, a in enumerate(inputs):
         np.save(os.path.join(out, "%s.in.%d.npy" % (case.name, k)), a)
