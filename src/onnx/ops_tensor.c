@@ -453,7 +453,8 @@ static int slice_axis(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 		*len = start > end ? (start - end - step - 1) / -step : 0;
 	}
 	if (*len < 1)
-		return ein_onnx_node_error(l, n, "an empty slice");
+		return ein_onnx_node_error(l, n, "an empty slice (empty "
+			"tensors are not supported)");
 	return start;
 }
 
