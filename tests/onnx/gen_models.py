@@ -37,7 +37,8 @@ def save(name, nodes, inputs, outputs, inits=(), sizes=None, opset=13,
     vin = []
     for iname, arr, shape in inputs:
         vin.append(helper.make_tensor_value_info(
-            iname, TensorProto.FLOAT, shape if shape else list(arr.shape)))
+            iname, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[arr.dtype],
+            shape if shape else list(arr.shape)))
         np.save(os.path.join(OUT, "%s.in.%s.npy" % (name, iname)), arr)
     vout = [helper.make_tensor_value_info(o, TensorProto.FLOAT, list(r.shape))
             for o, r in outputs]
@@ -394,6 +395,17 @@ def matrices():
     save("gather", [node("Gather", ["x", "ix"], ["y"], axis=2)],
          [("x", x, None)], [("y", x[:, :, [3, 1]])],
          inits=[("ix", np.array([3, 1], np.int64))])
+    # Gather with indices read at run time: an embedding (a table of 11
+    # rows, token ids of shape 2x5, negative ones counting from the
+    # end), and a gather along axis 1 of an input.
+    table = rand(11, 6)
+    ids = RNG.integers(-11, 11, size=(2, 5)).astype(np.int32)
+    save("gather_embedding", [node("Gather", ["table", "ids"], ["y"])],
+         [("ids", ids, None)], [("y", table[ids])], inits=[("table", table)])
+    cols = np.array([2, -1, 0, 2], np.int32)
+    save("gather_runtime_axis1", [node("Gather", ["x", "cols"], ["y"],
+                                       axis=1)],
+         [("x", x, None), ("cols", cols, None)], [("y", x[:, cols])])
     save("pad", [node("Pad", ["x", "pads", "val"], ["y"])],
          [("x", x, None)],
          [("y", np.pad(x, [(0, 0), (1, 0), (0, 2), (1, 1)],
