@@ -405,8 +405,11 @@ int ein_onnx_lower_convtranspose(struct ein_onnx_lower *l,
 		return ein_onnx_node_error(l, n, "input of rank %d and weights "
 			"of rank %d; the importer supports 1 to %d spatial "
 			"dimensions", x->rank, wt->rank, MAX_SPATIAL);
-	if (ein_onnx_need_const_shape(l, n, x, "a transposed convolution") < 0)
-		return -1;
+	/* The batch may stay symbolic; channels and extents may not. */
+	for (d = 1; d < x->rank; ++d)
+		if (x->dim[d].sym >= 0)
+			return ein_onnx_need_const_shape(l, n, x,
+				"a transposed convolution");
 	cg = wt->dim[0].value / (group > 0 ? group : 1);
 	mg = wt->dim[1].value;
 	if (group < 1 || x->dim[1].value != wt->dim[0].value ||

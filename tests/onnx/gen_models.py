@@ -299,10 +299,10 @@ def convolutions():
                                [1, 2]))], inits=[("w", wt), ("b", bt)])
     save("conv_transpose_same",
          [node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2],
-               auto_pad="SAME_UPPER")], [("x", x, None)],
+               auto_pad="SAME_UPPER")], [("x", x, ["N", 4, 9, 9])],
          [("y", conv_transpose(x, wd.reshape(4, 1, 3, 3), None, [2, 2],
                                [0, 0, 1, 1], [1, 1], 1, [0, 0]))],
-         inits=[("w", wd.reshape(4, 1, 3, 3))])
+         inits=[("w", wd.reshape(4, 1, 3, 3))], sizes="N=2")
     # Resize: nearest with scales (up by 2 and 1.5, the default
     # half_pixel and round_prefer_floor), linear with sizes (up along H,
     # down along W), linear with align_corners, nearest with asymmetric
@@ -311,8 +311,9 @@ def convolutions():
     sc = np.array([1, 1, 2, 1.5], np.float32)
     save("resize_nearest",
          [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")],
-         [("x", x, None)], [("y", resize(x, sc, [2, 4, 18, 13], "nearest"))],
-         inits=[("sc", sc)])
+         [("x", x, ["N", 4, 9, 9])],
+         [("y", resize(x, sc, [2, 4, 18, 13], "nearest"))],
+         inits=[("sc", sc)], sizes="N=2")
     sz = np.array([2, 4, 13, 5], np.int64)
     save("resize_linear",
          [node("Resize", ["x", "roi", "sc", "sz"], ["y"], mode="linear")],
