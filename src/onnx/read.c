@@ -109,6 +109,11 @@ static int set_const(ein_ctx *ctx, const char *path,
 	int64_t n = 1;
 	size_t d;
 
+	if (t->role == EIN_ONNX_CONST) {
+		ein_error(ctx, EIN_ERROR_IO, "%s: constant '%s' is defined "
+			"twice", path, t->name);
+		return -1;
+	}
 	if (!known_dtype(tp->data_type) || tp->n_dims > EIN_ONNX_MAX_RANK) {
 		ein_error(ctx, EIN_ERROR_UNSUPPORTED, "%s: constant '%s' has "
 			"%s", path, t->name, tp->n_dims > EIN_ONNX_MAX_RANK ?
@@ -153,7 +158,7 @@ static int set_const(ein_ctx *ctx, const char *path,
 	t->data = malloc(t->bytes + 1);
 	if (!t->data)
 		return -1;
-	if (tp->has_raw_data)
+	if (tp->has_raw_data && t->bytes)
 		memcpy(t->data, tp->raw_data.data, t->bytes);
 	else
 		copy_typed(tp, n, t->data);
@@ -281,6 +286,17 @@ static int read_outputs(struct ein_onnx_graph *g, const Onnx__GraphProto *gp)
 	return 0;
 }
 
+/* The index of the tensor named "name" in g, -1 if there is none. */
+static int find_tensor(const struct ein_onnx_graph *g, const char *name)
+{
+	int i;
+
+	for (i = 0; i < g->n_tensor; ++i)
+		if (!strcmp(g->tensor[i].name, name))
+			return i;
+	return -1;
+}
+
 /* Copy the values of attribute "ap" into "a"; a tensor value becomes a
  * constant tensor named after the node and the attribute. */
 static int read_attr(ein_ctx *ctx, const char *path,
@@ -326,6 +342,17 @@ static int read_attr(ein_ctx *ctx, const char *path,
 		a->kind = EIN_ONNX_ATTR_TENSOR;
 		snprintf(name, sizeof(name), "%s/%s", node, a->name ?
 			a->name : "");
+		/* Nodes need not have names, nor distinct ones: a name
+		 * already taken (two unnamed Constant nodes) gets the
+		 * node's position, so that no value replaces another. */
+		if (find_tensor(g, name) >= 0)
+			snprintf(name, sizeof(name), "%s#%d/%s", node,
+				g->n_node - 1, a->name ? a->name : "");
+		if (find_tensor(g, name) >= 0) {
+			ein_error(ctx, EIN_ERROR_IO, "%s: node '%s': the name "
+				"'%s' is taken", path, node, name);
+			return -1;
+		}
 		a->tensor = ein_onnx_graph_tensor(g, name);
 		if (a->tensor < 0 || set_const(ctx, path,
 				&g->tensor[a->tensor], ap->t) < 0)
