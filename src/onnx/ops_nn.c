@@ -1004,6 +1004,40 @@ int ein_onnx_lower_reduce(struct ein_onnx_lower *l,
 	return 0;
 }
 
+/* LayerNormalization's optional outputs Mean and InvStdDev, of x's
+ * shape with the normalised dimensions 1: the mean "m" and 1 / sqrt(v /
+ * count + epsilon) from the sum of squares "v". */
+static int layernorm_stats(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct ein_onnx_tensor *x,
+	const int *red, const char *m, const char *v, int64_t count)
+{
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	int k, d;
+
+	for (d = 0; d < x->rank; ++d)
+		dim[d] = red[d] ? ein_onnx_dim_const(1) : x->dim[d];
+	for (k = 1; k <= 2; ++k) {
+		struct ein_onnx_tensor *o = ein_onnx_out(l, n, k);
+
+		if (!o)
+			continue;
+		ein_onnx_set_shape(o, x->dtype, x->rank, dim);
+		ein_onnx_print_lhs(l, o, "=");
+		if (k == 1) {
+			print_kept(l, m, x, red);
+		} else {
+			fputs("1 / sqrt(", l->out);
+			print_kept(l, v, x, red);
+			fprintf(l->out, " / %lld + ", (long long) count);
+			ein_onnx_print_float(l, ein_onnx_node_float(n,
+				"epsilon", 1e-5f));
+			fputc(')', l->out);
+		}
+		ein_onnx_print_where(l, o, 0);
+	}
+	return 0;
+}
+
 /* LayerNormalization (opset 17): over the dimensions from the axis on,
  * d = x - mean(x), y = d / sqrt(mean(d * d) + epsilon) * Scale + B. */
 int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
@@ -1019,9 +1053,6 @@ int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
 
 	if (!x || !sc || !y || ein_onnx_need_float(l, n, x) < 0)
 		return -1;
-	if (ein_onnx_out(l, n, 1) || ein_onnx_out(l, n, 2))
-		return ein_onnx_node_error(l, n, "the Mean and InvStdDev "
-			"outputs are not supported");
 	if ((axis = ein_onnx_axis(l, n, ein_onnx_node_int(n, "axis", -1),
 			x->rank)) < 0)
 		return -1;
@@ -1080,5 +1111,5 @@ int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
 		ein_onnx_print_bcast(l, b, y->rank, y->dim);
 	}
 	ein_onnx_print_where(l, y, 0);
-	return 0;
+	return layernorm_stats(l, n, x, red, m, v, count);
 }

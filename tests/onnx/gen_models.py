@@ -416,9 +416,11 @@ def matrices():
     g, b = rand(4, 5), rand(5)
     mu = x.mean(axis=(2, 3), keepdims=True)
     var = ((x - mu) ** 2).mean(axis=(2, 3), keepdims=True)
-    save("layernorm", [node("LayerNormalization", ["x", "g", "b"], ["y"],
-                            axis=2, epsilon=1e-3)], [("x", x, None)],
-         [("y", (x - mu) / np.sqrt(var + 1e-3) * g + b)],
+    save("layernorm", [node("LayerNormalization", ["x", "g", "b"],
+                            ["y", "mean", "isd"], axis=2, epsilon=1e-3)],
+         [("x", x, None)],
+         [("y", (x - mu) / np.sqrt(var + 1e-3) * g + b), ("mean", mu),
+          ("isd", 1 / np.sqrt(var + 1e-3))],
          inits=[("g", g), ("b", b)], opset=17)
     save("reduce_mean", [node("ReduceMean", ["x"], ["y"], axes=[1, 3],
                               keepdims=0)], [("x", x, None)],
