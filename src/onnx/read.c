@@ -158,9 +158,11 @@ static int set_const(ein_ctx *ctx, const char *path,
 	t->data = malloc(t->bytes + 1);
 	if (!t->data)
 		return -1;
+	/* An empty tensor's fields may be NULL, which memcpy must not see
+	 * even for 0 bytes. */
 	if (tp->has_raw_data && t->bytes)
 		memcpy(t->data, tp->raw_data.data, t->bytes);
-	else
+	else if (!tp->has_raw_data && n)
 		copy_typed(tp, n, t->data);
 	return 0;
 }
@@ -326,7 +328,8 @@ static int read_attr(ein_ctx *ctx, const char *path,
 		a->floats = malloc((a->n + 1) * sizeof(float));
 		if (!a->floats)
 			return -1;
-		memcpy(a->floats, ap->floats, a->n * sizeof(float));
+		if (a->n)
+			memcpy(a->floats, ap->floats, a->n * sizeof(float));
 		break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
 		a->kind = EIN_ONNX_ATTR_INTS;
@@ -334,7 +337,8 @@ static int read_attr(ein_ctx *ctx, const char *path,
 		a->ints = malloc((a->n + 1) * sizeof(int64_t));
 		if (!a->ints)
 			return -1;
-		memcpy(a->ints, ap->ints, a->n * sizeof(int64_t));
+		if (a->n)
+			memcpy(a->ints, ap->ints, a->n * sizeof(int64_t));
 		break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR:
 		if (!ap->t)
