@@ -174,9 +174,14 @@ static int write_outputs(const struct run_opts *o, ein_kernel *k,
 
 		if (ein_kernel_tensor_is_output(k, i) != 1)
 			continue;
+		DLTensor dl = t[i].dl;
+
+		/* A bool tensor is one byte per element, kDLUInt, as
+		 * uint8; kDLBool (code 6) makes NumPy read it as bool. */
+		if (!strcmp(ein_kernel_get_tensor_type(k, i), "bool"))
+			dl.dtype.code = 6;
 		snprintf(path, len, "%s/%s.npy", o->output, name);
-		if (ein_tensor_write_npy(o->ctx, path,
-				&t[i].dl) != EIN_OK)
+		if (ein_tensor_write_npy(o->ctx, path, &dl) != EIN_OK)
 			return -1;
 		printf("  output %s: %s\n", name, path);
 	}

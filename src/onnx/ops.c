@@ -346,6 +346,75 @@ static int lower_param_unary(struct ein_onnx_lower *l,
 	return 0;
 }
 
+/* Gelu (ONNX opset 20, and Microsoft's contrib Gelu and FastGelu):
+ * x Phi(x), Phi the normal distribution's CDF, 0.5 (1 + erf(x / sqrt 2)),
+ * or with approximate "tanh" (FastGelu always) its approximation
+ * 0.5 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); FastGelu's optional
+ * second input is a bias added to x first. */
+static int lower_gelu(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "X");
+	struct ein_onnx_tensor *bias = !strcmp(n->op, "FastGelu") ?
+		ein_onnx_in(l, n, 1, NULL) : NULL;
+	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0), *v;
+	const char *approx = ein_onnx_node_string(n, "approximate", "none");
+	int tanh_form = !strcmp(n->op, "FastGelu") || !strcmp(approx, "tanh");
+	char name[256];
+	struct ein_onnx_tensor xb;
+
+	if (!x || !y || ein_onnx_need_float(l, n, x) < 0)
+		return -1;
+	if (!tanh_form && strcmp(approx, "none"))
+		return ein_onnx_node_error(l, n, "approximate '%s' is not "
+			"supported (none and tanh are)", approx);
+	v = x;
+	if (bias) {
+		struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+		int rank;
+
+		if (ein_onnx_broadcast(l, n, x, bias, &rank, dim) < 0)
+			return -1;
+		if (rank != x->rank || bias->dtype != x->dtype)
+			return ein_onnx_node_error(l, n, "bias '%s' does not "
+				"broadcast to input '%s'", bias->name, x->name);
+		/* x + bias, a temporary of its own. */
+		xb = *x;
+		ein_onnx_aux_name(l, y, "biased", name, sizeof(name));
+		xb.id = name;
+		ein_onnx_print_lhs(l, &xb, "=");
+		ein_onnx_print_bcast(l, x, x->rank, x->dim);
+		fputs(" + ", l->out);
+		ein_onnx_print_bcast(l, bias, x->rank, x->dim);
+		ein_onnx_print_where(l, &xb, 0);
+		v = &xb;
+	}
+	ein_onnx_set_shape(y, x->dtype, x->rank, x->dim);
+	ein_onnx_print_lhs(l, y, "=");
+	fputs("0.5 * ", l->out);
+	ein_onnx_print_bcast(l, v, y->rank, y->dim);
+	if (tanh_form) {
+		fputs(" * (1 + tanh(", l->out);
+		ein_onnx_print_float(l, sqrt(2 / M_PI));
+		fputs(" * (", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(" + 0.044715 * ", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(" * ", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(" * ", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(")))", l->out);
+	} else {
+		fputs(" * (1 + erf(", l->out);
+		ein_onnx_print_bcast(l, v, y->rank, y->dim);
+		fputs(" * ", l->out);
+		ein_onnx_print_float(l, sqrt(0.5));
+		fputs("))", l->out);
+	}
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}
+
 /* Clip: the bounds are constant inputs (opset 11 and later) or the
  * attributes min and max; an absent bound does not clip. */
 static int lower_clip(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
@@ -396,14 +465,31 @@ static const struct {
 	{ "Mul", " * ", NULL, 0 },
 	{ "Div", " / ", NULL, 0 },
 	{ "Pow", NULL, "pow", 0 },
-	{ "Max", NULL, "max", 0 },
-	{ "Min", NULL, "min", 0 },
 	{ "Equal", " == ", NULL, 1 },
 	{ "Less", " < ", NULL, 1 },
 	{ "Greater", " > ", NULL, 1 },
 	{ "LessOrEqual", " <= ", NULL, 1 },
 	{ "GreaterOrEqual", " >= ", NULL, 1 },
 };
+
+static int is_float(enum ein_onnx_dtype t)
+{
+	return t == EIN_ONNX_FLOAT || t == EIN_ONNX_DOUBLE;
+}
+
+/* Operand "t" of a binary operator broadcast to rank, dim; cast to
+ * "type" unless it is EIN_ONNX_UNDEFINED or t's own. */
+static void print_operand(struct ein_onnx_lower *l, struct ein_onnx_tensor *t,
+	int rank, const struct ein_onnx_dim *dim, enum ein_onnx_dtype type)
+{
+	int cast = type != EIN_ONNX_UNDEFINED && type != t->dtype;
+
+	if (cast)
+		fprintf(l->out, "%s(", ein_onnx_dtype_ein(type));
+	ein_onnx_print_bcast(l, t, rank, dim);
+	if (cast)
+		fputc(')', l->out);
+}
 
 /* y = a OP b with numpy broadcasting. */
 static int lower_binary(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
@@ -412,7 +498,8 @@ static int lower_binary(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	struct ein_onnx_tensor *b = ein_onnx_in(l, n, 1, "B");
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0);
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	int rank;
+	int rank, pow = !strcmp(n->op, "Pow"), narrow;
+	enum ein_onnx_dtype pow_type;
 	size_t i;
 
 	for (i = 0; strcmp(binary[i].op, n->op); ++i)
@@ -424,19 +511,106 @@ static int lower_binary(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	    ein_onnx_need_ein_type(l, n, b) < 0 ||
 	    ein_onnx_broadcast(l, n, a, b, &rank, dim) < 0)
 		return -1;
-	if (a->dtype != b->dtype)
-		return ein_onnx_node_error(l, n, "inputs of types %s and %s",
-			ein_onnx_dtype_name(a->dtype),
+	/* Pow's exponent may have another type than its base: both are
+	 * computed in the base's float type, or in DOUBLE for an integer
+	 * base (exact for the integer powers that fit). */
+	pow_type = is_float(a->dtype) ? a->dtype : EIN_ONNX_DOUBLE;
+	if (a->dtype != b->dtype && !pow)
+		return ein_onnx_node_error(l, n, "inputs of types %s and %s "
+			"are not supported", ein_onnx_dtype_name(a->dtype),
 			ein_onnx_dtype_name(b->dtype));
 	ein_onnx_set_shape(y, binary[i].cmp ? EIN_ONNX_BOOL : a->dtype, rank,
 		dim);
+	/* ein promotes small integers to int32 (as C does) and computes
+	 * pow in floating point: the result is cast back to ONNX's type,
+	 * which wraps around as ONNX's integer arithmetic does. */
+	narrow = !binary[i].cmp && (pow ? !is_float(a->dtype) :
+		a->dtype == EIN_ONNX_INT8 || a->dtype == EIN_ONNX_UINT8);
 	ein_onnx_print_lhs(l, y, "=");
+	if (narrow)
+		fprintf(l->out, "%s(", ein_onnx_dtype_ein(a->dtype));
 	if (binary[i].fn)
 		fprintf(l->out, "%s(", binary[i].fn);
-	ein_onnx_print_bcast(l, a, rank, dim);
+	print_operand(l, a, rank, dim, pow ? pow_type : EIN_ONNX_UNDEFINED);
 	fputs(binary[i].fn ? ", " : binary[i].infix, l->out);
-	ein_onnx_print_bcast(l, b, rank, dim);
+	print_operand(l, b, rank, dim, pow ? pow_type : EIN_ONNX_UNDEFINED);
 	if (binary[i].fn)
+		fputc(')', l->out);
+	if (narrow)
+		fputc(')', l->out);
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}
+
+/* The most inputs of Max, Min, Sum and Mean. */
+#define EIN_ONNX_MAX_VARIADIC 16
+
+/* Max, Min, Sum, Mean of any number of inputs (numpy broadcasting of
+ * all): max(max(a, b), c), a + b + c, (a + b + c) / 3. */
+static int lower_variadic(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x[EIN_ONNX_MAX_VARIADIC], *y;
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	int k, rank = 0, narrow, sum = !strcmp(n->op, "Sum"),
+		mean = !strcmp(n->op, "Mean");
+	const char *fn = !strcmp(n->op, "Max") ? "max" : "min";
+
+	y = ein_onnx_out(l, n, 0);
+	if (n->n_in < 1 || n->n_in > EIN_ONNX_MAX_VARIADIC)
+		return ein_onnx_node_error(l, n, "%d inputs are not supported "
+			"(1 to %d are)", n->n_in, EIN_ONNX_MAX_VARIADIC);
+	for (k = 0; k < n->n_in; ++k) {
+		if (!(x[k] = ein_onnx_in(l, n, k, "data")) ||
+		    ein_onnx_need_ein_type(l, n, x[k]) < 0)
+			return -1;
+		if (x[k]->dtype != x[0]->dtype)
+			return ein_onnx_node_error(l, n, "inputs of types %s "
+				"and %s are not supported",
+				ein_onnx_dtype_name(x[0]->dtype),
+				ein_onnx_dtype_name(x[k]->dtype));
+		if (k == 0) {
+			rank = x[0]->rank;
+			memcpy(dim, x[0]->dim, rank * sizeof(*dim));
+		} else {
+			struct ein_onnx_tensor acc = *x[0];
+
+			acc.rank = rank;
+			memcpy(acc.dim, dim, rank * sizeof(*dim));
+			if (ein_onnx_broadcast(l, n, &acc, x[k], &rank,
+					dim) < 0)
+				return -1;
+		}
+	}
+	if (!y)
+		return -1;
+	if (mean && ein_onnx_need_float(l, n, x[0]) < 0)
+		return -1;
+	ein_onnx_set_shape(y, x[0]->dtype, rank, dim);
+	narrow = x[0]->dtype == EIN_ONNX_INT8 || x[0]->dtype == EIN_ONNX_UINT8;
+	ein_onnx_print_lhs(l, y, "=");
+	if (narrow)
+		fprintf(l->out, "%s(", ein_onnx_dtype_ein(x[0]->dtype));
+	if (mean)
+		fputc('(', l->out);
+	for (k = 0; !sum && !mean && k + 1 < n->n_in; ++k)
+		fprintf(l->out, "%s(", fn);
+	for (k = 0; k < n->n_in; ++k) {
+		if (k && (sum || mean))
+			fputs(" + ", l->out);
+		ein_onnx_print_bcast(l, x[k], rank, dim);
+		if (k && !sum && !mean)
+			fputc(')', l->out);
+		if (!k && n->n_in > 1 && !sum && !mean)
+			fputs(", ", l->out);
+		else if (k && k + 1 < n->n_in && !sum && !mean)
+			fputs(", ", l->out);
+	}
+	if (mean) {
+		fputs(") / ", l->out);
+		ein_onnx_print_float(l, n->n_in);
+	}
+	if (narrow)
 		fputc(')', l->out);
 	ein_onnx_print_where(l, y, 0);
 	return 0;
@@ -481,13 +655,17 @@ static const struct ein_onnx_op ops[] = {
 	{ "HardSigmoid", &lower_param_unary },
 	{ "HardSwish", &lower_param_unary },
 	{ "Clip", &lower_clip },
+	{ "Gelu", &lower_gelu },
+	{ "FastGelu", &lower_gelu },
 	{ "Add", &lower_binary },
 	{ "Sub", &lower_binary },
 	{ "Mul", &lower_binary },
 	{ "Div", &lower_binary },
 	{ "Pow", &lower_binary },
-	{ "Max", &lower_binary },
-	{ "Min", &lower_binary },
+	{ "Max", &lower_variadic },
+	{ "Min", &lower_variadic },
+	{ "Sum", &lower_variadic },
+	{ "Mean", &lower_variadic },
 	{ "Equal", &lower_binary },
 	{ "Less", &lower_binary },
 	{ "Greater", &lower_binary },
@@ -495,6 +673,7 @@ static const struct ein_onnx_op ops[] = {
 	{ "GreaterOrEqual", &lower_binary },
 	{ "Cast", &lower_cast },
 	{ "Conv", &ein_onnx_lower_conv },
+	{ "ConvTranspose", &ein_onnx_lower_convtranspose },
 	{ "MaxPool", &ein_onnx_lower_maxpool },
 	{ "AveragePool", &ein_onnx_lower_avgpool },
 	{ "GlobalAveragePool", &ein_onnx_lower_global_pool },
@@ -518,6 +697,8 @@ static const struct ein_onnx_op ops[] = {
 	{ "Split", &ein_onnx_lower_split },
 	{ "Gather", &ein_onnx_lower_gather },
 	{ "Pad", &ein_onnx_lower_pad },
+	{ "Resize", &ein_onnx_lower_resize },
+	{ "Upsample", &ein_onnx_lower_resize },
 	{ "LayerNormalization", &ein_onnx_lower_layernorm },
 	{ "Identity", &ein_onnx_lower_identity },
 	{ "Dropout", &ein_onnx_lower_identity },

@@ -141,6 +141,8 @@ int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *wt, struct ein_onnx_tensor *xq, const char *zx,
 	struct ein_onnx_tensor *wq, const char *zw,
 	struct ein_onnx_tensor *y, const char *acc);
+int ein_onnx_lower_convtranspose(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
 int ein_onnx_lower_maxpool(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_avgpool(struct ein_onnx_lower *l,
@@ -175,6 +177,8 @@ int ein_onnx_lower_split(struct ein_onnx_lower *l,
 int ein_onnx_lower_gather(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_pad(struct ein_onnx_lower *l, const struct ein_onnx_node *n);
+int ein_onnx_lower_resize(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n);
 int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 /* ops_quant.c: the quantised operators. */

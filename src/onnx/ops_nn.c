@@ -345,6 +345,211 @@ int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
 	return 0;
 }
 
+/* The output extents and padding of a ConvTranspose into w (in, k,
+ * stride, dil set): from output_shape (with auto_pad's split of the
+ * total padding) or from pads and output_padding. */
+static int convt_shape(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	struct window *w)
+{
+	const char *pad = ein_onnx_node_string(n, "auto_pad", "NOTSET");
+	int64_t pads[2 * MAX_SPATIAL], opad[MAX_SPATIAL], oshape[MAX_SPATIAL];
+	int count, d, same = !strcmp(pad, "SAME_UPPER") ||
+		!strcmp(pad, "SAME_LOWER");
+
+	if (window_attr(l, n, "pads", w->s, pads, 0) < 0 ||
+	    window_attr(l, n, "output_padding", w->s, opad, 0) < 0 ||
+	    ein_onnx_attr_ints(l, n, "output_shape", oshape, &count,
+			MAX_SPATIAL) < 0)
+		return -1;
+	if (count && count != w->s)
+		return ein_onnx_node_error(l, n, "output_shape has %d values "
+			"for %d spatial dimensions (giving N and C too is not "
+			"supported)", count, w->s);
+	if (!same && strcmp(pad, "NOTSET") && strcmp(pad, "VALID"))
+		return ein_onnx_node_error(l, n, "auto_pad '%s' is not "
+			"supported", pad);
+	for (d = 0; d < w->s; ++d) {
+		int64_t full = w->stride[d] * (w->in[d] - 1) + opad[d] +
+			(w->k[d] - 1) * w->dil[d] + 1;
+
+		if (count || same) {
+			int64_t out = count ? oshape[d] : w->in[d] * w->stride[d];
+			int64_t total = full - out;
+			/* total / 2 rounded down, as ONNX's reference does:
+			 * an output_shape beyond the full extent gives a
+			 * negative padding (outputs no input reaches). */
+			int64_t half = total >= 0 ? total / 2 :
+				-((1 - total) / 2);
+
+			/* SAME_UPPER puts the odd element of padding at the
+			 * end, as ONNX's definition of ConvTranspose says. */
+			w->pb[d] = !strcmp(pad, "SAME_UPPER") ? half :
+				total - half;
+			w->pe[d] = total - w->pb[d];
+		} else if (!strcmp(pad, "VALID")) {
+			w->pb[d] = w->pe[d] = 0;
+		} else {
+			w->pb[d] = pads[d];
+			w->pe[d] = pads[w->s + d];
+		}
+		w->out[d] = full - w->pb[d] - w->pe[d];
+		if (w->out[d] < 1 ||
+		    opad[d] < 0 || (opad[d] >= w->stride[d] &&
+				opad[d] >= w->dil[d]))
+			return ein_onnx_node_error(l, n, "output extent %lld "
+				"(padding %lld and %lld, output_padding %lld) "
+				"along spatial dimension %d is not supported",
+				(long long) w->out[d], (long long) w->pb[d],
+				(long long) w->pe[d], (long long) opad[d], d);
+	}
+	return 0;
+}
+
+/* Where ConvTranspose's output position i{2+d} meets input position
+ * "(i + P - D r) / S": into buf, the numerator. */
+static void convt_num(const struct window *w, int d, char *buf, size_t size)
+{
+	char k[32] = "", p[32] = "";
+
+	if (w->dil[d] != 1)
+		snprintf(k, sizeof(k), "%lld * ", (long long) w->dil[d]);
+	if (w->pb[d])
+		snprintf(p, sizeof(p), " + %lld", (long long) w->pb[d]);
+	snprintf(buf, size, "i%d%s - %sr%d", 2 + d, p, k, 1 + d);
+}
+
+/* ConvTranspose: the gradient of a convolution.  Input position i
+ * contributes to output position o = S i + D r - P, so each output sums
+ * over the channels of its group and the window positions r those inputs
+ * i = (o + P - D r) / S that are whole and inside the input:
+ * y(n, m, o...) = sum over c, r... of x(n, g cg + c, (o + P - D r) / S)
+ * w(g cg + c, m % mg, r...), with g = m / mg, then the bias. */
+int ein_onnx_lower_convtranspose(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n)
+{
+	struct ein_onnx_tensor *x = ein_onnx_in(l, n, 0, "X");
+	struct ein_onnx_tensor *wt = ein_onnx_in(l, n, 1, "W");
+	struct ein_onnx_tensor *b = ein_onnx_in(l, n, 2, NULL);
+	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0), acc;
+	int64_t group = ein_onnx_node_int(n, "group", 1), cg, mg;
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX], num[96], name[256];
+	struct window w;
+	int d, any = 0;
+
+	if (!x || !wt || !y || ein_onnx_need_float(l, n, x) < 0 ||
+	    ein_onnx_need_const_shape(l, n, wt, "a convolution") < 0)
+		return -1;
+	w.s = x->rank - 2;
+	if (w.s < 1 || w.s > MAX_SPATIAL || wt->rank != x->rank)
+		return ein_onnx_node_error(l, n, "input of rank %d and weights "
+			"of rank %d; the importer supports 1 to %d spatial "
+			"dimensions", x->rank, wt->rank, MAX_SPATIAL);
+	/* The batch may stay symbolic; channels and extents may not. */
+	for (d = 1; d < x->rank; ++d)
+		if (x->dim[d].sym >= 0)
+			return ein_onnx_need_const_shape(l, n, x,
+				"a transposed convolution");
+	cg = wt->dim[0].value / (group > 0 ? group : 1);
+	mg = wt->dim[1].value;
+	if (group < 1 || x->dim[1].value != wt->dim[0].value ||
+	    wt->dim[0].value % group || wt->dtype != x->dtype)
+		return ein_onnx_node_error(l, n, "weights '%s' do not match "
+			"input '%s' with %lld groups", wt->name, x->name,
+			(long long) group);
+	if (b && (b->rank != 1 || b->dim[0].sym >= 0 ||
+			b->dim[0].value != mg * group || b->dtype != x->dtype))
+		return ein_onnx_node_error(l, n, "bias '%s' is not a vector of "
+			"the %lld output channels", b->name,
+			(long long) (mg * group));
+	for (d = 0; d < w.s; ++d) {
+		w.in[d] = x->dim[2 + d].value;
+		w.k[d] = wt->dim[2 + d].value;
+	}
+	if (window_attr(l, n, "strides", w.s, w.stride, 1) < 0 ||
+	    window_attr(l, n, "dilations", w.s, w.dil, 1) < 0)
+		return -1;
+	for (d = 0; d < w.s; ++d)
+		if (w.stride[d] < 1 || w.dil[d] < 1)
+			return ein_onnx_node_error(l, n, "strides and "
+				"dilations must be positive");
+	if (convt_shape(l, n, &w) < 0)
+		return -1;
+	window_shape(y, x, ein_onnx_dim_const(mg * group), &w);
+	acc = *y;
+	if (b) {
+		ein_onnx_aux_name(l, y, "acc", name, sizeof(name));
+		acc.id = name;
+	}
+	ein_onnx_print_lhs(l, &acc, "+=!");
+	/* The guard: the input position is whole, and inside the input. */
+	for (d = 0; d < w.s; ++d) {
+		int64_t lo = w.pb[d] - (w.k[d] - 1) * w.dil[d];
+		int64_t hi = w.out[d] - 1 + w.pb[d];
+
+		convt_num(&w, d, num, sizeof(num));
+		if (lo < 0)
+			fprintf(l->out, "%s%s >= 0", any++ ? " && " : "", num);
+		if (hi > w.stride[d] * (w.in[d] - 1))
+			fprintf(l->out, "%s%s <= %lld", any++ ? " && " : "",
+				num, (long long) (w.stride[d] * (w.in[d] - 1)));
+		if (w.stride[d] > 1)
+			fprintf(l->out, "%s(%s) %% %lld == 0",
+				any++ ? " && " : "", num,
+				(long long) w.stride[d]);
+	}
+	fputs(any ? " ? " : "", l->out);
+	strcpy(idx[0], "i0");
+	if (group == 1)
+		strcpy(idx[1], "r0");
+	else if (mg == 1)
+		snprintf(idx[1], sizeof(idx[1]), "%lld * i1 + r0",
+			(long long) cg);
+	else
+		snprintf(idx[1], sizeof(idx[1]), "%lld * (i1 / %lld) + r0",
+			(long long) cg, (long long) mg);
+	for (d = 0; d < w.s; ++d) {
+		convt_num(&w, d, num, sizeof(num));
+		if (w.stride[d] > 1)
+			snprintf(idx[2 + d], sizeof(idx[2 + d]), "(%s) / %lld",
+				num, (long long) w.stride[d]);
+		else
+			snprintf(idx[2 + d], sizeof(idx[2 + d]), "%s", num);
+	}
+	ein_onnx_print_access(l, x, idx);
+	fputs(" * ", l->out);
+	/* w(g cg + c, m % mg, r...): the input channel as x's. */
+	if (group == 1)
+		strcpy(idx[1], "i1");
+	else if (mg == 1)
+		strcpy(idx[1], "0");
+	else
+		snprintf(idx[1], sizeof(idx[1]), "i1 %% %lld", (long long) mg);
+	memcpy(idx[0], "r0", 3);
+	if (group > 1) {
+		if (mg == 1)
+			snprintf(idx[0], sizeof(idx[0]), "%lld * i1 + r0",
+				(long long) cg);
+		else
+			snprintf(idx[0], sizeof(idx[0]), "%lld * (i1 / %lld) "
+				"+ r0", (long long) cg, (long long) mg);
+	}
+	for (d = 0; d < w.s; ++d)
+		snprintf(idx[2 + d], sizeof(idx[2 + d]), "r%d", 1 + d);
+	ein_onnx_print_access(l, wt, idx);
+	fputs(any ? " : 0" : "", l->out);
+	ein_onnx_print_where(l, y, 1);
+	fprintf(l->out, "r0 in 0:%lld, ", (long long) cg);
+	print_window_ranges(l, &w, 1);
+	if (!b)
+		return 0;
+	ein_onnx_print_lhs(l, y, "=");
+	ein_onnx_print_bcast(l, &acc, y->rank, y->dim);
+	fprintf(l->out, " + %s(i1)", b->id);
+	b->used = 1;
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}
+
 /* The kernel_shape attribute of a pool, with s values. */
 static int pool_kernel(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 	const struct ein_onnx_tensor *x, int64_t *k)
@@ -838,6 +1043,40 @@ int ein_onnx_lower_reduce(struct ein_onnx_lower *l,
 	return 0;
 }
 
+/* LayerNormalization's optional outputs Mean and InvStdDev, of x's
+ * shape with the normalised dimensions 1: the mean "m" and 1 / sqrt(v /
+ * count + epsilon) from the sum of squares "v". */
+static int layernorm_stats(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct ein_onnx_tensor *x,
+	const int *red, const char *m, const char *v, int64_t count)
+{
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	int k, d;
+
+	for (d = 0; d < x->rank; ++d)
+		dim[d] = red[d] ? ein_onnx_dim_const(1) : x->dim[d];
+	for (k = 1; k <= 2; ++k) {
+		struct ein_onnx_tensor *o = ein_onnx_out(l, n, k);
+
+		if (!o)
+			continue;
+		ein_onnx_set_shape(o, x->dtype, x->rank, dim);
+		ein_onnx_print_lhs(l, o, "=");
+		if (k == 1) {
+			print_kept(l, m, x, red);
+		} else {
+			fputs("1 / sqrt(", l->out);
+			print_kept(l, v, x, red);
+			fprintf(l->out, " / %lld + ", (long long) count);
+			ein_onnx_print_float(l, ein_onnx_node_float(n,
+				"epsilon", 1e-5f));
+			fputc(')', l->out);
+		}
+		ein_onnx_print_where(l, o, 0);
+	}
+	return 0;
+}
+
 /* LayerNormalization (opset 17): over the dimensions from the axis on,
  * d = x - mean(x), y = d / sqrt(mean(d * d) + epsilon) * Scale + B. */
 int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
@@ -853,9 +1092,6 @@ int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
 
 	if (!x || !sc || !y || ein_onnx_need_float(l, n, x) < 0)
 		return -1;
-	if (ein_onnx_out(l, n, 1) || ein_onnx_out(l, n, 2))
-		return ein_onnx_node_error(l, n, "the Mean and InvStdDev "
-			"outputs are not supported");
 	if ((axis = ein_onnx_axis(l, n, ein_onnx_node_int(n, "axis", -1),
 			x->rank)) < 0)
 		return -1;
@@ -914,5 +1150,5 @@ int ein_onnx_lower_layernorm(struct ein_onnx_lower *l,
 		ein_onnx_print_bcast(l, b, y->rank, y->dim);
 	}
 	ein_onnx_print_where(l, y, 0);
-	return 0;
+	return layernorm_stats(l, n, x, red, m, v, count);
 }

@@ -453,7 +453,8 @@ static int slice_axis(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 		*len = start > end ? (start - end - step - 1) / -step : 0;
 	}
 	if (*len < 1)
-		return ein_onnx_node_error(l, n, "an empty slice");
+		return ein_onnx_node_error(l, n, "an empty slice (empty "
+			"tensors are not supported)");
 	return start;
 }
 
@@ -576,9 +577,68 @@ int ein_onnx_lower_split(struct ein_onnx_lower *l, const struct ein_onnx_node *n
 	return 0;
 }
 
+/* Gather with indices read at run time (an embedding's token ids), for
+ * which ein has no indirect access: y(before, j, after) sums over every
+ * position r of the gathered axis the element that the index selects,
+ * (ind(j) == r || ind(j) == r - K) ? x(before, r, after) : 0 (a negative
+ * index counts from the end, as ONNX's do), exactly the selected
+ * element, at the cost of K reads per element.  An index outside -K..K-1
+ * gives 0 (ONNX leaves it undefined). */
+static int lower_gather_runtime(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
+	struct ein_onnx_tensor *it, struct ein_onnx_tensor *y, int axis)
+{
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
+	char jdx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
+	int d, j, r = 0;
+	int64_t k;
+
+	if (it->dtype != EIN_ONNX_INT32)
+		return ein_onnx_node_error(l, n, "indices '%s' read at run "
+			"time are %s; the importer supports INT32 (ein does not "
+			"compute with INT64)", it->name,
+			ein_onnx_dtype_name(it->dtype));
+	if (x->dtype != EIN_ONNX_FLOAT && x->dtype != EIN_ONNX_DOUBLE &&
+	    x->dtype != EIN_ONNX_INT32)
+		return ein_onnx_node_error(l, n, "data '%s' is %s; gathering "
+			"at run time is supported on FLOAT, DOUBLE and INT32",
+			x->name, ein_onnx_dtype_name(x->dtype));
+	if (x->dim[axis].sym >= 0)
+		return ein_onnx_need_const_shape(l, n, x, "gathering");
+	if (x->rank + it->rank - 1 > EIN_ONNX_MAX_RANK)
+		return ein_onnx_node_error(l, n, "the output's rank is over %d",
+			EIN_ONNX_MAX_RANK);
+	k = x->dim[axis].value;
+	for (d = 0; d < x->rank; ++d) {
+		if (d != axis) {
+			dim[r] = x->dim[d];
+			snprintf(idx[d], EIN_ONNX_IDX, "i%d", r++);
+			continue;
+		}
+		snprintf(idx[d], EIN_ONNX_IDX, "r0");
+		for (j = 0; j < it->rank; ++j) {
+			dim[r] = it->dim[j];
+			snprintf(jdx[j], EIN_ONNX_IDX, "i%d", r++);
+		}
+	}
+	ein_onnx_set_shape(y, x->dtype, r, dim);
+	ein_onnx_print_lhs(l, y, "+=!");
+	fputc('(', l->out);
+	ein_onnx_print_access(l, it, jdx);
+	fputs(" == r0 || ", l->out);
+	ein_onnx_print_access(l, it, jdx);
+	fprintf(l->out, " == r0 - %lld) ? ", (long long) k);
+	ein_onnx_print_access(l, x, idx);
+	fputs(" : 0", l->out);
+	ein_onnx_print_where(l, y, 1);
+	fprintf(l->out, "r0 in 0:%lld\n", (long long) k);
+	return 0;
+}
+
 /* Gather with constant indices that are a scalar or an arithmetic
- * progression (a + b * j): an affine read.  Indices read from a tensor at
- * run time (embeddings) are not supported yet. */
+ * progression (a + b * j): an affine read; other indices, or indices read
+ * at run time, as lower_gather_runtime. */
 int ein_onnx_lower_gather(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n)
 {
@@ -592,13 +652,16 @@ int ein_onnx_lower_gather(struct ein_onnx_lower *l,
 
 	if (!x || !it || !y || ein_onnx_need_ein_type(l, n, x) < 0)
 		return -1;
-	if (it->role != EIN_ONNX_CONST || it->rank > 1)
-		return ein_onnx_node_error(l, n, "indices '%s' must be a "
-			"constant scalar or vector (indices computed at run "
-			"time are not supported)", it->name);
 	if ((axis = ein_onnx_axis(l, n, ein_onnx_node_int(n, "axis", 0),
-			x->rank)) < 0 ||
-	    ein_onnx_const_ints(l, n, it, "indices", v, &count, 64) < 0)
+			x->rank)) < 0)
+		return -1;
+	if (it->role != EIN_ONNX_CONST)
+		return lower_gather_runtime(l, n, x, it, y, axis);
+	if (it->rank > 1)
+		return ein_onnx_node_error(l, n, "constant indices '%s' of "
+			"rank %d are not supported (a scalar or a vector are)",
+			it->name, it->rank);
+	if (ein_onnx_const_ints(l, n, it, "indices", v, &count, 64) < 0)
 		return -1;
 	if (x->dim[axis].sym >= 0)
 		return ein_onnx_need_const_shape(l, n, x, "gathering");

@@ -109,6 +109,11 @@ static int set_const(ein_ctx *ctx, const char *path,
 	int64_t n = 1;
 	size_t d;
 
+	if (t->role == EIN_ONNX_CONST) {
+		ein_error(ctx, EIN_ERROR_IO, "%s: constant '%s' is defined "
+			"twice", path, t->name);
+		return -1;
+	}
 	if (!known_dtype(tp->data_type) || tp->n_dims > EIN_ONNX_MAX_RANK) {
 		ein_error(ctx, EIN_ERROR_UNSUPPORTED, "%s: constant '%s' has "
 			"%s", path, t->name, tp->n_dims > EIN_ONNX_MAX_RANK ?
@@ -153,9 +158,11 @@ static int set_const(ein_ctx *ctx, const char *path,
 	t->data = malloc(t->bytes + 1);
 	if (!t->data)
 		return -1;
-	if (tp->has_raw_data)
+	/* An empty tensor's fields may be NULL, which memcpy must not see
+	 * even for 0 bytes. */
+	if (tp->has_raw_data && t->bytes)
 		memcpy(t->data, tp->raw_data.data, t->bytes);
-	else
+	else if (!tp->has_raw_data && n)
 		copy_typed(tp, n, t->data);
 	return 0;
 }
@@ -205,6 +212,13 @@ static int input_shape(ein_ctx *ctx, const char *path,
 			t->dim[d].sym = ein_onnx_graph_size(g, dim->dim_param);
 			if (t->dim[d].sym < 0)
 				return -1;
+		} else if (dim->value_case ==
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+			ein_error(ctx, EIN_ERROR_UNSUPPORTED, "%s: dimension %zu "
+				"of input '%s' has extent %lld (empty tensors "
+				"are not supported)", path, d, t->name,
+				(long long) dim->dim_value);
+			return -1;
 		} else {
 			ein_error(ctx, EIN_ERROR_UNSUPPORTED, "%s: dimension %zu "
 				"of input '%s' is unknown (dynamic shape)",
@@ -274,6 +288,17 @@ static int read_outputs(struct ein_onnx_graph *g, const Onnx__GraphProto *gp)
 	return 0;
 }
 
+/* The index of the tensor named "name" in g, -1 if there is none. */
+static int find_tensor(const struct ein_onnx_graph *g, const char *name)
+{
+	int i;
+
+	for (i = 0; i < g->n_tensor; ++i)
+		if (!strcmp(g->tensor[i].name, name))
+			return i;
+	return -1;
+}
+
 /* Copy the values of attribute "ap" into "a"; a tensor value becomes a
  * constant tensor named after the node and the attribute. */
 static int read_attr(ein_ctx *ctx, const char *path,
@@ -303,7 +328,8 @@ static int read_attr(ein_ctx *ctx, const char *path,
 		a->floats = malloc((a->n + 1) * sizeof(float));
 		if (!a->floats)
 			return -1;
-		memcpy(a->floats, ap->floats, a->n * sizeof(float));
+		if (a->n)
+			memcpy(a->floats, ap->floats, a->n * sizeof(float));
 		break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
 		a->kind = EIN_ONNX_ATTR_INTS;
@@ -311,7 +337,8 @@ static int read_attr(ein_ctx *ctx, const char *path,
 		a->ints = malloc((a->n + 1) * sizeof(int64_t));
 		if (!a->ints)
 			return -1;
-		memcpy(a->ints, ap->ints, a->n * sizeof(int64_t));
+		if (a->n)
+			memcpy(a->ints, ap->ints, a->n * sizeof(int64_t));
 		break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR:
 		if (!ap->t)
@@ -319,6 +346,17 @@ static int read_attr(ein_ctx *ctx, const char *path,
 		a->kind = EIN_ONNX_ATTR_TENSOR;
 		snprintf(name, sizeof(name), "%s/%s", node, a->name ?
 			a->name : "");
+		/* Nodes need not have names, nor distinct ones: a name
+		 * already taken (two unnamed Constant nodes) gets the
+		 * node's position, so that no value replaces another. */
+		if (find_tensor(g, name) >= 0)
+			snprintf(name, sizeof(name), "%s#%d/%s", node,
+				g->n_node - 1, a->name ? a->name : "");
+		if (find_tensor(g, name) >= 0) {
+			ein_error(ctx, EIN_ERROR_IO, "%s: node '%s': the name "
+				"'%s' is taken", path, node, name);
+			return -1;
+		}
 		a->tensor = ein_onnx_graph_tensor(g, name);
 		if (a->tensor < 0 || set_const(ctx, path,
 				&g->tensor[a->tensor], ap->t) < 0)
@@ -362,7 +400,11 @@ static int read_node(ein_ctx *ctx, const char *path, struct ein_onnx_graph *g,
 	n->op = strdup(np->op_type ? np->op_type : "");
 	if (!n->name || !n->op)
 		return -1;
-	if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx")) {
+	/* Of Microsoft's contrib operators, the GELUs that exporters wrote
+	 * before ONNX had Gelu (opset 20) are the ones the importer has. */
+	if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") &&
+	    !(!strcmp(np->domain, "com.microsoft") &&
+	      (!strcmp(n->op, "Gelu") || !strcmp(n->op, "FastGelu")))) {
 		ein_error(ctx, EIN_ERROR_UNSUPPORTED, "%s: node '%s' (%s) is "
 			"of operator domain '%s', which the importer does not "
 			"support", path, n->name, n->op, np->domain);

@@ -29,20 +29,26 @@ def rand(*shape):
     return RNG.uniform(-1, 1, size=shape).astype(np.float32)
 
 
-def save(name, nodes, inputs, outputs, inits=(), sizes=None, opset=13):
-    """inputs: [(name, array, onnx shape or None)]; outputs: [(name, ref)]."""
+def save(name, nodes, inputs, outputs, inits=(), sizes=None, opset=13,
+         domains=()):
+    """inputs: [(name, array, onnx shape or None)]; outputs: [(name, ref)].
+    domains: other (domain, version) opsets; onnx 1.12's checker knows
+    neither them nor opsets after 17, so such models go unchecked."""
     vin = []
     for iname, arr, shape in inputs:
         vin.append(helper.make_tensor_value_info(
-            iname, TensorProto.FLOAT, shape if shape else list(arr.shape)))
+            iname, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[arr.dtype],
+            shape if shape else list(arr.shape)))
         np.save(os.path.join(OUT, "%s.in.%s.npy" % (name, iname)), arr)
     vout = [helper.make_tensor_value_info(o, TensorProto.FLOAT, list(r.shape))
             for o, r in outputs]
     init = [numpy_helper.from_array(np.asarray(a), n) for n, a in inits]
     graph = helper.make_graph(nodes, name, vin, vout, initializer=init)
     model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)])
-    onnx.checker.check_model(model)
+        graph, opset_imports=[helper.make_opsetid("", opset)] +
+        [helper.make_opsetid(d, v) for d, v in domains])
+    if not domains and opset <= 17:
+        onnx.checker.check_model(model)
     onnx.save(model, os.path.join(OUT, name + ".onnx"))
     for o, ref in outputs:
         np.save(os.path.join(OUT, "%s.ref.%s.npy" % (name, o)),
@@ -83,6 +89,61 @@ def conv(x, w, b, strides, pads, dil, group):
                 y[:, o] += np.einsum("nchw,c->nhw", patch, w[o, :, r, s])
     if b is not None:
         y += b.reshape(1, -1, 1, 1)
+    return y
+
+
+def conv_transpose(x, w, b, strides, pads, dil, group, out_pad):
+    """Each input element scattered into the output (the definition),
+    then the padding cropped: independent of ein's gather form."""
+    x = x.astype(np.float64)
+    n, c, h, wd = x.shape
+    _, mg, kh, kw = w.shape
+    cg = c // group
+    full = [strides[0] * (h - 1) + out_pad[0] + (kh - 1) * dil[0] + 1,
+            strides[1] * (wd - 1) + out_pad[1] + (kw - 1) * dil[1] + 1]
+    y = np.zeros((n, mg * group, full[0], full[1]))
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        for r in range(kh):
+            for s in range(kw):
+                y[:, g * mg:(g + 1) * mg,
+                  r * dil[0]:r * dil[0] + strides[0] * (h - 1) + 1:
+                  strides[0],
+                  s * dil[1]:s * dil[1] + strides[1] * (wd - 1) + 1:
+                  strides[1]] += np.einsum(
+                      "nchw,cm->nmhw", xs, w[g * cg:(g + 1) * cg, :, r, s])
+    y = y[:, :, pads[0]:full[0] - pads[2], pads[1]:full[1] - pads[3]]
+    return y + b.reshape(1, -1, 1, 1) if b is not None else y
+
+
+def resize_axis(x, axis, scale, out, mode, coord, rounding):
+    """One axis of Resize, in float64 from the specification's formulas
+    (positions outside the input read its edge)."""
+    n = x.shape[axis]
+    o = np.arange(out, dtype=np.float64)
+    if coord == "align_corners":
+        v = o * (n - 1) / (n * scale - 1) if n * scale != 1 else o * 0
+    elif coord == "asymmetric":
+        v = o / scale
+    else:
+        v = (o + 0.5) / scale - 0.5
+    if mode == "nearest":
+        i = {"round_prefer_floor": np.ceil(v - 0.5),
+             "round_prefer_ceil": np.floor(v + 0.5),
+             "floor": np.floor(v), "ceil": np.ceil(v)}[rounding]
+        return np.take(x, np.clip(i, 0, n - 1).astype(int), axis=axis)
+    f = np.floor(v)
+    r = (v - f).reshape([-1 if d == axis else 1 for d in range(x.ndim)])
+    x0 = np.take(x, np.clip(f, 0, n - 1).astype(int), axis=axis)
+    x1 = np.take(x, np.clip(f + 1, 0, n - 1).astype(int), axis=axis)
+    return x0 * (1 - r) + x1 * r
+
+
+def resize(x, scales, out, mode, coord="half_pixel",
+           rounding="round_prefer_floor"):
+    y = x.astype(np.float64)
+    for d in range(x.ndim):
+        y = resize_axis(y, d, scales[d], out[d], mode, coord, rounding)
     return y
 
 
@@ -166,6 +227,42 @@ def elementwise():
          [("a", a, None), ("c", c, None)], [("y", (a - c) / s)],
          inits=[("s", s)])
 
+    # GELU: ONNX's operator (opset 20), exact and with tanh; Microsoft's
+    # contrib Gelu and FastGelu (with a bias), as exporters wrote them
+    # before; and the Erf pattern that PyTorch exports at lower opsets
+    # (x * 0.5 * (1 + erf(x / sqrt 2))), operator by operator.
+    g = rand(2, 3, 8) * 4
+    gd = g.astype(np.float64)
+    gb = rand(8)
+    erf = np.vectorize(math.erf)
+
+    def tanh_gelu(v):
+        return 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) *
+                                      (v + 0.044715 * v ** 3)))
+    sqrt2 = np.float32(math.sqrt(2))
+    save("gelu", [
+        node("Gelu", ["x"], ["exact"]),
+        helper.make_node("Gelu", ["x"], ["approx"], name="gelu_tanh",
+                         approximate="tanh"),
+        helper.make_node("Gelu", ["x"], ["ms"], name="gelu_ms",
+                         domain="com.microsoft"),
+        helper.make_node("FastGelu", ["x", "b"], ["fast"], name="fast_ms",
+                         domain="com.microsoft"),
+        helper.make_node("Div", ["x", "sqrt2"], ["e1"], name="div_e"),
+        helper.make_node("Erf", ["e1"], ["e2"], name="erf_e"),
+        helper.make_node("Add", ["e2", "one"], ["e3"], name="add_e"),
+        helper.make_node("Mul", ["x", "e3"], ["e4"], name="mul_e"),
+        helper.make_node("Mul", ["e4", "half"], ["pattern"], name="mul_h")],
+        [("x", g, None)],
+        [("exact", 0.5 * gd * (1 + erf(gd / math.sqrt(2)))),
+         ("approx", tanh_gelu(gd)),
+         ("ms", 0.5 * gd * (1 + erf(gd / math.sqrt(2)))),
+         ("fast", tanh_gelu(gd + gb)),
+         ("pattern", 0.5 * gd * (1 + erf(gd / math.sqrt(2))))],
+        inits=[("b", gb), ("sqrt2", sqrt2), ("one", np.float32(1)),
+               ("half", np.float32(0.5))],
+        opset=20, domains=[("com.microsoft", 1)])
+
 
 # ---- convolution, pooling, normalisation -----------------------------------
 def convolutions():
@@ -191,6 +288,52 @@ def convolutions():
          [("x", x, None)],
          [("y", conv(x, wd, None, [1, 1], [1, 1, 1, 1], [1, 1], 4))],
          inits=[("w", wd)])
+    # ConvTranspose: 2 groups of 2 input and 3 output channels, strides,
+    # asymmetric pads, output_padding and dilations all at once.
+    wt, bt = rand(4, 3, 3, 2), rand(6)
+    save("conv_transpose",
+         [node("ConvTranspose", ["x", "w", "b"], ["y"], group=2,
+               strides=[2, 3], pads=[1, 0, 0, 2], output_padding=[1, 2],
+               dilations=[1, 2])], [("x", x, None)],
+         [("y", conv_transpose(x, wt, bt, [2, 3], [1, 0, 0, 2], [1, 2], 2,
+                               [1, 2]))], inits=[("w", wt), ("b", bt)])
+    save("conv_transpose_same",
+         [node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2],
+               auto_pad="SAME_UPPER")], [("x", x, ["N", 4, 9, 9])],
+         [("y", conv_transpose(x, wd.reshape(4, 1, 3, 3), None, [2, 2],
+                               [0, 0, 1, 1], [1, 1], 1, [0, 0]))],
+         inits=[("w", wd.reshape(4, 1, 3, 3))], sizes="N=2")
+    # Resize: nearest with scales (up by 2 and 1.5, the default
+    # half_pixel and round_prefer_floor), linear with sizes (up along H,
+    # down along W), linear with align_corners, nearest with asymmetric
+    # and floor (Upsample's), each against numpy's float64 formulas.
+    empty = np.zeros(0, np.float32)
+    sc = np.array([1, 1, 2, 1.5], np.float32)
+    save("resize_nearest",
+         [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")],
+         [("x", x, ["N", 4, 9, 9])],
+         [("y", resize(x, sc, [2, 4, 18, 13], "nearest"))],
+         inits=[("sc", sc)], sizes="N=2")
+    sz = np.array([2, 4, 13, 5], np.int64)
+    save("resize_linear",
+         [node("Resize", ["x", "roi", "sc", "sz"], ["y"], mode="linear")],
+         [("x", x, None)],
+         [("y", resize(x, sz / np.array(x.shape), sz, "linear"))],
+         inits=[("roi", empty), ("sc", empty), ("sz", sz)])
+    sc2 = np.array([1, 1, 0.75, 1.75], np.float32)
+    save("resize_linear_align_corners",
+         [node("Resize", ["x", "", "sc"], ["y"], mode="linear",
+               coordinate_transformation_mode="align_corners")],
+         [("x", x, None)],
+         [("y", resize(x, sc2.astype(np.float64), [2, 4, 6, 15], "linear",
+                       "align_corners"))], inits=[("sc", sc2)])
+    save("resize_nearest_floor",
+         [node("Resize", ["x", "", "sc"], ["y"], mode="nearest",
+               coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor")],
+         [("x", x, None)],
+         [("y", resize(x, sc2.astype(np.float64), [2, 4, 6, 15], "nearest",
+                       "asymmetric", "floor"))], inits=[("sc", sc2)])
     scale, bias = rand(4) + 2, rand(4)
     mean, var = rand(4), rand(4) + 1.5
     save("batchnorm",
@@ -253,6 +396,17 @@ def matrices():
     save("gather", [node("Gather", ["x", "ix"], ["y"], axis=2)],
          [("x", x, None)], [("y", x[:, :, [3, 1]])],
          inits=[("ix", np.array([3, 1], np.int64))])
+    # Gather with indices read at run time: an embedding (a table of 11
+    # rows, token ids of shape 2x5, negative ones counting from the
+    # end), and a gather along axis 1 of an input.
+    table = rand(11, 6)
+    ids = RNG.integers(-11, 11, size=(2, 5)).astype(np.int32)
+    save("gather_embedding", [node("Gather", ["table", "ids"], ["y"])],
+         [("ids", ids, None)], [("y", table[ids])], inits=[("table", table)])
+    cols = np.array([2, -1, 0, 2], np.int32)
+    save("gather_runtime_axis1", [node("Gather", ["x", "cols"], ["y"],
+                                       axis=1)],
+         [("x", x, None), ("cols", cols, None)], [("y", x[:, cols])])
     save("pad", [node("Pad", ["x", "pads", "val"], ["y"])],
          [("x", x, None)],
          [("y", np.pad(x, [(0, 0), (1, 0), (0, 2), (1, 1)],
@@ -262,9 +416,11 @@ def matrices():
     g, b = rand(4, 5), rand(5)
     mu = x.mean(axis=(2, 3), keepdims=True)
     var = ((x - mu) ** 2).mean(axis=(2, 3), keepdims=True)
-    save("layernorm", [node("LayerNormalization", ["x", "g", "b"], ["y"],
-                            axis=2, epsilon=1e-3)], [("x", x, None)],
-         [("y", (x - mu) / np.sqrt(var + 1e-3) * g + b)],
+    save("layernorm", [node("LayerNormalization", ["x", "g", "b"],
+                            ["y", "mean", "isd"], axis=2, epsilon=1e-3)],
+         [("x", x, None)],
+         [("y", (x - mu) / np.sqrt(var + 1e-3) * g + b), ("mean", mu),
+          ("isd", 1 / np.sqrt(var + 1e-3))],
          inits=[("g", g), ("b", b)], opset=17)
     save("reduce_mean", [node("ReduceMean", ["x"], ["y"], axes=[1, 3],
                               keepdims=0)], [("x", x, None)],
