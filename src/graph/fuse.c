@@ -101,6 +101,8 @@ static const struct {
 	{ "Reshape", JOIN }, { "Flatten", JOIN }, { "Squeeze", JOIN },
 	{ "Unsqueeze", JOIN }, { "Output", JOIN },
 	{ "BatchNormalization", JOIN },
+	{ "Gelu", JOIN }, { "FastGelu", JOIN }, { "Sum", JOIN },
+	{ "Mean", JOIN },
 };
 
 static enum fuse_class fuse_class_of(const char *op)

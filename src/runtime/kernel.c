@@ -434,7 +434,8 @@ static size_t tensor_bytes(const DLTensor *t)
 static int check_device(ein_kernel *k, int pos, const DLTensor *t)
 {
 	const struct ein_tensor *et = arg_tensor(k, pos);
-	int ocl = k->code->job.ocl != NULL;
+	/* A kernel of ein_kernel_reference has no code: it runs on the CPU. */
+	int ocl = k->code && k->code->job.ocl != NULL;
 
 	if (t->device.device_type == kDLCPU)
 		return 0;
