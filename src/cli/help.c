@@ -204,7 +204,8 @@ static const struct help_opt tune_opts[] = {
 	  "size) instead of with the sizes fixed, as ein compile --sizes "
 	  "and ein run --fix-sizes deploy them (the default)." },
 	{ "--verbose", "Print how each candidate is compiled and "
-	  "measured." },
+	  "measured, and the leaders' medians when they are measured "
+	  "again before the best is chosen." },
 	{ "--list-space", "Print the search space (the machine, each "
 	  "statement's loops, extents and tile sizes) and the directives of "
 	  "the analytic seeds, and measure nothing." },
