@@ -47,3 +47,8 @@ int ein_rank_choose(const double *t, int n_cand, int n_round)
 	}
 	return win;
 }
+
+int ein_rank_too_slow(double first, double best, double factor)
+{
+	return best > 0 && factor > 0 && first > factor * best;
+}

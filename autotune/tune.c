@@ -76,7 +76,8 @@ struct trial {
  * space, model, rng: the search;
  * target, out_path, log_path, dir: names; log_fd: the open log;
  * n_trial, trial: every trial so far (resumed ones first);
- * n_measured, n_illegal, n_failed, n_wrong: counts;
+ * n_measured, n_illegal, n_failed, n_wrong, n_slow: counts (a slow
+ *	trial, stopped early, is measured, not failed);
  * best, baseline: indices of the best verified trial and of the default
  *	schedule's, -1 if none;
  * start_time, elapsed0: the clock at start, the elapsed time of a
@@ -105,7 +106,7 @@ struct run {
 	int log_fd;
 	int n_trial;
 	struct trial *trial;
-	int n_measured, n_illegal, n_failed, n_wrong;
+	int n_measured, n_illegal, n_failed, n_wrong, n_slow;
 	int best, baseline;
 	double start_time, elapsed0;
 	struct ein_cand queue[MAX_QUEUE];
@@ -316,11 +317,15 @@ static int add_trial(struct run *r, struct trial *t)
 	r->n_measured += st != EIN_TRIAL_ILLEGAL &&
 		st != EIN_TRIAL_COMPILE_ERROR;
 	r->n_illegal += st == EIN_TRIAL_ILLEGAL;
-	r->n_failed += st != EIN_TRIAL_OK && st != EIN_TRIAL_ILLEGAL;
+	r->n_failed += st != EIN_TRIAL_OK && st != EIN_TRIAL_ILLEGAL &&
+		st != EIN_TRIAL_SLOW;
+	r->n_slow += st == EIN_TRIAL_SLOW;
 	r->n_wrong += st == EIN_TRIAL_WRONG;
 	/* The automatic seed's plan is not its own: keep it out of the
-	 * model. */
-	if (st == EIN_TRIAL_OK && strcmp(t->rec.origin, "automatic")) {
+	 * model.  A slow one's single call says enough of its speed for
+	 * the model to learn where not to look. */
+	if ((st == EIN_TRIAL_OK || st == EIN_TRIAL_SLOW) &&
+	    strcmp(t->rec.origin, "automatic")) {
 		double f[EIN_MODEL_N_FEATURE];
 
 		ein_model_features(&r->space, &t->cand, f);
@@ -388,6 +393,7 @@ static void measure_opts(const struct run *r, struct ein_measure_opts *mo)
 	mo->timeout = r->o->timeout;
 	mo->min_time = r->o->min_time;
 	mo->mem_limit = r->o->mem_limit;
+	mo->best = mo->slow_factor = 0;
 }
 
 /* Report a wrong answer of trial "t" loudly. */
@@ -458,15 +464,26 @@ static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
 	enum ein_fault fault = ein_fault_for_trial(t->rec.trial);
 
 	measure_opts(r, &mo);
+	if (r->best >= 0)
+		mo.best = r->trial[r->best].rec.seconds;
+	mo.slow_factor = r->o->slow_factor;
 	t->rec.status = ein_measure_time(k, r->sizes, &mo, fault,
 		&t->rec.seconds);
-	if (r->o->verbose)
+	if (r->o->verbose && t->rec.status == EIN_TRIAL_SLOW)
+		fprintf(stderr, "ein tune: trial %d: measured at %s: slow, "
+			"stopped after one call of %.4g ms (over %g x the "
+			"best's %.4g ms)\n", t->rec.trial, r->size_text,
+			t->rec.seconds * 1e3, r->o->slow_factor,
+			mo.best * 1e3);
+	else if (r->o->verbose)
 		fprintf(stderr, "ein tune: trial %d: measured at %s: %s\n",
 			t->rec.trial, r->size_text,
 			ein_trial_status_name(t->rec.status));
-	if (t->rec.status != EIN_TRIAL_OK)
+	if (t->rec.status != EIN_TRIAL_OK && t->rec.status != EIN_TRIAL_SLOW)
 		return;
 	t->rec.gflops = r->space.flops / t->rec.seconds / 1e9;
+	if (t->rec.status == EIN_TRIAL_SLOW)
+		return;
 	if (r->best >= 0 && t->rec.gflops <= r->trial[r->best].rec.gflops)
 		return;
 	check_cand(r, k, t, &mo, fault);
@@ -671,9 +688,10 @@ static void progress(const struct run *r)
 
 		eta = eta < 0 || by_trials < eta ? by_trials : eta;
 	}
-	fprintf(stderr, "%strial %d (%d measured, %d illegal, %d failed)  "
-		"%.1fs  best %.2f GFLOP/s  %.2fx default  ETA %.0fs%s",
-		tty ? "\r" : "", r->n_trial, r->n_measured, r->n_illegal,
+	fprintf(stderr, "%strial %d (%d measured, %d slow, %d illegal, %d "
+		"failed)  %.1fs  best %.2f GFLOP/s  %.2fx default  ETA %.0fs%s",
+		tty ? "\r" : "", r->n_trial, r->n_measured, r->n_slow,
+		r->n_illegal,
 		r->n_failed - r->n_wrong, elapsed(r), r->best >= 0 ?
 		r->trial[r->best].rec.gflops : 0, speedup(r),
 		eta > 0 ? eta : 0, tty ? "\033[K" : "\n");

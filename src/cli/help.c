@@ -191,6 +191,9 @@ static const struct help_opt tune_opts[] = {
 	  "candidate (default 10s, within what --time leaves)." },
 	{ "--min-time DURATION", "How long each candidate is run to be "
 	  "measured (default 0.2s)." },
+	{ "--slow-factor K", "Stop measuring a candidate whose first timed "
+	  "call takes over K times the best's median, logged as slow "
+	  "(default 3; 0: never)." },
 	{ "--mem-limit BYTES", "The memory limit of a candidate's process: "
 	  "4096M, 4G (default 4G)." },
 	{ "-o FILE, --output FILE", "Write the schedule here instead of "

@@ -1,7 +1,8 @@
 /*
  * check_rank.c: the tuner's decisions on measured times (autotune/
  * rank.h), on made-up timings: which leader is chosen after the
- * re-measurement.  Nothing here is timed.
+ * re-measurement, and when a measurement stops early.  Nothing here is
+ * timed.
  */
 #include <stdlib.h>
 #include <check.h>
@@ -70,6 +71,27 @@ START_TEST(tie_goes_to_first)
 }
 END_TEST
 
+START_TEST(too_slow)
+{
+	const double k = EIN_RANK_SLOW_FACTOR;
+
+	/* the best so far takes 2 ms */
+	ck_assert(ein_rank_too_slow(0.0061, 0.002, k));
+	ck_assert(ein_rank_too_slow(15.4, 2.2, k));
+	/* within the factor: measured to the end, even if slower */
+	ck_assert(!ein_rank_too_slow(0.0059, 0.002, k));
+	ck_assert(!ein_rank_too_slow(0.004, 0.002, k));
+	ck_assert(!ein_rank_too_slow(0.001, 0.002, k));
+	/* no best yet (the default schedule, the first trials) */
+	ck_assert(!ein_rank_too_slow(100, 0, k));
+	ck_assert(!ein_rank_too_slow(100, -1, k));
+	/* --slow-factor 0: never */
+	ck_assert(!ein_rank_too_slow(100, 0.002, 0));
+	/* the factor documented in rank.h leaves room for 2x noise */
+	ck_assert(k > 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rank");
@@ -81,6 +103,7 @@ int main(void)
 	tcase_add_test(tc, outlier_loses_to_median);
 	tcase_add_test(tc, choose_ignores_failed_rounds);
 	tcase_add_test(tc, tie_goes_to_first);
+	tcase_add_test(tc, too_slow);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
