@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include "cli/cli.h"
 #include "autotune/measure.h"
+#include "autotune/rank.h"
 
 #define CHILD_NOMEM 3
 #define CHILD_FAILED 5
@@ -34,7 +35,7 @@
 
 static const char *const status_names[EIN_TRIAL_N_STATUS] = {
 	"ok", "illegal", "compile-error", "crash", "timeout", "wrong-answer",
-	"out-of-memory"
+	"out-of-memory", "slow"
 };
 
 const char *ein_trial_status_name(enum ein_trial_status status)
@@ -252,7 +253,7 @@ static int call(struct args *a)
 /* What the timing child needs. */
 struct time_work {
 	struct args a;
-	double min_time;
+	double min_time, best, slow_factor;
 };
 
 static int time_work(void *user, struct child_result *res)
@@ -270,6 +271,14 @@ static int time_work(void *user, struct child_result *res)
 		if ((r = call(&w->a)))
 			return r;
 		t[n++] = ein_cli_now() - t0;
+		/* The first call after the warm-up: the warm-up itself
+		 * also pays for first touches of the outputs. */
+		if (n == 1 && ein_rank_too_slow(t[0], w->best,
+				w->slow_factor)) {
+			res->status = EIN_TRIAL_SLOW;
+			res->seconds = t[0];
+			return 0;
+		}
 	}
 	res->status = EIN_TRIAL_OK;
 	res->seconds = ein_cli_median(t, n);
@@ -281,13 +290,15 @@ enum ein_trial_status ein_measure_time(ein_kernel *k, const int64_t *sizes,
 	double *seconds)
 {
 	struct time_work w = { .a = { .k = k, .sizes = sizes },
-		.min_time = o->min_time };
+		.min_time = o->min_time, .best = o->best,
+		.slow_factor = o->slow_factor };
 	struct child_result res;
 	enum ein_trial_status st;
 
 	st = in_child(&time_work, &w, o, fault == EIN_FAULT_WRONG ?
 		EIN_FAULT_NONE : fault, &res);
-	*seconds = st == EIN_TRIAL_OK ? res.seconds : -1;
+	*seconds = st == EIN_TRIAL_OK || st == EIN_TRIAL_SLOW ? res.seconds :
+		-1;
 	return st;
 }
 

@@ -28,12 +28,14 @@ enum ein_trial_status {
 	EIN_TRIAL_CRASH = 3,		/* killed by a signal */
 	EIN_TRIAL_TIMEOUT = 4,		/* ran past the time limit */
 	EIN_TRIAL_WRONG = 5,		/* differs from the reference */
-	EIN_TRIAL_OOM = 6		/* ran out of memory */
+	EIN_TRIAL_OOM = 6,		/* ran out of memory */
+	EIN_TRIAL_SLOW = 7		/* stopped early, clearly slower than
+					 * the best (rank.h) */
 };
-#define EIN_TRIAL_N_STATUS 7
+#define EIN_TRIAL_N_STATUS 8
 
 /* "ok", "illegal", "compile-error", "crash", "timeout", "wrong-answer",
- * "out-of-memory". */
+ * "out-of-memory", "slow". */
 const char *ein_trial_status_name(enum ein_trial_status status);
 /* The status named "name", -1 if none. */
 int ein_trial_status_from_name(const char *name);
@@ -52,16 +54,22 @@ enum ein_fault ein_fault_for_trial(int trial);
 /* How to measure.
  * timeout: seconds a child may run; min_time: the least total time of
  * the timed calls; mem_limit: bytes a child may map beyond the tuner's
- * own mappings. */
+ * own mappings; best: the best median so far in seconds, 0 if none, and
+ * slow_factor (0: none): a measurement stops early against them,
+ * ein_rank_too_slow. */
 struct ein_measure_opts {
 	double timeout;
 	double min_time;
 	long mem_limit;
+	double best, slow_factor;
 };
 
 /* Time "k" at "sizes" in a child: one warm-up call, then calls until
  * min_time has passed (at least 3, at most 2000); *seconds is the
- * median.  Inputs are random, made in the child. */
+ * median.  Inputs are random, made in the child.  If the first timed
+ * call is too slow against o->best (ein_rank_too_slow with
+ * o->slow_factor), it stops there: EIN_TRIAL_SLOW, *seconds that call's
+ * time. */
 enum ein_trial_status ein_measure_time(ein_kernel *k, const int64_t *sizes,
 	const struct ein_measure_opts *o, enum ein_fault fault,
 	double *seconds);

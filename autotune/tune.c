@@ -12,6 +12,7 @@
  *     compile it (illegal ones are recorded, never run)      try_cand()
  *     time it in a child; check a new best in a child
  *     log the trial, refit the model, print progress
+ *   re-measure the leaders interleaved, choose by median     remeasure()
  *   log the completion, write the best verified schedule     finish()
  */
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include "autotune/measure.h"
 #include "autotune/model.h"
 #include "autotune/prior.h"
+#include "autotune/rank.h"
 #include "autotune/space.h"
 #include "autotune/tunelog.h"
 #include "autotune/tune.h"
@@ -48,6 +50,16 @@
 #define POPULATION 8
 #define BROOD 48
 #define PICKS 3
+/* Before the schedule is chosen, the LEADERS fastest trials are measured
+ * again in ROUNDS interleaved rounds and chosen by their median
+ * (rank.h); fewer rounds, down to MIN_ROUNDS, and none at all below,
+ * where the rounds would take more than REMEASURE_SHARE of the time the
+ * search took (REMEASURE_FLOOR seconds at least). */
+#define LEADERS 3
+#define ROUNDS 5
+#define MIN_ROUNDS 3
+#define REMEASURE_SHARE 0.15
+#define REMEASURE_FLOOR 2.0
 
 /* A trial as the tuner keeps it. */
 struct trial {
@@ -64,14 +76,19 @@ struct trial {
  * space, model, rng: the search;
  * target, out_path, log_path, dir: names; log_fd: the open log;
  * n_trial, trial: every trial so far (resumed ones first);
- * n_measured, n_illegal, n_failed, n_wrong: counts;
+ * n_measured, n_illegal, n_failed, n_wrong, n_slow: counts (a slow
+ *	trial, stopped early, is measured, not failed);
  * best, baseline: indices of the best verified trial and of the default
  *	schedule's, -1 if none;
  * start_time, elapsed0: the clock at start, the elapsed time of a
  *	resumed log;
  * queue, n_queue, queue_origin: candidates waiting to be tried;
  * finishing: the search is over (the final check compiles within
- *	FINAL_COMPILE_BUDGET, whatever --time left). */
+ *	FINAL_COMPILE_BUDGET, whatever --time left);
+ * n_lead, lead, lead_median, lead_rounds: the leaders re-measured at the
+ *	end (indices into trial) and their medians over lead_rounds rounds
+ *	(0: not re-measured, too costly; n_lead 0: fewer than two
+ *	leaders). */
 struct run {
 	const struct ein_tune_opts *o;
 	ein_ctx *ctx;
@@ -89,13 +106,15 @@ struct run {
 	int log_fd;
 	int n_trial;
 	struct trial *trial;
-	int n_measured, n_illegal, n_failed, n_wrong;
+	int n_measured, n_illegal, n_failed, n_wrong, n_slow;
 	int best, baseline;
 	double start_time, elapsed0;
 	struct ein_cand queue[MAX_QUEUE];
 	const char *queue_origin[MAX_QUEUE];
 	int n_queue;
 	int finishing;
+	int n_lead, lead[LEADERS], lead_rounds;
+	double lead_median[LEADERS];
 };
 
 static double elapsed(const struct run *r)
@@ -298,11 +317,15 @@ static int add_trial(struct run *r, struct trial *t)
 	r->n_measured += st != EIN_TRIAL_ILLEGAL &&
 		st != EIN_TRIAL_COMPILE_ERROR;
 	r->n_illegal += st == EIN_TRIAL_ILLEGAL;
-	r->n_failed += st != EIN_TRIAL_OK && st != EIN_TRIAL_ILLEGAL;
+	r->n_failed += st != EIN_TRIAL_OK && st != EIN_TRIAL_ILLEGAL &&
+		st != EIN_TRIAL_SLOW;
+	r->n_slow += st == EIN_TRIAL_SLOW;
 	r->n_wrong += st == EIN_TRIAL_WRONG;
 	/* The automatic seed's plan is not its own: keep it out of the
-	 * model. */
-	if (st == EIN_TRIAL_OK && strcmp(t->rec.origin, "automatic")) {
+	 * model.  A slow one's single call says enough of its speed for
+	 * the model to learn where not to look. */
+	if ((st == EIN_TRIAL_OK || st == EIN_TRIAL_SLOW) &&
+	    strcmp(t->rec.origin, "automatic")) {
 		double f[EIN_MODEL_N_FEATURE];
 
 		ein_model_features(&r->space, &t->cand, f);
@@ -370,6 +393,7 @@ static void measure_opts(const struct run *r, struct ein_measure_opts *mo)
 	mo->timeout = r->o->timeout;
 	mo->min_time = r->o->min_time;
 	mo->mem_limit = r->o->mem_limit;
+	mo->best = mo->slow_factor = 0;
 }
 
 /* Report a wrong answer of trial "t" loudly. */
@@ -440,15 +464,26 @@ static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
 	enum ein_fault fault = ein_fault_for_trial(t->rec.trial);
 
 	measure_opts(r, &mo);
+	if (r->best >= 0)
+		mo.best = r->trial[r->best].rec.seconds;
+	mo.slow_factor = r->o->slow_factor;
 	t->rec.status = ein_measure_time(k, r->sizes, &mo, fault,
 		&t->rec.seconds);
-	if (r->o->verbose)
+	if (r->o->verbose && t->rec.status == EIN_TRIAL_SLOW)
+		fprintf(stderr, "ein tune: trial %d: measured at %s: slow, "
+			"stopped after one call of %.4g ms (over %g x the "
+			"best's %.4g ms)\n", t->rec.trial, r->size_text,
+			t->rec.seconds * 1e3, r->o->slow_factor,
+			mo.best * 1e3);
+	else if (r->o->verbose)
 		fprintf(stderr, "ein tune: trial %d: measured at %s: %s\n",
 			t->rec.trial, r->size_text,
 			ein_trial_status_name(t->rec.status));
-	if (t->rec.status != EIN_TRIAL_OK)
+	if (t->rec.status != EIN_TRIAL_OK && t->rec.status != EIN_TRIAL_SLOW)
 		return;
 	t->rec.gflops = r->space.flops / t->rec.seconds / 1e9;
+	if (t->rec.status == EIN_TRIAL_SLOW)
+		return;
 	if (r->best >= 0 && t->rec.gflops <= r->trial[r->best].rec.gflops)
 		return;
 	check_cand(r, k, t, &mo, fault);
@@ -653,12 +688,45 @@ static void progress(const struct run *r)
 
 		eta = eta < 0 || by_trials < eta ? by_trials : eta;
 	}
-	fprintf(stderr, "%strial %d (%d measured, %d illegal, %d failed)  "
-		"%.1fs  best %.2f GFLOP/s  %.2fx default  ETA %.0fs%s",
-		tty ? "\r" : "", r->n_trial, r->n_measured, r->n_illegal,
+	fprintf(stderr, "%strial %d (%d measured, %d slow, %d illegal, %d "
+		"failed)  %.1fs  best %.2f GFLOP/s  %.2fx default  ETA %.0fs%s",
+		tty ? "\r" : "", r->n_trial, r->n_measured, r->n_slow,
+		r->n_illegal,
 		r->n_failed - r->n_wrong, elapsed(r), r->best >= 0 ?
 		r->trial[r->best].rec.gflops : 0, speedup(r),
 		eta > 0 ? eta : 0, tty ? "\033[K" : "\n");
+}
+
+/* How the best was chosen, after "prefix": by the median of the
+ * leaders' re-measurements, or by its single measurement. */
+static void print_choice(const struct run *r, FILE *f, const char *prefix)
+{
+	int i;
+
+	if (r->n_lead == 0)
+		return;
+	if (r->lead_rounds == 0) {
+		fprintf(f, "%schosen by its first measurement: re-measuring "
+			"the %d leaders would have taken over %.0f%% of the "
+			"search's time\n", prefix, r->n_lead,
+			REMEASURE_SHARE * 100);
+		return;
+	}
+	fprintf(f, "%schosen by the median of %d interleaved "
+		"re-measurements of the %d leaders (ms, first measurement in "
+		"parentheses):", prefix, r->lead_rounds, r->n_lead);
+	for (i = 0; i < r->n_lead; ++i) {
+		const struct ein_tunelog_trial *t = &r->trial[r->lead[i]].rec;
+
+		if (r->lead_median[i] < 0)
+			fprintf(f, "%s trial %d failed (%.4g)", i ? "," : "",
+				t->trial, t->seconds * 1e3);
+		else
+			fprintf(f, "%s trial %d %.4g (%.4g)", i ? "," : "",
+				t->trial, r->lead_median[i] * 1e3,
+				t->seconds * 1e3);
+	}
+	fprintf(f, "\n");
 }
 
 /* The five best measured trials, the failures, the files. */
@@ -692,12 +760,14 @@ static void summary(const struct run *r, int wrote)
 		if (count)
 			printf("%s: %d\n", ein_trial_status_name(s), count);
 	}
+	print_choice(r, stdout, "");
 	if (wrote)
 		printf("schedule: %s\n", r->out_path);
 	printf("log: %s\n", r->log_path);
 }
 
 /* ---- the schedule file ------------------------------------------------- */
+
 
 /* The comment that opens a written schedule: what it was tuned for (the
  * sizes, fixed or symbolic, the target, the threads), when, and the times
@@ -727,6 +797,7 @@ static char *provenance(const struct run *r)
 		fprintf(f, "; default schedule: %.4g ms (%.2fx)",
 			r->trial[r->baseline].rec.seconds * 1e3, speedup(r));
 	fprintf(f, "; %d trials in %.0f s.\n", r->n_trial, elapsed(r));
+	print_choice(r, f, "# ");
 	if (fclose(f) != 0)
 		return free(text), NULL;
 	return text;
@@ -1016,6 +1087,146 @@ static int list_space(const struct run *r)
 	return 0;
 }
 
+/* The estimated seconds of measuring trial "t" again: the warm-up call,
+ * the timed calls (at least 3 and --min-time), a child's start. */
+static double measure_cost(const struct run *r, const struct trial *t)
+{
+	double s = t->rec.seconds, timed = 3 * s;
+
+	if (timed < r->o->min_time)
+		timed = r->o->min_time;
+	return s + timed + 0.01;
+}
+
+/* The rounds the re-measurement of the "n" leaders "lead" can have
+ * within its budget, 0 if fewer than MIN_ROUNDS. */
+static int remeasure_rounds(const struct run *r, const int *lead, int n)
+{
+	double round = 0, budget = REMEASURE_SHARE *
+		(elapsed(r) - r->elapsed0);
+	int i, rounds;
+
+	for (i = 0; i < n; ++i)
+		round += measure_cost(r, &r->trial[lead[i]]);
+	if (budget < REMEASURE_FLOOR)
+		budget = REMEASURE_FLOOR;
+	for (rounds = ROUNDS; rounds >= MIN_ROUNDS; --rounds)
+		if (rounds * round <= budget)
+			return rounds;
+	return 0;
+}
+
+/* Time the compiled leaders "k" (NULL: not compiled) in "rounds"
+ * interleaved rounds, one child each, into t[round * n + i], -1 where a
+ * measurement failed: interleaved, a stretch of load on the shared
+ * machine slows every leader alike instead of one. */
+static void time_rounds(struct run *r, ein_kernel **k, int n, int rounds,
+	double *t)
+{
+	struct ein_measure_opts mo;
+	int i, j;
+
+	measure_opts(r, &mo);
+	for (j = 0; j < rounds; ++j)
+		for (i = 0; i < n; ++i)
+			if (!k[i] || ein_measure_time(k[i], r->sizes, &mo,
+					EIN_FAULT_NONE, &t[j * n + i]) !=
+					EIN_TRIAL_OK)
+				t[j * n + i] = -1;
+}
+
+/* Choose among the timed leaders "k" (t as time_rounds fills it) by
+ * median; a winner never checked against the reference (a leader that
+ * was not a new best when first measured) is checked now, and one that
+ * fails is dropped for the next.  Returns the index in "k", -1 if
+ * none. */
+static int choose_leader(struct run *r, ein_kernel **k, int n, int rounds,
+	double *t)
+{
+	struct ein_measure_opts mo;
+	int win, j;
+
+	measure_opts(r, &mo);
+	while ((win = ein_rank_choose(t, n, rounds)) >= 0) {
+		struct trial *w = &r->trial[r->lead[win]];
+
+		if (!w->rec.checked)
+			check_cand(r, k[win], w, &mo, EIN_FAULT_NONE);
+		if (w->rec.status == EIN_TRIAL_OK)
+			break;
+		fprintf(stderr, "ein tune: trial %d fails its check (%s); "
+			"not chosen\n", w->rec.trial, w->rec.message ?
+			w->rec.message : ein_trial_status_name(w->rec.status));
+		r->n_failed++;
+		r->n_wrong += w->rec.status == EIN_TRIAL_WRONG;
+		for (j = 0; j < rounds; ++j)
+			t[j * n + win] = -1;
+	}
+	return win;
+}
+
+/* Print the re-measurement of the leaders (--verbose). */
+static void print_leaders(const struct run *r, int win)
+{
+	int i;
+
+	for (i = 0; i < r->n_lead; ++i) {
+		const struct ein_tunelog_trial *t = &r->trial[r->lead[i]].rec;
+
+		fprintf(stderr, "ein tune: leader trial %d: first measured "
+			"%.4g ms, median of %d re-measurements %.4g ms%s\n",
+			t->trial, t->seconds * 1e3, r->lead_rounds,
+			r->lead_median[i] * 1e3, i == win ? " (chosen)" : "");
+	}
+}
+
+/* A single measurement on a shared machine may be lucky: the leaders of
+ * the search (by their first measurement) are measured again in rounds,
+ * interleaved, and the one with the least median becomes the best
+ * (rank.h), checked against the reference first if it never was. */
+static void remeasure(struct run *r)
+{
+	int pop[POPULATION], n = population(r, pop), win = -1, i, j;
+	ein_kernel *k[LEADERS] = { NULL };
+	double t[ROUNDS * LEADERS], col[ROUNDS];
+
+	n = n < LEADERS ? n : LEADERS;
+	if (n < 2)
+		return;
+	r->n_lead = n;
+	memcpy(r->lead, pop, n * sizeof(*pop));
+	r->lead_rounds = remeasure_rounds(r, pop, n);
+	if (r->lead_rounds == 0) {
+		if (r->o->verbose)
+			fprintf(stderr, "ein tune: the leaders are not "
+				"re-measured: it would take more than %.0f%% "
+				"of the search's time\n",
+				REMEASURE_SHARE * 100);
+		return;
+	}
+	for (i = 0; i < n; ++i) {
+		struct ein_tunelog_trial *rec = &r->trial[pop[i]].rec;
+		char msg[512];
+		int st;
+
+		k[i] = compile_cand(r, rec->trial, rec->schedule, r->o->symbolic
+			? NULL : r->sizes, &st, msg, sizeof(msg));
+	}
+	time_rounds(r, k, n, r->lead_rounds, t);
+	for (i = 0; i < n; ++i) {
+		for (j = 0; j < r->lead_rounds; ++j)
+			col[j] = t[j * n + i];
+		r->lead_median[i] = ein_rank_median(col, r->lead_rounds);
+	}
+	win = choose_leader(r, k, n, r->lead_rounds, t);
+	if (r->o->verbose)
+		print_leaders(r, win);
+	if (win >= 0)
+		r->best = pop[win];
+	for (i = 0; i < n; ++i)
+		ein_kernel_free(k[i]);
+}
+
 /* The best verified trial, -1 if none. */
 static int best_verified(const struct run *r)
 {
@@ -1058,6 +1269,7 @@ static int finish(struct run *r)
 	double best;
 
 	r->finishing = 1;
+	remeasure(r);
 	verify_symbolic(r);
 	best = r->best >= 0 ? r->trial[r->best].rec.gflops : 0;
 	best_trial = r->best >= 0 ? r->trial[r->best].rec.trial : 0;

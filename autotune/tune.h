@@ -45,6 +45,8 @@ enum ein_tune_output {
  *	the sizes fixed as "ein compile --sizes" and "ein run --fix-sizes"
  *	deploy them (0, the default: what is measured is what will run);
  * verbose: print how each candidate was compiled and measured;
+ * slow_factor: stop a measurement whose first timed call takes over this
+ *	many times the best's median (0: never; rank.h);
  * list_space: print the space and the seeds' directives, measure
  *	nothing. */
 struct ein_tune_opts {
@@ -61,6 +63,7 @@ struct ein_tune_opts {
 	const char *command;
 	int symbolic;
 	int verbose;
+	double slow_factor;
 	int list_space;
 };
 

@@ -6,6 +6,7 @@
  *            [--resume] [--quiet | --json] [--strategy evolve|random]
  *            [--timeout 10s] [--min-time 0.2s] [--mem-limit 4096M]
  *            [--compile-timeout 10s] [--symbolic-sizes] [--verbose]
+ *            [--slow-factor 3]
  *            [--list-space]
  *   ein tune --plot LOG -o FILE.svg
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "autotune/rank.h"
 #include "autotune/tune.h"
 
 /* The command line as one string, for the schedule's tuned-by header
@@ -52,6 +54,22 @@ static int seconds(const char *what, const char *v, int positive,
 	double *out)
 {
 	return ein_cli_parse_seconds("ein tune", what, v, positive, out);
+}
+
+/* --slow-factor's value: a number, 0 (never stop early) or at least 1
+ * (below, a candidate as fast as the best could be stopped). */
+static int slow_factor(const char *v, double *out)
+{
+	char *end;
+	double k = strtod(v, &end);
+
+	if (!*v || *end || !(k == 0 || (k >= 1 && k <= 1e6))) {
+		ein_cli_bad_value("ein tune", "--slow-factor", v,
+			"0 or a number of at least 1");
+		return -1;
+	}
+	*out = k;
+	return 0;
 }
 
 /* Parse one option at argv[*i] into "o"; plot gets --plot's log. */
@@ -98,6 +116,9 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 		if (ein_cli_parse_bytes("ein tune", "--mem-limit", v, &b) < 0)
 			return -1;
 		o->mem_limit = (long) b;
+	} else if ((v = value(argc, argv, i, "--slow-factor"))) {
+		if (slow_factor(v, &o->slow_factor) < 0)
+			return -1;
 	} else if ((v = value(argc, argv, i, "--seed"))) {
 		if (ein_cli_parse_u64("ein tune", "--seed", v, &o->seed) < 0)
 			return -1;
@@ -131,7 +152,8 @@ int ein_cmd_tune(int argc, char **argv)
 {
 	struct ein_tune_opts o = { .seed = 1, .timeout = 10,
 		.compile_timeout = 10,
-		.min_time = 0.2, .mem_limit = 4L << 30 };
+		.min_time = 0.2, .mem_limit = 4L << 30,
+		.slow_factor = EIN_RANK_SLOW_FACTOR };
 	const char *plot = NULL;
 	char command[1024];
 	int i;

@@ -210,6 +210,9 @@ static const struct help_opt tune_opts[] = {
 	  "candidate (default 10s, within what --time leaves)." },
 	{ "--min-time DURATION", "How long each candidate is run to be "
 	  "measured (default 0.2s)." },
+	{ "--slow-factor K", "Stop measuring a candidate whose first timed "
+	  "call takes over K times the best's median, logged as slow "
+	  "(default 3; 0: never)." },
 	{ "--mem-limit BYTES", "The memory limit of a candidate's process: "
 	  "4096M, 4G (default 4G)." },
 	{ "-o FILE, --output FILE", "Write the schedule here instead of "
@@ -223,7 +226,8 @@ static const struct help_opt tune_opts[] = {
 	  "size) instead of with the sizes fixed, as ein compile --sizes "
 	  "and ein run --fix-sizes deploy them (the default)." },
 	{ "--verbose", "Print how each candidate is compiled and "
-	  "measured." },
+	  "measured, and the leaders' medians when they are measured "
+	  "again before the best is chosen." },
 	{ "--list-space", "Print the search space (the machine, each "
 	  "statement's loops, extents and tile sizes) and the directives of "
 	  "the analytic seeds, and measure nothing." },

@@ -1,0 +1,45 @@
+/*
+ * rank.h: the tuner's decisions on measured times, kept free of
+ * measuring so that they can be tested with made-up timings.
+ *
+ * A measurement on a shared machine is noisy: one child may run while
+ * the machine happens to be idle, and the fastest of hundreds of such
+ * measurements is as likely to be the luckiest as the best.  So the
+ * leaders of a search are measured again, interleaved, before one is
+ * chosen, and the choice is by the median of those rounds
+ * (ein_rank_choose).  And a candidate that is clearly slower than the
+ * best so far is not measured to the end (ein_rank_too_slow).
+ */
+#ifndef EIN_AUTOTUNE_RANK_H
+#define EIN_AUTOTUNE_RANK_H
+
+/* By default (ein tune --slow-factor), a measurement stops after its
+ * first timed call when that call took more than this many times the
+ * best median so far: a candidate that
+ * slow will not be the best, and on a large problem each further call
+ * costs seconds.  Three leaves room for one call's noise on a loaded
+ * machine (single calls of one kernel were seen to vary by up to 2x
+ * there). */
+#define EIN_RANK_SLOW_FACTOR 3.0
+
+/* The median of the "n" values of "v" that are not negative (a negative
+ * value is a failed measurement), -1 if fewer than half are; "v" is not
+ * changed. */
+double ein_rank_median(const double *v, int n);
+
+/* Choose among "n_cand" candidates measured in "n_round" interleaved
+ * rounds: t[round * n_cand + cand] is a time in seconds, negative if
+ * that measurement failed.  Returns the candidate with the least median
+ * time over the rounds (the first on a tie), -1 if none has a median
+ * (see ein_rank_median).  A candidate's earlier, single measurement
+ * takes no part: it is the one that made it a leader, and among many
+ * measured once, the fastest is the one most likely to have been
+ * lucky. */
+int ein_rank_choose(const double *t, int n_cand, int n_round);
+
+/* Whether a measurement whose first timed call took "first" seconds
+ * should stop there: "first" more than "factor" times "best", the best
+ * median so far (no best, best <= 0, or factor <= 0: never). */
+int ein_rank_too_slow(double first, double best, double factor);
+
+#endif
