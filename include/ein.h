@@ -642,6 +642,10 @@ ein_status ein_model_get_input(const ein_model *model, int pos,
 	DLTensor *t);
 ein_status ein_model_get_output(const ein_model *model, int pos,
 	DLTensor *t);
+/* The element type of output "pos" as ein spells it ("float32", "bool",
+ * ...; a bool is described as kDLUInt with 8 bits), owned by the model;
+ * NULL if pos is out of range. */
+const char *ein_model_get_output_type(const ein_model *model, int pos);
 /* Run the kernels in order: inputs[0 .. n_input-1] and outputs[0 ..
  * n_output-1] in the order above, dense tensors on the CPU of the
  * declared types and shapes; the outputs are overwritten.  The model's

@@ -213,10 +213,16 @@ static int write_outputs(ein_ctx *ctx, const struct ein_cli_model_run *r,
 	for (i = 0; r->output && i < ein_model_n_output(m); ++i) {
 		const char *name = ein_model_get_output_name(m, i);
 		size_t len = strlen(r->output) + strlen(name) + 8;
+		const char *type = ein_model_get_output_type(m, i);
 		char path[len];
+		DLTensor dl = out[i].dl;
 
+		/* A bool tensor is one byte per element, kDLUInt, as
+		 * uint8; kDLBool (code 6) makes NumPy read it as bool. */
+		if (type && !strcmp(type, "bool"))
+			dl.dtype.code = 6;
 		snprintf(path, len, "%s/%s.npy", r->output, name);
-		if (ein_tensor_write_npy(ctx, path, &out[i].dl) != EIN_OK)
+		if (ein_tensor_write_npy(ctx, path, &dl) != EIN_OK)
 			return -1;
 		printf("  output %s: %s\n", name, path);
 	}

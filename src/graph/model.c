@@ -365,6 +365,13 @@ ein_status ein_model_get_output(const ein_model *m, int pos, DLTensor *t)
 	return get_tensor(m, m->output[pos], t);
 }
 
+const char *ein_model_get_output_type(const ein_model *m, int pos)
+{
+	if (!m || pos < 0 || pos >= m->n_output)
+		return NULL;
+	return ein_graph_tensor_type(m->g, m->output[pos]);
+}
+
 /* Check the number of arguments of a run. */
 static ein_status check_counts(ein_model *m, DLTensor *const *inputs,
 	int n_input, DLTensor *const *outputs, int n_output)

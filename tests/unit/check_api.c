@@ -927,6 +927,8 @@ START_TEST(model_through_graph_level)
 	ck_assert_int_eq(ein_model_n_output(m), 1);
 	ck_assert_str_eq(ein_model_get_input_name(m, 0), "x");
 	ck_assert_str_eq(ein_model_get_output_name(m, 0), "y");
+	ck_assert_str_eq(ein_model_get_output_type(m, 0), "float32");
+	ck_assert_ptr_null(ein_model_get_output_type(m, 1));
 	ck_assert_int_eq(ein_model_get_output(m, 0, &d), EIN_OK);
 	ck_assert_int_eq(d.ndim, 2);
 	ck_assert_int_eq(d.shape[0], 2);
