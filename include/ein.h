@@ -150,6 +150,14 @@ void ein_program_free(ein_program *prog);
  * out of range). */
 int ein_program_n_def(const ein_program *prog);
 const char *ein_program_get_def_name(const ein_program *prog, int pos);
+/* The number of sizes of definition "def" (NULL: the first one), -1 if
+ * there is no such definition, and the name of size "pos" in the order
+ * of ein_kernel_get_size_name (owned by prog; NULL if pos is out of
+ * range): known right after parsing, so that a caller can check sizes
+ * before compiling (scheduling a large definition takes seconds). */
+int ein_program_n_size(const ein_program *prog, const char *def);
+const char *ein_program_get_size_name(const ein_program *prog,
+	const char *def, int pos);
 
 /* Print an intermediate form of definition "def" (NULL: the first one) as a
  * string the caller frees with free().  Returns NULL on error. */

@@ -194,6 +194,12 @@ void ein_cli_print_quoted(FILE *f, const char *s, size_t n);
 /* Parse "M=512,N=256" into sizes[] in k's order.  Returns -1 after an
  * error message naming the missing or unknown size. */
 int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes);
+/* Check "spec" against the sizes of definition "def" of "prog" (NULL:
+ * the first) as ein_cli_parse_sizes checks it against a kernel's, with
+ * the same messages, before anything is compiled: a bad size is an
+ * error at once, not after the schedule is chosen.  Returns 0 also when
+ * there is no such definition (compiling says so). */
+int ein_cli_check_sizes(const char *spec, ein_program *prog, const char *def);
 
 /* Set the target of "opts" from --target's value (cpu, opencl,
  * opencl:P:D); -1 after printing an error of "cmd". */

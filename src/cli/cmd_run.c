@@ -480,7 +480,11 @@ int ein_cmd_run(int argc, char **argv)
 	o.ctx = ctx;
 	t0 = ein_cli_now();
 	prog = ein_cli_read_program(ctx, o.file, o.opts, &o.model);
-	if (prog)
+	/* The sizes are checked before the compile, which may take seconds
+	 * (the automatic schedule of a model), unless an imported model's
+	 * fixed sizes became constants: kernel_sizes drops them below. */
+	if (prog && (o.model && o.fix ? 0 :
+			ein_cli_check_sizes(o.sizes, prog, o.def)) == 0)
 		k = ein_kernel_compile_with(prog, o.def, o.opts);
 	if (k && o.model && o.fix && o.sizes) {
 		char *spec = kernel_sizes(o.sizes, k);

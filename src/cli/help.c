@@ -66,7 +66,7 @@ static const struct help_opt run_opts[] = {
 	{ "--def NAME", "The definition to run (default: the only one, or "
 	  "the first)." },
 	{ "--sizes M=512,N=256,...", "The value of every size of the "
-	  "definition." },
+	  "definition (checked before anything is compiled)." },
 	{ "--fix-sizes", "Compile the kernel for these sizes only: its loops "
 	  "see constants (as ein compile --sizes does)." },
 	{ "--target cpu|opencl|opencl:P:D", "Run on the CPU (the default) or "

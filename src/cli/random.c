@@ -199,33 +199,42 @@ double ein_cli_median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The position of size "name" (of length len) in k, -1 if none. */
-static int find_size(ein_kernel *k, const char *name, size_t len)
+/* The names of a kernel's or a definition's sizes. */
+struct size_names {
+	int n;
+	const char *const *name;
+};
+
+/* The position of size "name" (of length len) in "sn", -1 if none. */
+static int find_size(const struct size_names *sn, const char *name,
+	size_t len)
 {
 	int i;
 
-	for (i = 0; i < ein_kernel_n_size(k); ++i)
-		if (strlen(ein_kernel_get_size_name(k, i)) == len &&
-		    !strncmp(ein_kernel_get_size_name(k, i), name, len))
+	for (i = 0; i < sn->n; ++i)
+		if (strlen(sn->name[i]) == len &&
+		    !strncmp(sn->name[i], name, len))
 			return i;
 	return -1;
 }
 
-static void print_size_names(ein_kernel *k)
+static void print_size_names(const struct size_names *sn)
 {
 	int i;
 
-	for (i = 0; i < ein_kernel_n_size(k); ++i) {
+	for (i = 0; i < sn->n; ++i) {
 		fprintf(stderr, "%s", i ? ", " : "");
-		ein_cli_print_name(stderr, ein_kernel_get_size_name(k, i));
+		ein_cli_print_name(stderr, sn->name[i]);
 	}
 	fprintf(stderr, "\n");
 }
 
-int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
+/* The values "spec" gives the sizes "sn", into sizes[]. */
+static int parse_sizes(const char *spec, const struct size_names *sn,
+	int64_t *sizes)
 {
 	const char *p = spec ? spec : "";
-	int i, n = ein_kernel_n_size(k);
+	int i, n = sn->n;
 
 	for (i = 0; i < n; ++i)
 		sizes[i] = -1;
@@ -233,7 +242,7 @@ int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
 		const char *eq = strchr(p, '=');
 		char *value;
 		size_t len;
-		int pos = eq ? find_size(k, p, eq - p) : -1;
+		int pos = eq ? find_size(sn, p, eq - p) : -1;
 
 		if (pos < 0) {
 			fprintf(stderr, "ein: error: bad size '");
@@ -246,7 +255,7 @@ int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
 				return -1;
 			}
 			fprintf(stderr, "the kernel's sizes are: ");
-			return print_size_names(k), -1;
+			return print_size_names(sn), -1;
 		}
 		len = strcspn(eq + 1, ",");
 		value = strndup(eq + 1, len);
@@ -260,10 +269,34 @@ int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
 		if (sizes[i] < 0) {
 			fprintf(stderr, "ein: error: --sizes gives no value "
 				"for ");
-			ein_cli_print_name(stderr,
-				ein_kernel_get_size_name(k, i));
+			ein_cli_print_name(stderr, sn->name[i]);
 			fprintf(stderr, "; the kernel's sizes are: ");
-			return print_size_names(k), -1;
+			return print_size_names(sn), -1;
 		}
 	return 0;
+}
+
+int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes)
+{
+	int i, n = ein_kernel_n_size(k);
+	const char *name[n + 1];
+	struct size_names sn = { n, name };
+
+	for (i = 0; i < n; ++i)
+		name[i] = ein_kernel_get_size_name(k, i);
+	return parse_sizes(spec, &sn, sizes);
+}
+
+int ein_cli_check_sizes(const char *spec, ein_program *prog, const char *def)
+{
+	int i, n = ein_program_n_size(prog, def);
+	const char *name[n > 0 ? n : 1];
+	int64_t sizes[n > 0 ? n : 1];
+	struct size_names sn = { n, name };
+
+	if (n < 0)
+		return 0;
+	for (i = 0; i < n; ++i)
+		name[i] = ein_program_get_size_name(prog, def, i);
+	return parse_sizes(spec, &sn, sizes);
 }

@@ -108,6 +108,35 @@ const char *ein_program_get_def_name(const ein_program *prog, int pos)
 	return prog->cf->func[pos]->def->name;
 }
 
+/* Definition "def" (NULL: the first), NULL if none, without a message. */
+static const struct ein_func *find_func(const ein_program *prog,
+	const char *def)
+{
+	int i;
+
+	for (i = 0; prog && i < prog->cf->n_func; ++i)
+		if (!def || !strcmp(prog->cf->func[i]->def->name, def))
+			return prog->cf->func[i];
+	return NULL;
+}
+
+int ein_program_n_size(const ein_program *prog, const char *def)
+{
+	const struct ein_func *func = find_func(prog, def);
+
+	return func ? func->n_size : -1;
+}
+
+const char *ein_program_get_size_name(const ein_program *prog,
+	const char *def, int pos)
+{
+	const struct ein_func *func = find_func(prog, def);
+
+	if (!func || pos < 0 || pos >= func->n_size)
+		return NULL;
+	return func->size[pos];
+}
+
 const struct ein_func *ein_program_get_func(ein_program *prog,
 	const char *name)
 {

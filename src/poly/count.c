@@ -22,10 +22,12 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <isl/ilp.h>
 #include <isl/val.h>
 #include <isl/aff.h>
 #include <isl/vertices.h>
+#include <isl/constraint.h>
 #include "poly/count.h"
 #include "poly/specialize.h"
 
@@ -259,8 +261,94 @@ static void vertex_cuts(__isl_keep isl_basic_set *bset, struct cuts *cuts)
 	qsort(cuts->x, cuts->n, sizeof(int64_t), &cmp_int64);
 }
 
-/* The number of points of "bset" (taken), stretch by stretch between the
- * cuts of its vertices. */
+/* The representative of "i" in the union-find forest "up". */
+static int root(int *up, int i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+struct coupling {
+	int n;
+	int *up;
+};
+
+/* Join the dimensions that constraint "con" involves. */
+static isl_stat couple(__isl_take isl_constraint *con, void *user)
+{
+	struct coupling *cp = user;
+	int i, first = -1;
+
+	for (i = 0; i < cp->n; ++i) {
+		isl_val *v = isl_constraint_get_coefficient_val(con,
+			isl_dim_set, i);
+		isl_bool zero = isl_val_is_zero(v);
+
+		isl_val_free(v);
+		if (zero < 0)
+			return isl_constraint_free(con), isl_stat_error;
+		if (zero)
+			continue;
+		if (first < 0)
+			first = i;
+		else
+			cp->up[root(cp->up, i)] = root(cp->up, first);
+	}
+	isl_constraint_free(con);
+	return isl_stat_ok;
+}
+
+/* If "bset" (kept, "dim" dimensions, no existential variables) is the
+ * product of sets of fewer dimensions (no constraint joins two of them:
+ * a convolution's batch, channels and each image dimension with its
+ * kernel offset), its number of points into *n as the product of theirs,
+ * each counted on its own: a few small counts instead of the vertices of
+ * the whole.  The count is the same.  Returns 1 then, 0 if it is no
+ * product, -1 on error. */
+static int product_count(struct count *c, __isl_keep isl_basic_set *bset,
+	int dim, double *n)
+{
+	isl_size n_div = isl_basic_set_dim(bset, isl_dim_div);
+	struct coupling cp = { dim, NULL };
+	int i, j, n_comp = 0, r = 1;
+
+	if (n_div != 0 || dim < 2)
+		return n_div < 0 ? -1 : 0;
+	cp.up = malloc(dim * sizeof(*cp.up));
+	if (!cp.up)
+		return -1;
+	for (i = 0; i < dim; ++i)
+		cp.up[i] = i;
+	if (isl_basic_set_foreach_constraint(bset, &couple, &cp) < 0)
+		r = -1;
+	for (i = 0; r == 1 && i < dim; ++i)
+		n_comp += root(cp.up, i) == i;
+	if (r == 1 && n_comp < 2)
+		r = 0;
+	*n = 1;
+	for (i = 0; r == 1 && i < dim; ++i) {
+		isl_basic_set *part;
+		double m;
+
+		if (root(cp.up, i) != i)
+			continue;
+		part = isl_basic_set_copy(bset);
+		for (j = dim - 1; j >= 0; --j)
+			if (root(cp.up, j) != i)
+				part = isl_basic_set_project_out(part,
+					isl_dim_set, j, 1);
+		m = count_set(c, isl_set_from_basic_set(part));
+		if (m < 0)
+			r = -1;
+		*n *= m;
+	}
+	free(cp.up);
+	return r;
+}
+
+/* The number of points of "bset" (taken), as a product of its factors,
+ * or else stretch by stretch between the cuts of its vertices. */
 static isl_stat count_basic(__isl_take isl_basic_set *bset, void *user)
 {
 	struct count *c = user;
@@ -268,9 +356,18 @@ static isl_stat count_basic(__isl_take isl_basic_set *bset, void *user)
 	isl_set *set;
 	isl_size dim = isl_basic_set_dim(bset, isl_dim_set);
 	int64_t from;
-	double part = 0;
-	int i;
+	double part = 0, factors;
+	int i, product;
 
+	product = dim < 0 ? -1 : product_count(c, bset, dim, &factors);
+	if (product != 0) {
+		isl_basic_set_free(bset);
+		if (product < 0)
+			c->error = 1;
+		else
+			c->sum += factors;
+		return c->error ? isl_stat_error : isl_stat_ok;
+	}
 	vertex_cuts(bset, &cuts);
 	set = isl_set_from_basic_set(bset);
 	if (dim < 0 || dim_bounds(set, 0, &cuts.lo, &cuts.hi) < 0) {
@@ -335,4 +432,103 @@ double ein_count_points(__isl_keep isl_set *set, int *exact)
 	if (exact)
 		*exact = c.exact;
 	return c.error ? -1 : n;
+}
+
+/* A memo: a hash table of the counts, by text, chained in "next"
+ * (positions in "entry", -1 at the end). */
+#define MEMO_BUCKETS 256
+
+struct memo_entry {
+	char *text;
+	double n;
+	int exact;
+	int next;
+};
+
+struct ein_count_memo {
+	int head[MEMO_BUCKETS];
+	int n, size;
+	struct memo_entry *entry;
+};
+
+struct ein_count_memo *ein_count_memo_alloc(void)
+{
+	struct ein_count_memo *memo = calloc(1, sizeof(*memo));
+	int i;
+
+	for (i = 0; memo && i < MEMO_BUCKETS; ++i)
+		memo->head[i] = -1;
+	return memo;
+}
+
+void ein_count_memo_free(struct ein_count_memo *memo)
+{
+	int i;
+
+	if (!memo)
+		return;
+	for (i = 0; i < memo->n; ++i)
+		free(memo->entry[i].text);
+	free(memo->entry);
+	free(memo);
+}
+
+/* FNV-1a of "s", to a bucket. */
+static unsigned bucket(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	for (; *s; ++s)
+		h = (h ^ (unsigned char) *s) * 16777619u;
+	return h % MEMO_BUCKETS;
+}
+
+/* Record "text" (taken) with its count in "memo"; on failure the count
+ * is only not remembered. */
+static void memo_add(struct ein_count_memo *memo, char *text, double n,
+	int exact)
+{
+	unsigned b = bucket(text);
+
+	if (memo->n == memo->size) {
+		int size = 2 * memo->size + 16;
+		struct memo_entry *e = realloc(memo->entry,
+			size * sizeof(*e));
+
+		if (!e) {
+			free(text);
+			return;
+		}
+		memo->entry = e;
+		memo->size = size;
+	}
+	memo->entry[memo->n] = (struct memo_entry) { text, n, exact,
+		memo->head[b] };
+	memo->head[b] = memo->n++;
+}
+
+double ein_count_points_memo(struct ein_count_memo *memo,
+	__isl_keep isl_set *set, int *exact)
+{
+	char *text = memo ? isl_set_to_str(set) : NULL;
+	double n;
+	int k, ok;
+
+	if (!text)
+		return ein_count_points(set, exact);
+	for (k = memo->head[bucket(text)]; k >= 0; k = memo->entry[k].next)
+		if (!strcmp(memo->entry[k].text, text)) {
+			free(text);
+			if (exact)
+				*exact = memo->entry[k].exact;
+			return memo->entry[k].n;
+		}
+	n = ein_count_points(set, &ok);
+	if (exact)
+		*exact = ok;
+	if (n < 0)
+		free(text);
+	else
+		memo_add(memo, text, n, ok);
+	return n;
 }

@@ -25,4 +25,18 @@
  * (an unbounded set). */
 double ein_count_points(__isl_keep isl_set *set, int *exact);
 
+/* Counts already made, by the text of the set counted: a caller that
+ * counts the same sets again and again (the cost model's features of
+ * one definition's candidate schedules, sched/auto.c) counts each once.
+ * The text names the parameters' fixed values, so a memo may serve any
+ * sizes. */
+struct ein_count_memo;
+
+struct ein_count_memo *ein_count_memo_alloc(void);
+void ein_count_memo_free(struct ein_count_memo *memo);
+/* ein_count_points(set, exact), found in "memo" when it was counted
+ * before, else counted and recorded there ("memo" NULL: counted). */
+double ein_count_points_memo(struct ein_count_memo *memo,
+	__isl_keep isl_set *set, int *exact);
+
 #endif

@@ -19,6 +19,13 @@
 int ein_sched_apply(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, const struct ein_sched_file *file,
 	int strict);
+/* ein_sched_apply without the storage contraction of temporaries
+ * (contract.h), which chooses where values are stored and never rejects
+ * a schedule: the same verdict, for a caller that only asks whether
+ * "file" applies (the automatic schedule's candidates). */
+int ein_sched_apply_check(ein_ctx *ctx, struct ein_schedule *s,
+	const struct ein_deps *deps, const struct ein_sched_file *file,
+	int strict);
 
 /* Apply the directives of "file" for an OpenCL target: split, tile,
  * reorder and unroll as ein_sched_apply does, gpu_blocks and gpu_threads

@@ -11,10 +11,13 @@
  * alternative being nothing.  The text accepted so far is always a
  * legal schedule, so the result is one.
  *
- * Each candidate is checked on a model of its own (scop, dependences and
- * default schedule made afresh, with the sizes symbolic, so that the
- * schedule is legal at every size): applying a schedule extends its
- * model with buffers and copies.
+ * Each candidate is checked on a model of its own (scop and default
+ * schedule made afresh, with the sizes symbolic, so that the schedule is
+ * legal at every size): applying a schedule extends its model with
+ * buffers and copies.  The dependences are those of the source
+ * statements, which every fresh scop numbers and names alike, so they
+ * are computed once (on a scop kept for them) and shared; the cost
+ * model's features share one memo of their counts.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,7 +89,9 @@ struct group {
  * summary: the labels of the accepted groups, for *why;
  * chain: the chain rule placed every statement in the last one;
  * model: rank the alternatives of scored groups by the cost model at
- *	"sizes" (func's order); used_model: it chose an alternative. */
+ *	"sizes" (func's order); used_model: it chose an alternative;
+ * scop, deps: the source statements' dependences, on a scop kept for
+ *	them; memo: the counts of the features computed so far. */
 struct autosched {
 	ein_ctx *ctx;
 	const struct ein_func *func;
@@ -101,6 +106,9 @@ struct autosched {
 	char *accepted;
 	char *summary;
 	int chain;
+	struct ein_scop *scop;
+	struct ein_deps *deps;
+	struct ein_features_memo *memo;
 };
 
 static struct machine machine_of(const char *target)
@@ -223,17 +231,22 @@ static int default_loops(struct autosched *a, struct ein_schedule *s, int k)
 	return -1;
 }
 
-/* Fill a->stmt from the definition and its default schedule. */
+/* Fill a->stmt from the definition and its default schedule, and
+ * a->scop and a->deps. */
 static int init_stmts(struct autosched *a)
 {
 	const struct ein_func *func = a->func;
 	struct ein_scop *scop = ein_scop_from_func(a->ctx, func);
-	struct ein_schedule *s = scop ? ein_schedule_default(scop) : NULL;
+	struct ein_schedule *src = scop ? ein_schedule_source(scop) : NULL;
+	struct ein_schedule *s = src ? ein_schedule_default(scop) : NULL;
 	int k, r = s ? 0 : -1;
 
+	a->scop = scop;
+	a->deps = s ? ein_deps_compute(scop, ein_schedule_get_map(src)) :
+		NULL;
 	a->n_stmt = func->n_stmt;
 	a->stmt = calloc(func->n_stmt + 1, sizeof(*a->stmt));
-	if (!a->stmt)
+	if (!a->stmt || !a->deps)
 		r = -1;
 	for (k = 0; r == 0 && k < func->n_stmt; ++k) {
 		struct stmt *st = &a->stmt[k];
@@ -249,7 +262,7 @@ static int init_stmts(struct autosched *a)
 		r = default_loops(a, s, k);
 	}
 	ein_schedule_free(s);
-	ein_scop_free(scop);
+	ein_schedule_free(src);
 	return r;
 }
 
@@ -276,20 +289,30 @@ static char *file_text(struct autosched *a, const char *body)
 	return text;
 }
 
-/* Apply "file" to a model of its own.  Returns 0 if ein_sched_apply
- * accepts it, -1 if not (with the messages still on ctx). */
-static int apply_fresh(struct autosched *a, const struct ein_sched_file *file)
+/* Apply "file" to a model of its own, with the shared dependences.
+ * Returns 0 if ein_sched_apply accepts it, -1 if not (with the messages
+ * still on ctx).  With "f", the cost model's features of the schedule go
+ * there; without, only the verdict is needed, and the storage
+ * contraction, which decides nothing of it, is left out. */
+static int apply_fresh(struct autosched *a, const struct ein_sched_file *file,
+	double *f)
 {
 	struct ein_scop *scop = ein_scop_from_func(a->ctx, a->func);
-	struct ein_schedule *src = scop ? ein_schedule_source(scop) : NULL;
-	struct ein_deps *deps = src ? ein_deps_compute(scop,
-		ein_schedule_get_map(src)) : NULL;
-	struct ein_schedule *s = deps ? ein_schedule_default(scop) : NULL;
-	int r = s ? ein_sched_apply(a->ctx, s, deps, file, a->strict) : -1;
+	struct ein_schedule *s = scop ? ein_schedule_default(scop) : NULL;
+	struct ein_deps deps = *a->deps;
+	int r;
 
+	deps.scop = scop;
+	if (!s)
+		r = -1;
+	else if (f)
+		r = ein_sched_apply(a->ctx, s, &deps, file, a->strict);
+	else
+		r = ein_sched_apply_check(a->ctx, s, &deps, file, a->strict);
+	if (r == 0 && f)
+		r = ein_features_of_schedule_memo(a->ctx, a->func, s, a->sizes,
+			a->target, a->memo, f);
 	ein_schedule_free(s);
-	ein_deps_free(deps);
-	ein_schedule_free(src);
 	ein_scop_free(scop);
 	return r;
 }
@@ -317,13 +340,10 @@ static int legal(struct autosched *a, const char *extra, char **why,
 			ein_src_alloc("(automatic)", text)) : NULL;
 		free(text);
 	}
-	if (file && score) {
-		r = ein_features_compute(a->ctx, a->func, file, a->sizes,
-			a->target, a->strict, f);
-		if (r == 0)
-			*score = ein_cost_predict(f);
-	} else if (file)
-		r = apply_fresh(a, file);
+	if (file)
+		r = apply_fresh(a, file, score ? f : NULL);
+	if (r == 0 && score)
+		*score = ein_cost_predict(f);
 	ein_sched_file_free(file);
 	if (r < 0)
 		*why = ein_diag_rollback(a->ctx, mark);
@@ -914,6 +934,7 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	a.m = machine_of(target);
 	a.accepted = strdup("");
 	a.summary = strdup("");
+	a.memo = a.model ? ein_features_memo_alloc() : NULL;
 	if (func->n_stmt > MAX_AUTO_STMTS) {
 		char msg[96];
 
@@ -921,7 +942,8 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 			"more than the %d the rules schedule", func->n_stmt,
 			MAX_AUTO_STMTS);
 		*why = strdup(msg);
-	} else if (a.accepted && a.summary && a.sizes && init_stmts(&a) == 0 &&
+	} else if (a.accepted && a.summary && a.sizes &&
+	    (a.memo || !a.model) && init_stmts(&a) == 0 &&
 	    schedule_all(&a) == 0) {
 		if (has_directive(a.accepted))
 			text = file_text(&a, a.accepted);
@@ -934,6 +956,9 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	free(text);
 	free(ein_diag_rollback(ctx, mark));
 	free(a.stmt);
+	ein_deps_free(a.deps);
+	ein_scop_free(a.scop);
+	ein_features_memo_free(a.memo);
 	free(a.sizes);
 	free(a.accepted);
 	free(a.summary);

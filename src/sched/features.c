@@ -48,9 +48,12 @@ const char *ein_features_name(int i)
 /* The state of one computation.
  * s, scop: the schedule and its model; sizes: the sizes as a parameter
  * set; main: the main statement; n_loop: its loops;
- * tile[L]: its tile at level L (0 .. n_loop), iters[L] its instances. */
+ * tile[L]: its tile at level L (0 .. n_loop), iters[L] its instances;
+ * memo: what earlier computations for the same definition and sizes
+ *	found (NULL: none). */
 struct feat {
 	ein_ctx *ctx;
+	struct ein_features_memo *memo;
 	const struct ein_func *func;
 	struct ein_schedule *s;
 	struct ein_scop *scop;
@@ -60,6 +63,35 @@ struct feat {
 	isl_set **tile;
 	double *iters;
 };
+
+/* The counts of earlier computations; "def": the definition's own
+ * features, once "have_def" is set. */
+struct ein_features_memo {
+	struct ein_count_memo *count;
+	int have_def;
+	double def[EIN_FEATURE_N_STMT + 1];
+};
+
+struct ein_features_memo *ein_features_memo_alloc(void)
+{
+	struct ein_features_memo *memo = calloc(1, sizeof(*memo));
+
+	if (memo)
+		memo->count = ein_count_memo_alloc();
+	if (memo && !memo->count) {
+		free(memo);
+		memo = NULL;
+	}
+	return memo;
+}
+
+void ein_features_memo_free(struct ein_features_memo *memo)
+{
+	if (!memo)
+		return;
+	ein_count_memo_free(memo->count);
+	free(memo);
+}
 
 static double lg(double x)
 {
@@ -72,7 +104,8 @@ static double count(struct feat *ft, __isl_take isl_set *set)
 	double n;
 
 	set = isl_set_intersect_params(set, isl_set_copy(ft->sizes));
-	n = set ? ein_count_points(set, NULL) : -1;
+	n = set ? ein_count_points_memo(ft->memo ? ft->memo->count : NULL,
+		set, NULL) : -1;
 	isl_set_free(set);
 	return n;
 }
@@ -377,10 +410,14 @@ static int stmt_features(struct feat *ft, double *f)
 static int def_features(struct feat *ft, const int64_t *sizes, double *f)
 {
 	const struct ein_func *func = ft->func;
-	double flops = ein_interp_count_flops(ft->ctx, func, sizes, NULL);
-	double bytes = 0;
+	double flops, bytes = 0;
 	int t, d;
 
+	if (ft->memo && ft->memo->have_def) {
+		memcpy(f, ft->memo->def, sizeof(ft->memo->def));
+		return 0;
+	}
+	flops = ein_interp_count_flops(ft->ctx, func, sizes, NULL);
 	if (flops < 0)
 		return -1;
 	for (t = 0; t < func->n_tensor; ++t) {
@@ -398,6 +435,10 @@ static int def_features(struct feat *ft, const int64_t *sizes, double *f)
 	f[EIN_FEATURE_LOG_BYTES] = lg(bytes);
 	f[EIN_FEATURE_INTENSITY] = lg(bytes > 0 ? flops / bytes : 0);
 	f[EIN_FEATURE_N_STMT] = func->n_stmt;
+	if (ft->memo) {
+		memcpy(ft->memo->def, f, sizeof(ft->memo->def));
+		ft->memo->have_def = 1;
+	}
 	return 0;
 }
 
@@ -422,11 +463,11 @@ static void feat_clear(struct feat *ft)
 	isl_set_free(ft->sizes);
 }
 
-int ein_features_of_schedule(ein_ctx *ctx, const struct ein_func *func,
+int ein_features_of_schedule_memo(ein_ctx *ctx, const struct ein_func *func,
 	struct ein_schedule *s, const int64_t *sizes, const char *target,
-	double *f)
+	struct ein_features_memo *memo, double *f)
 {
-	struct feat ft = { .ctx = ctx, .func = func, .s = s,
+	struct feat ft = { .ctx = ctx, .memo = memo, .func = func, .s = s,
 		.scop = ein_schedule_get_scop(s) };
 	int r = -1;
 
@@ -449,6 +490,14 @@ int ein_features_of_schedule(ein_ctx *ctx, const struct ein_func *func,
 		ein_internal(ctx, "the cost model's features of '%s' could "
 			"not be computed", func->def->name);
 	return r;
+}
+
+int ein_features_of_schedule(ein_ctx *ctx, const struct ein_func *func,
+	struct ein_schedule *s, const int64_t *sizes, const char *target,
+	double *f)
+{
+	return ein_features_of_schedule_memo(ctx, func, s, sizes, target, NULL,
+		f);
 }
 
 int ein_features_compute(ein_ctx *ctx, const struct ein_func *func,

@@ -80,6 +80,21 @@ int ein_features_of_schedule(ein_ctx *ctx, const struct ein_func *func,
 	struct ein_schedule *s, const int64_t *sizes, const char *target,
 	double *f);
 
+/* What the features of several schedules of one definition at one set
+ * of sizes share: the counts of the sets they count (a candidate that
+ * changes one statement's loops leaves the others' sets as they were)
+ * and the definition's own features.  Scoring candidates with one memo
+ * counts each set once; the numbers are those computed without it. */
+struct ein_features_memo;
+
+struct ein_features_memo *ein_features_memo_alloc(void);
+void ein_features_memo_free(struct ein_features_memo *memo);
+/* ein_features_of_schedule with "memo" (NULL: none), which must serve
+ * only "func" at "sizes". */
+int ein_features_of_schedule_memo(ein_ctx *ctx, const struct ein_func *func,
+	struct ein_schedule *s, const int64_t *sizes, const char *target,
+	struct ein_features_memo *memo, double *f);
+
 /* The features of "file" (NULL: the default schedule) applied to "func"
  * at "sizes" on "target" (checked as ein_sched_apply does, with
  * "strict").  Returns -1 if the file does not apply (its messages on

@@ -34,7 +34,9 @@
  * offset mod N).  The copies loop over e in X's order, reading X
  * contiguously, except that a copy in whose layout only reorders X's
  * dimensions (moving the last) loops in the buffer's order, so that its
- * stores are contiguous, and that a copy still moving X's last
+ * stores are contiguous, that a copy in whose layout blocks X's last
+ * dimension and keeps the place in the block innermost walks the blocks
+ * outermost (block_copy), and that a copy still moving X's last
  * dimension is kept scalar (add_copy).
  *
  * The copies touch only elements S accesses (never the rest of the box,
@@ -477,6 +479,42 @@ static void scalar_loops(struct ein_schedule *s, int stmt, int n)
 		ein_schedule_loop_attr(s, stmt, k)->scalar = 1;
 }
 
+/* The block size N when "local"'s layout splits the last of the n
+ * dimensions of its tensor into blocks and keeps the place in the block
+ * innermost ("layout j/32 k j%32" of B(k, j)), else 0. */
+static int last_block(const struct ein_local *local, int n)
+{
+	int k = local->n_layout - 1;
+
+	if (k < 1 || local->layout[k] != n - 1 || local->block[k] >= 0)
+		return 0;
+	return -local->block[k];
+}
+
+/* Walk copy "stmt" into a buffer whose layout blocks the last of its n
+ * loops by "block" as the buffer is laid out: that loop split by the
+ * block, the blocks outermost, the place in the block innermost.  Walked
+ * in the tensor's order, the copy stored at [j / N][k][j % N], which
+ * LLVM vectorised with scatters (vscatterqps in every SGEMM with
+ * schedules/x86_64-avx512/matmul.large1024.sched, issue 22); now both
+ * sides are contiguous along the innermost loop whenever the tile's
+ * start is a multiple of the block (a tile of j whose size the block
+ * divides), and every instance is still copied once (the order of a
+ * copy's own instances is free: each writes its own element). */
+static int block_copy(struct ein_schedule *s, int stmt, int n, int block)
+{
+	int order[EIN_LOCAL_MAX_DIM + 1], k;
+
+	if (n > EIN_LOCAL_MAX_DIM || ein_schedule_split(s, stmt, n - 1,
+			block) < 0)
+		return -1;
+	order[0] = n - 1;
+	for (k = 0; k < n - 1; ++k)
+		order[k + 1] = k;
+	order[n] = n;
+	return ein_schedule_order_copy(s, stmt, order);
+}
+
 /* Add the copy of kind "kind" named after the buffer with "suffix", and
  * place it in S's loop. */
 static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
@@ -489,7 +527,7 @@ static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
 	int t = lw->local->tensor, n = isl_map_dim(lw->fp, isl_dim_out);
 	const char *xname = ein_scop_tensor_name(lw->scop, t);
 	struct ein_scop_stmt *copy;
-	int order[EIN_LOCAL_MAX_DIM];
+	int order[EIN_LOCAL_MAX_DIM], block;
 
 	snprintf(name, sizeof(name), "%s%s", lw->name, suffix);
 	dom = isl_set_set_tuple_name(dom, name);
@@ -506,6 +544,9 @@ static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
 			buf);
 	if (!copy || ein_schedule_add_copy(lw->s, lw->stmt, lw->level,
 			xname) < 0)
+		return -1;
+	block = kind == EIN_STMT_COPY_IN ? last_block(lw->local, n) : 0;
+	if (block > 0 && block_copy(lw->s, lw->scop->n_stmt - 1, n, block) < 0)
 		return -1;
 	ein_schedule_parallel_copy(lw->s, lw->scop->n_stmt - 1);
 	if (!moves_innermost(lw->local, n))

@@ -243,6 +243,13 @@ START_TEST(unknown_definition)
 	ck_assert_ptr_nonnull(prog);
 	ck_assert_int_eq(ein_program_n_def(prog), 1);
 	ck_assert_str_eq(ein_program_get_def_name(prog, 0), "matmul");
+	/* The sizes, known before anything is compiled (issue 23). */
+	ck_assert_int_eq(ein_program_n_size(prog, NULL), 3);
+	ck_assert_int_eq(ein_program_n_size(prog, "matmul"), 3);
+	ck_assert_int_eq(ein_program_n_size(prog, "conv"), -1);
+	ck_assert_str_eq(ein_program_get_size_name(prog, NULL, 0), "M");
+	ck_assert_ptr_null(ein_program_get_size_name(prog, NULL, 3));
+	ck_assert_ptr_null(ein_program_get_size_name(prog, "conv", 0));
 	ck_assert_ptr_null(ein_kernel_compile(prog, "conv"));
 	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_INVALID);
 	ck_assert_str_eq(ein_ctx_last_error(ctx),
