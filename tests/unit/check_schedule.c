@@ -497,6 +497,8 @@ static const struct bad bads[] = {
 		"innermost loop of C" },
 	{ matmul_src, "C: gpu_blocks i j\n", 0,
 		":2:4: error: 'gpu_blocks' is reserved for the GPU backend" },
+	{ matmul_src, "C: local A at k\n", 0,
+		":2:4: error: 'local' is reserved for the GPU backend" },
 	{ shift_src, "T: fuse C\n", 0,
 		":2:4: error: 'fuse' is illegal: it breaks the flow dependence "
 		"of S1 on S0 through tensor T" },
