@@ -1027,7 +1027,8 @@ struct ein_c_printer {
 
 /* A loop of the AST, mapped across a device by the backend's loop map
  * (ein_c_loop_map): from its start plus the offset, by its step times
- * the stride; else as isl wrote it. */
+ * the stride; a fenced one from its start plus the opaque zero, by its
+ * step times one plus it; else as isl wrote it. */
 static int mapped_for(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node, const struct ein_loop_attr *attr)
 {
@@ -1038,9 +1039,13 @@ static int mapped_for(const struct ein_emitter *e,
 	char *init;
 	int ok;
 
-	if (c->map->fenced && c->map->fenced(c->map->user, node, attr))
+	if (c->map->fenced && c->map->fenced(c->map->user, node, attr)) {
 		c->next_fenced = 1;
-	if (!attr || !c->map->map(c->map->user, attr, &off, &stride))
+		off = c->map->opaque_zero;
+		stride = off ? fmt(c, "(1 + %s)", off) : NULL;
+	}
+	if (!off && (!attr || !c->map->map(c->map->user, attr, &off,
+			&stride)))
 		return ein_walk_for(e, node, attr);
 	init = walk_expr(c, isl_ast_node_for_get_init(node));
 	init = init ? fmt(c, "(%s + %s)", init, off) : NULL;

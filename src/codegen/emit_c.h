@@ -67,7 +67,11 @@ enum ein_c_lang {
  * guard (NULL: none): the condition under which a work-item runs the one
  * iteration of a loop with attributes "attr" that isl did not generate
  * (NULL if all of them do): a mapped loop's iteration runs in one
- * work-item (work-group) only. */
+ * work-item (work-group) only.
+ * opaque_zero (NULL: none): an expression that is 0 but that the device
+ * compiler cannot fold, added to the start and the step of a fenced loop
+ * so that it does not know the loop's trip count (PoCL 3.1 computes wrong
+ * results when it does, as it unrolls a loop holding barriers). */
 struct ein_c_loop_map {
 	void *user;
 	int (*map)(void *user, const struct ein_loop_attr *attr,
@@ -76,6 +80,7 @@ struct ein_c_loop_map {
 	int (*fenced)(void *user, __isl_keep isl_ast_node *node,
 		const struct ein_loop_attr *attr);
 	const char *(*guard)(void *user, const struct ein_loop_attr *attr);
+	const char *opaque_zero;
 };
 
 struct ein_c_printer;

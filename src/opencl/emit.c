@@ -277,15 +277,19 @@ static int map_loop(void *user, const struct ein_loop_attr *attr,
 }
 
 /* The printer's guard: the work-item (work-group) of index 0 runs the
- * one iteration of a mapped loop that isl did not generate. */
+ * one iteration of a mapped loop that isl did not generate.  A grid
+ * dimension with no block loop has one work-group: no guard (PoCL 3.1
+ * corrupts memory with barriers under a condition on the group). */
 static const char *guard(void *user, const struct ein_loop_attr *attr)
 {
 	static const char *const group[] = { "get_group_id(0) == 0",
 		"get_group_id(1) == 0", "get_group_id(2) == 0" };
 	static const char *const item[] = { "get_local_id(0) == 0",
 		"get_local_id(1) == 0", "get_local_id(2) == 0" };
+	const struct ein_ocl_launch *l = user;
 
-	(void) user;
+	if (attr->gpu_block && !l->init[attr->gpu_block - 1])
+		return NULL;
 	if (attr->gpu_block)
 		return group[attr->gpu_block - 1];
 	if (attr->gpu_thread)
@@ -420,9 +424,16 @@ static int print_kernel(ein_ctx *ctx, FILE *out, struct ein_ocl_plan *plan,
 	struct ein_scop *scop, struct ein_ocl_launch *l, const char *used,
 	__isl_keep isl_ast_node *node)
 {
-	struct ein_c_loop_map map = { l, &map_loop, FENCE, &fenced, &guard };
+	struct ein_c_loop_map map = { l, &map_loop, FENCE, &fenced, &guard,
+		NULL };
 	struct ein_c_printer *p;
+	char zero[128];
 	int ok;
+
+	if (scop->func->n_size > 0 && snprintf(zero, sizeof(zero),
+			"(int64_t) (%s < 0)", scop->func->size[0]) <
+			(int) sizeof(zero))
+		map.opaque_zero = zero;
 
 	print_signature(out, plan, scop, l);
 	p = ein_c_printer_alloc(ctx, out, scop, EIN_C_LANG_OPENCL, &map);
