@@ -45,6 +45,9 @@ struct c_frame {
 	const char *iter;
 	const char *comment;
 	const char *stride;
+	int unroll;
+	int fenced;
+	int copy;
 };
 
 /* The state of one emission.
@@ -67,6 +70,8 @@ struct c_emit {
 	enum ein_c_lang lang;
 	const struct ein_c_loop_map *map;
 	const char *next_stride;
+	int next_fenced;
+	int n_copy;
 };
 
 /* A string printed from "fmt" and kept in the pool; NULL if out of
@@ -252,6 +257,12 @@ static int for_open(void *user, __isl_keep isl_id *iter, ein_value init,
 	f->comment = loop_comment(c, attr);
 	f->stride = c->next_stride;
 	c->next_stride = NULL;
+	f->fenced = c->next_fenced;
+	c->next_fenced = 0;
+	f->unroll = attr ? attr->unroll : 0;
+	f->copy = attr && attr->gpu_copy && c->map && c->map->fence;
+	if (f->copy && c->n_copy++ == 0)
+		line(c, "%s", c->map->fence);
 	f->text = NULL;
 	body = f->head && f->comment ? open_memstream(&f->text, &f->len) :
 		NULL;
@@ -272,6 +283,18 @@ static int for_test(void *user, ein_value cond)
 	return 0;
 }
 
+/* OpenCL C's unroll hint for a loop the schedule unrolls "unroll" times
+ * (-1: fully); C keeps the comment only. */
+static void unroll_pragma(struct c_emit *c, int unroll)
+{
+	if (c->lang != EIN_C_LANG_OPENCL || !unroll)
+		return;
+	if (unroll < 0)
+		line(c, "#pragma unroll");
+	else
+		line(c, "#pragma unroll %d", unroll);
+}
+
 static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 {
 	struct c_emit *c = user;
@@ -286,11 +309,19 @@ static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 	if (ok == 0 && !inc)
 		ok = -1;
 	if (ok == 0) {
+		unroll_pragma(c, f->unroll);
 		line(c, "%s; %s; %s += %s)%s {", f->head, f->cond, f->iter,
 			(char *) inc, f->comment);
 		fputs(f->text, c->out);
+		if (f->fenced) {
+			c->depth++;
+			line(c, "%s", c->map->fence);
+			c->depth--;
+		}
 		line(c, "}");
 	}
+	if (f->copy && --c->n_copy == 0 && ok == 0)
+		line(c, "%s", c->map->fence);
 	free(f->text);
 	return ok;
 }
@@ -996,7 +1027,8 @@ struct ein_c_printer {
 
 /* A loop of the AST, mapped across a device by the backend's loop map
  * (ein_c_loop_map): from its start plus the offset, by its step times
- * the stride; else as isl wrote it. */
+ * the stride; a fenced one from its start plus the opaque zero, by its
+ * step times one plus it; else as isl wrote it. */
 static int mapped_for(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node, const struct ein_loop_attr *attr)
 {
@@ -1007,7 +1039,13 @@ static int mapped_for(const struct ein_emitter *e,
 	char *init;
 	int ok;
 
-	if (!attr || !c->map->map(c->map->user, attr, &off, &stride))
+	if (c->map->fenced && c->map->fenced(c->map->user, node, attr)) {
+		c->next_fenced = 1;
+		off = c->map->opaque_zero;
+		stride = off ? fmt(c, "(1 + %s)", off) : NULL;
+	}
+	if (!off && (!attr || !c->map->map(c->map->user, attr, &off,
+			&stride)))
 		return ein_walk_for(e, node, attr);
 	init = walk_expr(c, isl_ast_node_for_get_init(node));
 	init = init ? fmt(c, "(%s + %s)", init, off) : NULL;
@@ -1019,6 +1057,29 @@ static int mapped_for(const struct ein_emitter *e,
 		isl_ast_node_for_get_cond(node),
 		isl_ast_node_for_get_inc(node)) : -1;
 	isl_id_free(iter);
+	return ok;
+}
+
+/* A mark of a mapped loop that isl did not generate (it runs once): its
+ * body under the map's guard, which picks the work-items that run it;
+ * fenced as a loop of a cooperative copy is. */
+static int lone_mark(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
+	const struct ein_loop_attr *attr)
+{
+	struct c_emit *c = e->user;
+	const char *cond = c->map->guard ? c->map->guard(c->map->user, attr) :
+		NULL;
+	int copy = attr->gpu_copy && c->map->fence, ok;
+
+	if (copy && c->n_copy++ == 0)
+		line(c, "%s", c->map->fence);
+	ok = cond ? if_open(c, (ein_value) cond) : 0;
+	if (ok == 0)
+		ok = ein_walk_mark_child(e, node);
+	if (ok == 0 && cond)
+		ok = if_close(c);
+	if (copy && --c->n_copy == 0 && ok == 0)
+		line(c, "%s", c->map->fence);
 	return ok;
 }
 
@@ -1042,7 +1103,8 @@ struct ein_c_printer *ein_c_printer_alloc(ein_ctx *ctx, FILE *out,
 		.for_close = &for_close, .if_open = &if_open,
 		.if_else = &if_else, .if_close = &if_close,
 		.user_stmt = &user_stmt,
-		.for_loop = map ? &mapped_for : NULL };
+		.for_loop = map ? &mapped_for : NULL,
+		.lone_mark = map ? &lone_mark : NULL };
 	return p;
 }
 

@@ -58,11 +58,29 @@ enum ein_c_lang {
  * this work-item's first iteration (from the loop's start) and the
  * number of work-items that share the loop; the loop then runs from
  * start + offset by step * stride, so that every iteration runs once
- * whatever the grid's size.  0 if not mapped. */
+ * whatever the grid's size.  0 if not mapped.
+ * fence (NULL: none): a statement that synchronises the work-items of a
+ * group (OpenCL's barrier), printed before and after the outermost loop
+ * of a copy that they run together (gpu_copy, sched/schedule.h), and at
+ * the end of each iteration of a loop for which fenced(user, node, attr)
+ * returns 1 (a loop all of them run, around the threads' loops).
+ * guard (NULL: none): the condition under which a work-item runs the one
+ * iteration of a loop with attributes "attr" that isl did not generate
+ * (NULL if all of them do): a mapped loop's iteration runs in one
+ * work-item (work-group) only.
+ * opaque_zero (NULL: none): an expression that is 0 but that the device
+ * compiler cannot fold, added to the start and the step of a fenced loop
+ * so that it does not know the loop's trip count (PoCL 3.1 computes wrong
+ * results when it does, as it unrolls a loop holding barriers). */
 struct ein_c_loop_map {
 	void *user;
 	int (*map)(void *user, const struct ein_loop_attr *attr,
 		const char **offset, const char **stride);
+	const char *fence;
+	int (*fenced)(void *user, __isl_keep isl_ast_node *node,
+		const struct ein_loop_attr *attr);
+	const char *(*guard)(void *user, const struct ein_loop_attr *attr);
+	const char *opaque_zero;
 };
 
 struct ein_c_printer;

@@ -61,6 +61,17 @@ static ein_value walk_taken(const struct ein_emitter *e,
 	return v;
 }
 
+static const struct ein_loop_attr *mark_attr(__isl_keep isl_ast_node *node);
+
+/* The body "body" of a loop: a mark of ours there is the loop's own (its
+ * attributes, which the loop has read). */
+static int walk_body(const struct ein_emitter *e, __isl_keep isl_ast_node *body)
+{
+	if (mark_attr(body))
+		return ein_walk_mark_child(e, body);
+	return ein_walk_node(e, body);
+}
+
 /* Emit loop "node" over "iter" from "init" with attributes "attr", and
  * condition "cond" and increment "inc" (both taken) in place of its own. */
 int ein_walk_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
@@ -82,7 +93,7 @@ int ein_walk_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 	if (!c || !step || e->for_test(e->user, c) < 0)
 		return -1;
 	body = isl_ast_node_for_get_body(node);
-	ok = ein_walk_node(e, body);
+	ok = walk_body(e, body);
 	isl_ast_node_free(body);
 	return ok == 0 ? e->for_close(e->user, iter, step) : -1;
 }
@@ -156,33 +167,52 @@ static int walk_block(const struct ein_emitter *e,
 	return ok;
 }
 
-/* The loop attributes the schedule gives the for node "node": a mark of
- * ours as its body (see schedule.h), NULL if none. */
-static const struct ein_loop_attr *loop_attr(__isl_keep isl_ast_node *node)
+/* The loop attributes of "node" if it is a mark of ours (see
+ * schedule.h), NULL if not. */
+static const struct ein_loop_attr *mark_attr(__isl_keep isl_ast_node *node)
 {
-	isl_ast_node *body = isl_ast_node_for_get_body(node);
 	const struct ein_loop_attr *attr = NULL;
 
-	if (body && isl_ast_node_get_type(body) == isl_ast_node_mark) {
-		isl_id *id = isl_ast_node_mark_get_id(body);
+	if (node && isl_ast_node_get_type(node) == isl_ast_node_mark) {
+		isl_id *id = isl_ast_node_mark_get_id(node);
 
 		attr = ein_loop_attr_from_id(id);
 		isl_id_free(id);
 	}
+	return attr;
+}
+
+/* The loop attributes the schedule gives the for node "node": a mark of
+ * ours as its body, NULL if none. */
+static const struct ein_loop_attr *loop_attr(__isl_keep isl_ast_node *node)
+{
+	isl_ast_node *body = isl_ast_node_for_get_body(node);
+	const struct ein_loop_attr *attr = mark_attr(body);
+
 	isl_ast_node_free(body);
 	return attr;
 }
 
-/* A mark is walked through: one of ours has been read by the loop whose
- * body it is, or belongs to a loop isl did not generate. */
-static int walk_mark(const struct ein_emitter *e,
+int ein_walk_mark_child(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node)
 {
 	isl_ast_node *child = isl_ast_node_mark_get_node(node);
-	int ok = ein_walk_node(e, child);
+	int ok = child ? ein_walk_node(e, child) : -1;
 
 	isl_ast_node_free(child);
 	return ok;
+}
+
+/* A mark that is no loop's body: one of ours belongs to a loop isl did
+ * not generate (lone_mark), any other is walked through. */
+static int walk_mark(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node)
+{
+	const struct ein_loop_attr *attr = mark_attr(node);
+
+	if (attr && e->lone_mark)
+		return e->lone_mark(e, node, attr);
+	return ein_walk_mark_child(e, node);
 }
 
 static int walk_user(const struct ein_emitter *e,

@@ -46,7 +46,12 @@ typedef void *ein_value;
  *	if none), in a form of the backend's own, calling back
  *	ein_walk_loop or ein_walk_for (the CPU's: ein_vector_loop,
  *	vector_loop.h); NULL: the walker emits each loop as isl wrote it
- *	(ein_walk_for). */
+ *	(ein_walk_for);
+ * lone_mark: emit the mark "node" of ours, with attributes "attr", of a
+ *	loop that isl did not generate (it runs once, and isl substituted
+ *	its value), walking the mark's child (ein_walk_mark_child); NULL:
+ *	the walker walks through it (the OpenCL printer guards it, so that
+ *	one work-item runs what a mapped loop's one iteration holds). */
 struct ein_emitter {
 	void *user;
 	ein_value (*expr_int)(void *user, long v);
@@ -69,7 +74,14 @@ struct ein_emitter {
 	int (*for_loop)(const struct ein_emitter *e,
 		__isl_keep isl_ast_node *node,
 		const struct ein_loop_attr *attr);
+	int (*lone_mark)(const struct ein_emitter *e,
+		__isl_keep isl_ast_node *node,
+		const struct ein_loop_attr *attr);
 };
+
+/* Emit the child of mark "node".  Returns -1 on error. */
+int ein_walk_mark_child(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node);
 
 /* Emit "node" and everything under it.  Returns -1 on error. */
 int ein_walk_node(const struct ein_emitter *e, __isl_keep isl_ast_node *node);

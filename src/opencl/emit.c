@@ -21,11 +21,29 @@
 /* One kernel being planned.
  * launch: its launch (in the plan);
  * serial: run it in one work-item (its shape is not gpu_map.h's);
- * n_map: the mapped loops found. */
+ * n_map: the mapped loops found;
+ * scop, used: the scop, and per tensor whether the kernel accesses it
+ *	(for the buffers it declares). */
 struct kernel_scan {
 	struct ein_ocl_launch *launch;
 	int serial;
 	int n_map;
+	struct ein_scop *scop;
+	char *used;
+};
+
+/* Where a node of a kernel is: inside a block loop (blocks), a thread
+ * loop (threads), a loop of a cooperative copy (copy); inside an
+ * unmapped loop that no mapped loop may be in (loop: outside the blocks
+ * or inside the threads), or one that only thread loops may be in (seq:
+ * between the blocks and the threads); a for node's body (in_for). */
+struct where {
+	int blocks;
+	int threads;
+	int copy;
+	int loop;
+	int seq;
+	int in_for;
 };
 
 /* The loop attributes the schedule gives the for node "node" (walk.c
@@ -73,13 +91,61 @@ static void record(struct kernel_scan *k, __isl_keep isl_ast_node *node,
 	l->inc[d] = isl_ast_node_for_get_inc(node);
 }
 
-/* Scan "node" of a kernel: "blocks" and "threads" say whether it is
- * inside a block or a thread loop, "loop" inside an unmapped one,
- * "in_for" whether it is a for node's body.  A statement outside the
- * mapped loops, a mapped loop inside an unmapped one or a mapped mark
- * without its loop makes the kernel serial. */
+/* Is the shape of loop "a" at "w" gpu_map.h's?  A block loop is
+ * outermost; a thread loop inside the blocks, in no unmapped loop but
+ * those between; a cooperative copy's loop inside the blocks and
+ * outside the threads. */
+static int loop_in_place(const struct ein_loop_attr *a, const struct where *w)
+{
+	if (a && a->gpu_copy)
+		return w->blocks && !w->threads && !w->loop;
+	if (a && a->gpu_block)
+		return !w->loop && !w->seq && !w->threads && !w->copy;
+	if (a && a->gpu_thread)
+		return !w->loop && !w->copy;
+	return 1;
+}
+
+/* Where the body of for node "a" at "w" is. */
+static struct where inside_for(const struct ein_loop_attr *a,
+	struct where w)
+{
+	if (a && a->gpu_copy)
+		w.copy = 1;
+	else if (a && a->gpu_block)
+		w.blocks = 1;
+	else if (a && a->gpu_thread)
+		w.threads = 1;
+	else if (!w.copy && (!w.blocks || w.threads))
+		w.loop = 1;
+	else if (!w.copy)
+		w.seq = 1;
+	w.in_for = 1;
+	return w;
+}
+
+/* Record the tensors statement "node" accesses; a statement outside the
+ * mapped loops (but a copy's, in its cooperative loops) makes the kernel
+ * serial. */
+static void scan_stmt(struct kernel_scan *k, __isl_keep isl_ast_node *node,
+	const struct where *w)
+{
+	const struct ein_user_stmt *us = ein_ast_node_get_user_stmt(node);
+	int i;
+
+	for (i = 0; us && i < us->stmt->n_access; ++i)
+		k->used[ein_scop_access_get_target(&us->stmt->access[i])] = 1;
+	if (k->launch->n_block && !w->blocks)
+		k->serial = 1;
+	if (k->launch->n_thread && !w->threads && !w->copy)
+		k->serial = 1;
+}
+
+/* Scan "node" of a kernel at "w".  A node not where gpu_map.h's shape
+ * puts it makes the kernel serial.  A mark of a loop that isl did not
+ * generate (it runs once) stands for the loop (the printer guards it). */
 static void scan(struct kernel_scan *k, __isl_keep isl_ast_node *node,
-	int blocks, int threads, int loop, int in_for)
+	struct where w)
 {
 	const struct ein_loop_attr *a;
 	isl_ast_node_list *list;
@@ -90,50 +156,52 @@ static void scan(struct kernel_scan *k, __isl_keep isl_ast_node *node,
 	switch (isl_ast_node_get_type(node)) {
 	case isl_ast_node_for:
 		a = for_attr(node);
-		if (is_mapped(a)) {
-			if (loop)
-				k->serial = 1;
+		if (!loop_in_place(a, &w))
+			k->serial = 1;
+		if (is_mapped(a))
 			record(k, node, a);
-		}
 		child = isl_ast_node_for_get_body(node);
-		scan(k, child, blocks || (a && a->gpu_block),
-			threads || (a && a->gpu_thread), loop || !is_mapped(a),
-			1);
+		scan(k, child, inside_for(a, w));
 		isl_ast_node_free(child);
 		return;
 	case isl_ast_node_mark:
 		id = isl_ast_node_mark_get_id(node);
-		if (is_mapped(ein_loop_attr_from_id(id)) && !in_for)
-			k->serial = 1;
+		a = ein_loop_attr_from_id(id);
 		isl_id_free(id);
+		if (!w.in_for && !loop_in_place(a, &w))
+			k->serial = 1;
+		if (!w.in_for && a)
+			w = inside_for(a, w);
 		child = isl_ast_node_mark_get_node(node);
-		scan(k, child, blocks, threads, loop, 0);
+		w.in_for = 0;
+		scan(k, child, w);
 		isl_ast_node_free(child);
 		return;
 	case isl_ast_node_if:
+		w.in_for = 0;
 		child = isl_ast_node_if_get_then_node(node);
-		scan(k, child, blocks, threads, loop, 0);
+		scan(k, child, w);
 		isl_ast_node_free(child);
 		if (isl_ast_node_if_has_else_node(node) == isl_bool_true) {
 			child = isl_ast_node_if_get_else_node(node);
-			scan(k, child, blocks, threads, loop, 0);
+			scan(k, child, w);
 			isl_ast_node_free(child);
 		}
 		return;
 	case isl_ast_node_block:
+		w.in_for = 0;
 		list = isl_ast_node_block_get_children(node);
 		for (i = 0; i < isl_ast_node_list_n_ast_node(list); ++i) {
 			child = isl_ast_node_list_get_ast_node(list, i);
-			scan(k, child, blocks, threads, loop, 0);
+			scan(k, child, w);
 			isl_ast_node_free(child);
 		}
 		isl_ast_node_list_free(list);
 		return;
+	case isl_ast_node_user:
+		scan_stmt(k, node, &w);
+		return;
 	default:
-		if (k->launch->n_block && !blocks)
-			k->serial = 1;
-		if (k->launch->n_thread && !threads)
-			k->serial = 1;
 		return;
 	}
 }
@@ -154,20 +222,20 @@ static void launch_clear_map(struct ein_ocl_launch *l)
 
 /* Scan kernel "node" into launch "l": twice, as the statements' check
  * needs the dimensions of all mapped loops; a serial kernel maps
- * nothing. */
-static int plan_kernel(struct ein_ocl_launch *l, __isl_keep isl_ast_node *node)
+ * nothing.  A dimension whose loops isl never generated (each runs once)
+ * has one work-group (no init, cond and inc), or one work-item. */
+static int plan_kernel(struct ein_ocl_launch *l, struct ein_scop *scop,
+	char *used, __isl_keep isl_ast_node *node)
 {
-	struct kernel_scan k = { l, 0, 0 };
+	struct kernel_scan k = { l, 0, 0, scop, used };
+	struct where w = { 0 };
 	int d;
 
-	scan(&k, node, 0, 0, 0, 0);
-	scan(&k, node, 0, 0, 0, 0);
-	for (d = 0; d < l->n_block; ++d)
-		if (!l->init[d])
-			k.serial = 1;
+	scan(&k, node, w);
+	scan(&k, node, w);
 	for (d = 0; d < l->n_thread; ++d)
 		if (l->local[d] < 1)
-			k.serial = 1;
+			l->local[d] = 1;
 	if (k.serial)
 		launch_clear_map(l);
 	return 0;
@@ -200,7 +268,67 @@ static int map_loop(void *user, const struct ein_loop_attr *attr,
 		*stride = items[attr->gpu_thread - 1];
 		return 1;
 	}
+	if (attr->gpu_copy) {
+		*offset = item[attr->gpu_copy - 1];
+		*stride = items[attr->gpu_copy - 1];
+		return 1;
+	}
 	return 0;
+}
+
+/* The printer's guard: the work-item (work-group) of index 0 runs the
+ * one iteration of a mapped loop that isl did not generate.  A grid
+ * dimension with no block loop has one work-group: no guard (PoCL 3.1
+ * corrupts memory with barriers under a condition on the group). */
+static const char *guard(void *user, const struct ein_loop_attr *attr)
+{
+	static const char *const group[] = { "get_group_id(0) == 0",
+		"get_group_id(1) == 0", "get_group_id(2) == 0" };
+	static const char *const item[] = { "get_local_id(0) == 0",
+		"get_local_id(1) == 0", "get_local_id(2) == 0" };
+	const struct ein_ocl_launch *l = user;
+
+	if (attr->gpu_block && !l->init[attr->gpu_block - 1])
+		return NULL;
+	if (attr->gpu_block)
+		return group[attr->gpu_block - 1];
+	if (attr->gpu_thread)
+		return item[attr->gpu_thread - 1];
+	if (attr->gpu_copy)
+		return item[attr->gpu_copy - 1];
+	return NULL;
+}
+
+/* Does "node" hold a loop mapped to work-items? */
+static isl_bool has_thread_loop(__isl_keep isl_ast_node *node, void *user)
+{
+	const struct ein_loop_attr *a;
+	int *found = user;
+
+	if (*found || isl_ast_node_get_type(node) != isl_ast_node_for)
+		return *found ? isl_bool_false : isl_bool_true;
+	a = for_attr(node);
+	*found = a && a->gpu_thread;
+	return *found ? isl_bool_false : isl_bool_true;
+}
+
+/* The printer's fenced: does each iteration of the loop "node" end with a
+ * barrier?  Those of an unmapped loop around the threads' loops do (all
+ * the work-items of the group run it, gpu_map.h), so that the next
+ * iteration's work-items see what this one's wrote, wherever a
+ * dependence the loop carries leads. */
+static int fenced(void *user, __isl_keep isl_ast_node *node,
+	const struct ein_loop_attr *attr)
+{
+	const struct ein_ocl_launch *l = user;
+	int found = 0;
+
+	if (!l->n_thread || is_mapped(attr) || (attr && attr->gpu_copy))
+		return 0;
+	if (isl_ast_node_foreach_descendant_top_down(node, &has_thread_loop,
+			&found) < 0)
+		return 0;
+	return found;
 }
 
 /* The prelude of the program: C's integer types and limits by OpenCL's
@@ -246,14 +374,66 @@ static void print_signature(FILE *out, const struct ein_ocl_plan *plan,
 	fprintf(out, "%s)\n{\n", plan->n_arg + func->n_size ? "" : "void");
 }
 
-/* Print kernel "l" over "node". */
+/* The barrier between the work-items of a group, for the printer. */
+#define FENCE "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+
+/* Is buffer "t" in the work-group's __local memory: written only by
+ * copies in (OpenCL's "local")?  An accumulator, which the statement
+ * writes, is the work-item's (private). */
+static int is_shared(struct ein_scop *scop, int t)
+{
+	int i, k;
+
+	for (i = 0; i < scop->n_stmt; ++i)
+		for (k = 0; k < scop->stmt[i].n_access; ++k)
+			if (scop->stmt[i].access[k].is_write &&
+			    ein_scop_access_get_target(
+					&scop->stmt[i].access[k]) == t &&
+			    scop->stmt[i].kind != EIN_STMT_COPY_IN)
+				return 0;
+	return 1;
+}
+
+/* Declare the buffers (sched/pack.h) that the kernel uses ("used"), of
+ * their constant sizes (sched/apply.c checks they have one): a copy of
+ * a tile in __local memory, or an accumulator in private memory. */
+static int print_buffers(ein_ctx *ctx, FILE *out, struct ein_scop *scop,
+	const char *used)
+{
+	int t;
+
+	for (t = scop->func->n_tensor; t < ein_scop_n_tensor(scop); ++t) {
+		const struct ein_scop_buffer *b = ein_scop_get_buffer(scop, t);
+
+		if (!b || !used[t])
+			continue;
+		if (b->n_fixed <= 0) {
+			ein_internal(ctx, "buffer %s has no constant size",
+				b->name);
+			return -1;
+		}
+		fprintf(out, "\t%s%s %s[%ld];\n", is_shared(scop, t) ?
+			"__local " : "", ein_c_memory_type(
+			ein_scop_tensor_type(scop, t)), b->name, b->n_fixed);
+	}
+	return 0;
+}
+
+/* Print kernel "l" over "node", which accesses the tensors "used". */
 static int print_kernel(ein_ctx *ctx, FILE *out, struct ein_ocl_plan *plan,
-	struct ein_scop *scop, struct ein_ocl_launch *l,
+	struct ein_scop *scop, struct ein_ocl_launch *l, const char *used,
 	__isl_keep isl_ast_node *node)
 {
-	struct ein_c_loop_map map = { l, &map_loop };
+	struct ein_c_loop_map map = { l, &map_loop, FENCE, &fenced, &guard,
+		NULL };
 	struct ein_c_printer *p;
+	char zero[128];
 	int ok;
+
+	if (scop->func->n_size > 0 && snprintf(zero, sizeof(zero),
+			"(int64_t) (%s < 0)", scop->func->size[0]) <
+			(int) sizeof(zero))
+		map.opaque_zero = zero;
 
 	print_signature(out, plan, scop, l);
 	p = ein_c_printer_alloc(ctx, out, scop, EIN_C_LANG_OPENCL, &map);
@@ -261,6 +441,8 @@ static int print_kernel(ein_ctx *ctx, FILE *out, struct ein_ocl_plan *plan,
 		return -1;
 	ein_c_printer_set_depth(p, 1);
 	ok = ein_c_printer_extents(p);
+	if (ok == 0)
+		ok = print_buffers(ctx, out, scop, used);
 	if (ok == 0)
 		ok = ein_c_printer_node(p, node);
 	ein_c_printer_free(p);
@@ -282,34 +464,43 @@ static int print_kernels(ein_ctx *ctx, FILE *out, struct ein_ocl_plan *plan,
 	const char *name)
 {
 	int i, n = isl_ast_node_list_n_ast_node(list), ok = 0;
+	int n_tensor = ein_scop_n_tensor(scop);
+	char *used = malloc(n_tensor + 1);
 
 	plan->kernel = calloc(n + 1, sizeof(*plan->kernel));
-	if (!plan->kernel)
+	if (!plan->kernel || !used) {
+		free(used);
 		return -1;
+	}
 	for (i = 0; ok == 0 && i < n; ++i) {
 		isl_ast_node *node = isl_ast_node_list_get_ast_node(list, i);
 		struct ein_ocl_launch *l = &plan->kernel[plan->n_kernel++];
 
+		memset(used, 0, n_tensor + 1);
 		ok = asprintf(&l->name, "%s__k%d", name, i) < 0 ? -1 : 0;
 		if (ok < 0)
 			l->name = NULL;
 		if (ok == 0)
-			ok = plan_kernel(l, node);
+			ok = plan_kernel(l, scop, used, node);
 		if (ok == 0)
-			ok = print_kernel(ctx, out, plan, scop, l, node);
+			ok = print_kernel(ctx, out, plan, scop, l, used, node);
 		isl_ast_node_free(node);
 	}
+	free(used);
 	return ok;
 }
 
 /* Is scop tensor "t" an argument of the kernels: an input, an output or
- * an accessed temporary? */
+ * an accessed temporary?  The buffers of "local" and "accumulate" are the
+ * kernels' own (print_buffers). */
 static int is_arg(struct ein_scop *scop, int t)
 {
 	const struct ein_func *func = scop->func;
 
 	if (t < func->n_tensor && func->tensor[t].role != EIN_ROLE_TEMP)
 		return 1;
+	if (ein_scop_get_buffer(scop, t))
+		return 0;
 	return ein_scop_tensor_is_accessed(scop, t);
 }
 

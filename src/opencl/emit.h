@@ -26,7 +26,8 @@
 /* How the host launches one kernel.
  * name: the kernel's name;
  * n_block, init, cond, inc: the work-group dimensions, and for each the
- *	mapped loop's start, condition and step (isl's, NULL if none);
+ *	mapped loop's start, condition and step (isl's; NULL if none, one
+ *	work-group);
  * n_thread, local: the work-item dimensions and the group's extent in
  *	each. */
 struct ein_ocl_launch {

@@ -521,7 +521,8 @@ static int bind_buffers(ein_ctx *ctx, struct ein_ocl_code *code,
 
 /* The number of work-groups of dimension "d" of launch "l": the trip
  * count of its loop where the host can compute it, else a guess (the
- * loop strides over the groups there are). */
+ * loop strides over the groups there are); 1 if the dimension has no
+ * loop (isl generated none, as it runs once). */
 static size_t n_groups(const struct ein_ocl_code *code,
 	const struct ein_ocl_launch *l, int d, const int64_t *sizes)
 {
@@ -530,6 +531,8 @@ static size_t n_groups(const struct ein_ocl_code *code,
 	enum isl_ast_expr_op_type op;
 	size_t n = 64;
 
+	if (!l->cond[d])
+		return 1;
 	if (isl_ast_expr_get_type(l->cond[d]) != isl_ast_expr_op)
 		return n;
 	op = isl_ast_expr_op_get_type(l->cond[d]);

@@ -634,8 +634,10 @@ static int pack_tensor(struct apply *a, int stmt)
 		return -1;
 	}
 	if (t == ein_schedule_get_stmt(a->s, stmt)->access[0].tensor) {
-		ein_error_at(a->ctx, arg->loc, "cannot pack '%s': statement "
-			"%s writes it", arg->name, a->dir->stmt.tensor);
+		ein_error_at(a->ctx, arg->loc, "cannot %s '%s': statement "
+			"%s writes it", a->dir->verb == EIN_SCHED_LOCAL ?
+			"copy into local memory" : "pack", arg->name,
+			a->dir->stmt.tensor);
 		ein_hint(a->ctx, "'accumulate LOOP' keeps the part of its "
 			"output that a loop updates in a local buffer");
 		return -1;
@@ -837,11 +839,14 @@ static int local_layout(struct apply *a, int stmt, int first,
 }
 
 /* pack TENSOR at LOOP [layout INDEX...]: the statement reads TENSOR from
- * a copy of the tile it reads in each iteration of LOOP (sched/pack.c). */
+ * a copy of the tile it reads in each iteration of LOOP (sched/pack.c).
+ * OpenCL's "local TENSOR at LOOP" is the same with the copy in __local
+ * memory (a->gpu). */
 static int do_pack(struct apply *a, int stmt)
 {
 	struct ein_local local = { .kind = EIN_LOCAL_PACK,
-		.tensor = pack_tensor(a, stmt) };
+		.tensor = pack_tensor(a, stmt), .gpu = a->gpu,
+		.loc = a->dir->verb_loc };
 	int loop;
 
 	if (local.tensor < 0 || local_layout(a, stmt, 2, &local) < 0)
@@ -857,7 +862,8 @@ static int do_pack(struct apply *a, int stmt)
 static int do_accumulate(struct apply *a, int stmt)
 {
 	struct ein_local local = { .kind = EIN_LOCAL_ACCUMULATE,
-		.tensor = ein_schedule_get_stmt(a->s, stmt)->access[0].tensor };
+		.tensor = ein_schedule_get_stmt(a->s, stmt)->access[0].tensor,
+		.gpu = a->gpu, .loc = a->dir->verb_loc };
 	int loop = find_loop(a, stmt, &a->dir->arg[0]), prev;
 
 	if (loop < 0 || local_layout(a, stmt, 1, &local) < 0)
@@ -958,6 +964,10 @@ static int transform_gpu(struct apply *a, int stmt)
 			do_reorder(a, stmt);
 	case EIN_SCHED_UNROLL:
 		return do_mark(a, stmt);
+	case EIN_SCHED_LOCAL:
+		return do_pack(a, stmt);
+	case EIN_SCHED_ACCUMULATE:
+		return do_accumulate(a, stmt);
 	case EIN_SCHED_GPU_BLOCKS:
 	case EIN_SCHED_GPU_THREADS:
 		return ein_sched_gpu_mark(a->ctx, a->s, stmt,
@@ -965,7 +975,8 @@ static int transform_gpu(struct apply *a, int stmt)
 	default:
 		unsupported(a, "makes no sense on an OpenCL target");
 		ein_hint(a->ctx, "an OpenCL schedule takes split, tile, "
-			"reorder, unroll, gpu_blocks and gpu_threads");
+			"reorder, unroll, gpu_blocks, gpu_threads, local and "
+			"accumulate");
 		return -1;
 	}
 }
@@ -1426,12 +1437,161 @@ int ein_sched_apply_check(ein_ctx *ctx, struct ein_schedule *s,
 	return apply_lower(ctx, s, deps, file, strict, 0);
 }
 
+/* The loops of "stmt" mapped to work-groups (*nb, the outermost ones),
+ * and the first and last mapped to work-items (*ft, *lt; -1 if none). */
+static void mapped_range(struct ein_schedule *s, int stmt, int *nb, int *ft,
+	int *lt)
+{
+	int k;
+
+	*nb = 0;
+	*ft = *lt = -1;
+	for (k = 0; k < ein_schedule_n_loop(s, stmt); ++k) {
+		const struct ein_loop_attr *attr =
+			ein_schedule_loop_attr(s, stmt, k);
+
+		*nb += attr->gpu_block != 0;
+		if (attr->gpu_thread && *ft < 0)
+			*ft = k;
+		if (attr->gpu_thread)
+			*lt = k;
+	}
+}
+
+/* Is loop "k" of "stmt" where OpenCL keeps the buffer of directive a->dir
+ * (local or accumulate)?  A "local" copy is made by all the work-items of
+ * a group together, between barriers that they must all reach: in a loop
+ * at or inside the innermost block loop that runs outside the threads'
+ * loops.  An accumulator is a work-item's own: at or inside the
+ * innermost thread loop (outside it, the buffer would hold the elements
+ * of the other work-items of the loop, and copy them back). */
+static int check_gpu_place(struct apply *a, int stmt, int k,
+	const struct ein_sched_arg *arg)
+{
+	const char *verb = ein_sched_verb_name(a->dir->verb);
+	const char *name = a->dir->stmt.tensor;
+	int nb, ft, lt;
+
+	mapped_range(a->s, stmt, &nb, &ft, &lt);
+	if (nb == 0 || ft < 0) {
+		ein_error_at(a->ctx, a->dir->verb_loc, "'%s' needs the loops "
+			"of %s mapped to the grid", verb, name);
+		ein_hint(a->ctx, "map them with gpu_blocks and gpu_threads "
+			"in the same file");
+		return -1;
+	}
+	if (a->dir->verb == EIN_SCHED_LOCAL && (k < nb - 1 || k >= ft)) {
+		ein_error_at(a->ctx, arg->loc, "loop '%s' of %s is not between "
+			"its gpu_blocks and gpu_threads loops: the work-items "
+			"of a group copy the tile together, in a loop they all "
+			"run", arg->name, name);
+		ein_hint(a->ctx, "copy at the innermost block loop or at a "
+			"loop between the blocks' and the threads' loops (e.g. "
+			"'reorder i.o j.o k.o i.i j.i k.i')");
+		return -1;
+	}
+	if (a->dir->verb == EIN_SCHED_ACCUMULATE && k < lt) {
+		ein_error_at(a->ctx, arg->loc, "loop '%s' of %s is outside its "
+			"innermost gpu_threads loop: each work-item keeps its "
+			"own part of the output in private memory", arg->name,
+			name);
+		ein_hint(a->ctx, "accumulate at the innermost gpu_threads loop "
+			"or in a loop inside it");
+		return -1;
+	}
+	return 0;
+}
+
+/* Check where the directives "local" and "accumulate" of "file" keep
+ * their buffers (check_gpu_place), once every loop is mapped. */
+static int check_gpu_locals(struct apply *a, const struct ein_sched_file *f)
+{
+	int d, i, k;
+
+	for (d = 0; d < f->n_dir; ++d) {
+		const struct ein_sched_directive *dir = &f->dir[d];
+		const struct ein_sched_arg *arg;
+
+		if (dir->verb != EIN_SCHED_LOCAL &&
+		    dir->verb != EIN_SCHED_ACCUMULATE)
+			continue;
+		a->dir = dir;
+		arg = &dir->arg[dir->verb == EIN_SCHED_LOCAL ? 1 : 0];
+		i = find_stmt(a, &dir->stmt);
+		k = i < 0 ? -1 : find_loop(a, i, arg);
+		if (k < 0 || check_gpu_place(a, i, k, arg) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The number of local buffers "s" asks for, and the directives' positions
+ * (the first "max") into loc, in the order sched/pack.c adds the buffers
+ * (statement, loop, request). */
+static int buffer_locs(struct ein_schedule *s, struct ein_loc *loc, int max)
+{
+	int i, k, j, n = 0;
+
+	for (i = 0; i < ein_schedule_n_stmt(s); ++i)
+		for (k = 0; k < ein_schedule_n_loop(s, i); ++k)
+			for (j = 0; j < ein_schedule_n_local(s, i, k); ++j) {
+				const struct ein_local *l =
+					ein_schedule_get_local(s, i, k, j);
+
+				if (l->kind == EIN_LOCAL_PREFETCH)
+					continue;
+				if (n < max)
+					loc[n] = l->loc;
+				n++;
+			}
+	return n;
+}
+
+/* OpenCL C declares a __local or private array with a constant size: the
+ * "n" buffers from "first" of "scop", made for the directives at "loc",
+ * must have one. */
+static int check_gpu_buffers(ein_ctx *ctx, const struct ein_scop *scop,
+	int first, int n, const struct ein_loc *loc)
+{
+	int b;
+
+	for (b = 0; b < n && first + b < scop->n_buffer; ++b) {
+		const struct ein_scop_buffer *buf = &scop->buffer[first + b];
+
+		if (buf->n_fixed > 0)
+			continue;
+		ein_error_at(ctx, loc[b], "the tile of '%s' that the "
+			"directive keeps in %s has no constant size",
+			scop->func->tensor[buf->of].name, buf->name);
+		ein_hint(ctx, "tile the loops inside its loop by constants, "
+			"or fix the sizes");
+		return -1;
+	}
+	return 0;
+}
+
+/* Lower the local buffers of the OpenCL directives (sched/pack.c), each
+ * checked to have a constant size. */
+static int lower_gpu_buffers(ein_ctx *ctx, struct ein_schedule *s)
+{
+	const struct ein_scop *scop = ein_schedule_get_scop(s);
+	int n = buffer_locs(s, NULL, 0), first = scop->n_buffer;
+	struct ein_loc loc[n + 1];
+
+	buffer_locs(s, loc, n);
+	if (ein_sched_pack_lower(ctx, s) < 0)
+		return -1;
+	return check_gpu_buffers(ctx, scop, first, n, loc);
+}
+
 int ein_sched_apply_gpu(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, const struct ein_sched_file *file)
 {
 	struct apply a = { ctx, s, deps, 0, 1, NULL, NULL, NULL };
 
-	return apply_file(&a, file);
+	if (apply_file(&a, file) < 0 || check_gpu_locals(&a, file) < 0)
+		return -1;
+	return lower_gpu_buffers(ctx, s);
 }
 
 int ein_sched_check(ein_ctx *ctx, struct ein_schedule *s,

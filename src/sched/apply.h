@@ -29,9 +29,14 @@ int ein_sched_apply_check(ein_ctx *ctx, struct ein_schedule *s,
 
 /* Apply the directives of "file" for an OpenCL target: split, tile,
  * reorder and unroll as ein_sched_apply does, gpu_blocks and gpu_threads
- * (gpu_map.h), each mapped loop checked as a parallel one; any other
- * directive is an error naming it.  Reductions are never reordered
- * (a mapped loop carries none).  Returns -1 after reporting. */
+ * (gpu_map.h), each mapped loop checked as a parallel one, "local A at
+ * L" (a pack into the work-group's __local memory, L between the blocks'
+ * and the threads' loops) and "accumulate L" (in a work-item's private
+ * memory, L at or inside the innermost thread loop), each checked as
+ * pack and accumulate are and lowered (sched/pack.h) to buffers of
+ * constant size; any other directive is an error naming it.  Reductions
+ * are never reordered (a mapped loop carries none).  Returns -1 after
+ * reporting. */
 int ein_sched_apply_gpu(ein_ctx *ctx, struct ein_schedule *s,
 	const struct ein_deps *deps, const struct ein_sched_file *file);
 /* Check that "s" respects "deps" as ein_sched_apply does; for schedules

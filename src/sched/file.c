@@ -111,6 +111,8 @@ static const struct verb_info verbs[] = {
 		"e: prefetch X at j.o from i" },
 	[EIN_SCHED_STREAM] = { "stream", "L", 1, 0, 0,
 		"stream LOOP", "Y: stream j" },
+	[EIN_SCHED_LOCAL] = { "local", "TaL", 3, 0, 0,
+		"local TENSOR at LOOP", "C: local A at k.o" },
 };
 
 /* The keywords of compute_at and their values (file.h). */
@@ -727,7 +729,7 @@ static int parse_verb(struct parser *p, struct ein_sched_directive *d)
 		ein_hint(p->ctx, "the directives are split, tile, reorder, "
 			"vectorize, unroll, parallel, compute_at, fuse, pack, "
 			"accumulate, prefetch, stream, gpu_blocks, "
-			"gpu_threads");
+			"gpu_threads, local");
 	return -1;
 }
 
@@ -1181,8 +1183,8 @@ static void print_arg(FILE *out, const struct ein_sched_arg *arg)
 	}
 }
 
-/* "STMT: VERB ARGS", with the "at" of pack and the word "layout" put
- * back. */
+/* "STMT: VERB ARGS", with the "at" of pack, local and prefetch and the
+ * word "layout" put back. */
 static void print_directive(FILE *out, const struct ein_sched_directive *d)
 {
 	int i;
@@ -1191,7 +1193,7 @@ static void print_directive(FILE *out, const struct ein_sched_directive *d)
 	fprintf(out, ": %s", ein_sched_verb_name(d->verb));
 	for (i = 0; i < d->n_arg; ++i) {
 		fputc(' ', out);
-		if ((d->verb == EIN_SCHED_PACK ||
+		if ((d->verb == EIN_SCHED_PACK || d->verb == EIN_SCHED_LOCAL ||
 		     d->verb == EIN_SCHED_PREFETCH) && i == 1)
 			fputs("at ", out);
 		if (d->verb == EIN_SCHED_PREFETCH && i == 2)

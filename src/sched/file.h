@@ -49,6 +49,7 @@
  *   GPU_THREADS  LOOP { LOOP }                 no loop twice
  *   PREFETCH     TENSOR LOOP [LOOP [INT]]      "prefetch X at j.o from i 2"
  *   STREAM       LOOP                          "stream j"
+ *   LOCAL        TENSOR LOOP                   "local A at k.o" (OpenCL)
  *
  * Every INT is in 1 .. 2^31 - 1.  The numbers are stable. */
 enum ein_sched_verb {
@@ -65,7 +66,8 @@ enum ein_sched_verb {
 	EIN_SCHED_GPU_BLOCKS = 10,
 	EIN_SCHED_GPU_THREADS = 11,
 	EIN_SCHED_PREFETCH = 12,
-	EIN_SCHED_STREAM = 13
+	EIN_SCHED_STREAM = 13,
+	EIN_SCHED_LOCAL = 14
 };
 
 /* A statement reference "T", "T#2", "C.init".

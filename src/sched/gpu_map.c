@@ -104,8 +104,8 @@ static int check_place(ein_ctx *ctx, struct ein_schedule *s, int stmt,
 		if (k != first + i)
 			return map_error(ctx, &arg[i], "loop '%s' of %s is not "
 				"where the grid needs it: the blocks' loops "
-				"are the outermost, the threads' right inside "
-				"them, in the order given", name,
+				"are the outermost, the threads' inside them, "
+				"next to each other, in the order given", name,
 				"reorder the loops before mapping them");
 		if (ein_schedule_get_parent(s, stmt) >= 0 ||
 		    runs_alone(s, stmt, k) != 1)
@@ -114,6 +114,19 @@ static int check_place(ein_ctx *ctx, struct ein_schedule *s, int stmt,
 				"statement only", name, NULL);
 	}
 	return 0;
+}
+
+/* Where the threads' loops of "stmt" start, the first "arg" names: right
+ * inside the "nb" blocks' loops or deeper, sequential loops that all the
+ * work-items of a group run between them (opencl/emit.c puts a barrier
+ * at the end of their iterations).  Where "arg" names no loop, or one
+ * among the blocks', right inside them, for check_place to report. */
+static int thread_start(struct ein_schedule *s, int stmt, int nb,
+	const struct ein_sched_arg *arg)
+{
+	int k = ein_schedule_find_loop(s, stmt, arg->name);
+
+	return k < nb ? nb : k;
 }
 
 /* Mark the "n" loops from "first" of "stmt" as mapped, the last to
@@ -140,7 +153,7 @@ int ein_sched_gpu_mark(ein_ctx *ctx, struct ein_schedule *s, int stmt,
 	int threads, int n, const struct ein_sched_arg *arg)
 {
 	const char *name = ein_schedule_get_stmt(s, stmt)->name;
-	int nb = n_mapped(s, stmt, 0), i;
+	int nb = n_mapped(s, stmt, 0), i, first = 0;
 	long extent[EIN_GPU_MAX_DIM], items = 1;
 
 	if (n > EIN_GPU_MAX_DIM)
@@ -155,10 +168,12 @@ int ein_sched_gpu_mark(ein_ctx *ctx, struct ein_schedule *s, int stmt,
 			"loops are inside the blocks' loops, which are not "
 			"mapped yet", name, "map the outer loops with "
 			"gpu_blocks first");
-	if (check_place(ctx, s, stmt, threads ? nb : 0, n, arg) < 0)
+	if (threads)
+		first = thread_start(s, stmt, nb, &arg[0]);
+	if (check_place(ctx, s, stmt, first, n, arg) < 0)
 		return -1;
 	for (i = 0; threads && i < n; ++i) {
-		extent[i] = group_extent(s, stmt, nb + i);
+		extent[i] = group_extent(s, stmt, first + i);
 		items *= extent[i];
 		if (!extent[i] || items > MAX_GROUP)
 			return map_error(ctx, &arg[i], "loop '%s' of %s has no "
@@ -166,7 +181,7 @@ int ein_sched_gpu_mark(ein_ctx *ctx, struct ein_schedule *s, int stmt,
 				"(all threads' loops together)", name,
 				"split the loop and map its inner loop");
 	}
-	mark(s, stmt, threads ? nb : 0, n, threads, extent);
+	mark(s, stmt, first, n, threads, extent);
 	return 0;
 }
 

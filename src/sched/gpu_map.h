@@ -8,14 +8,20 @@
  * Only a loop that carries no dependence (a reduction included) may be
  * mapped: apply.c checks the marks as it checks parallel loops.  The
  * shape of a kernel is kept simple so that every mapping runs each
- * statement instance exactly once without barriers:
+ * statement instance exactly once:
  *
  *	for b0 (gpu_blocks)          the statement's outermost loops,
  *	  for b1 (gpu_blocks)        then
- *	    for t0 (gpu_threads)     the loops right inside them,
- *	      ... sequential loops   then everything else, in one work-item
+ *	    for s (sequential)       loops all the work-items of a group run
+ *	                             (none by default), each iteration ended
+ *	                             by a barrier, where "local" copies a tile
+ *	                             into __local memory between barriers,
+ *	      for t0 (gpu_threads)   then the threads' loops, next to each
+ *	                             other,
+ *	        ... sequential loops then everything else, in one work-item
  *
- * and a mapped statement shares no loop with another.
+ * and a mapped statement shares no loop with another (but the copies of
+ * its "local" and "accumulate" buffers).
  */
 #ifndef EIN_SCHED_GPU_MAP_H
 #define EIN_SCHED_GPU_MAP_H

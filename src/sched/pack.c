@@ -515,6 +515,25 @@ static int block_copy(struct ein_schedule *s, int stmt, int n, int block)
 	return ein_schedule_order_copy(s, stmt, order);
 }
 
+/* The copy in of OpenCL's "local" (a pack with local->gpu): its "n"
+ * loops, the innermost first, run across the work-items of the group's
+ * dimensions 0, 1 and 2 (gpu_copy), the work-items filling the __local
+ * buffer together, neighbouring ones neighbouring elements.  The rest
+ * run whole in each work-item. */
+static int cooperative_loops(struct lower *lw, enum ein_stmt_kind kind,
+	int n)
+{
+	int k, stmt = lw->scop->n_stmt - 1;
+
+	if (!lw->local->gpu || lw->local->kind != EIN_LOCAL_PACK ||
+	    kind != EIN_STMT_COPY_IN)
+		return 0;
+	for (k = 0; k < n && k < EIN_GPU_COPY_DIM; ++k)
+		ein_schedule_loop_attr(lw->s, stmt, n - 1 - k)->gpu_copy =
+			k + 1;
+	return 0;
+}
+
 /* Add the copy of kind "kind" named after the buffer with "suffix", and
  * place it in S's loop. */
 static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
@@ -550,12 +569,15 @@ static int add_copy(struct lower *lw, enum ein_stmt_kind kind,
 		return -1;
 	ein_schedule_parallel_copy(lw->s, lw->scop->n_stmt - 1);
 	if (!moves_innermost(lw->local, n))
-		return 0;
-	if (kind == EIN_STMT_COPY_IN && buffer_order(lw->local, n, order))
-		return ein_schedule_order_copy(lw->s, lw->scop->n_stmt - 1,
-			order);
+		return cooperative_loops(lw, kind, n);
+	if (kind == EIN_STMT_COPY_IN && buffer_order(lw->local, n, order)) {
+		if (ein_schedule_order_copy(lw->s, lw->scop->n_stmt - 1,
+				order) < 0)
+			return -1;
+		return cooperative_loops(lw, kind, n);
+	}
 	scalar_loops(lw->s, lw->scop->n_stmt - 1, n);
-	return 0;
+	return cooperative_loops(lw, kind, n);
 }
 
 /* Does S read X (other than by writing it)? */

@@ -138,6 +138,9 @@ static void mark_name(char *buf, size_t len, const struct ein_loop_attr *a)
 	if (a->gpu_thread)
 		n += snprintf(buf + n, len - n, " gpu_thread %d",
 			a->gpu_thread - 1);
+	if (a->gpu_copy)
+		n += snprintf(buf + n, len - n, " gpu_copy %d",
+			a->gpu_copy - 1);
 	if (a->unroll < 0)
 		snprintf(buf + n, len - n, " unroll full");
 	else if (a->unroll)
@@ -1008,8 +1011,10 @@ static struct ein_loop_attr *merge_attr(const struct vec *vecs, int n,
 			a->gpu_thread = b->gpu_thread;
 			a->gpu_size = b->gpu_size;
 		}
+		if (b->gpu_copy)
+			a->gpu_copy = b->gpu_copy;
 		any |= b->parallel || b->vector || b->unroll || b->scalar ||
-			b->gpu_block || b->gpu_thread;
+			b->gpu_block || b->gpu_thread || b->gpu_copy;
 	}
 	if (a->vector)
 		a->scalar = 0;
@@ -1300,6 +1305,10 @@ static __isl_give isl_printer *print_attr(__isl_take isl_printer *p,
 	if (a->gpu_thread) {
 		p = isl_printer_print_str(p, " gpu_thread ");
 		p = isl_printer_print_int(p, a->gpu_thread - 1);
+	}
+	if (a->gpu_copy) {
+		p = isl_printer_print_str(p, " gpu_copy ");
+		p = isl_printer_print_int(p, a->gpu_copy - 1);
 	}
 	if (a->unroll < 0)
 		p = isl_printer_print_str(p, " unroll full");

@@ -81,7 +81,11 @@
  *	to, across work-groups (gpu_block) or the work-items of a group
  *	(gpu_thread) (sched/gpu_map.h);
  * gpu_size: with gpu_thread, the most iterations the loop runs, the
- *	work-group's extent in that dimension. */
+ *	work-group's extent in that dimension;
+ * gpu_copy: 0, or 1 + the work-group dimension across whose work-items
+ *	a loop of the copy into a __local buffer runs (OpenCL's "local A
+ *	at L", sched/pack.c): the work-items of a group fill the buffer
+ *	together, each its share, between barriers (opencl/emit.c). */
 struct ein_loop_attr {
 	int parallel;
 	int vector;
@@ -96,7 +100,12 @@ struct ein_loop_attr {
 	int gpu_block;
 	int gpu_thread;
 	int gpu_size;
+	int gpu_copy;
 };
+
+/* The work-group dimensions the loops of a copy into __local memory run
+ * across (gpu_copy). */
+#define EIN_GPU_COPY_DIM 3
 
 #define EIN_LOOP_MARK "ein:"
 
@@ -114,7 +123,11 @@ struct ein_loop_attr {
  *	dimensions of the buffer and, for each from the outermost, the
  *	tensor's dimension stored there (layout) and how (block): 0, its
  *	offset in the tile; N > 0, that offset divided by N, rounded down
- *	(the block); -N, the offset modulo N (the place in the block). */
+ *	(the block); -N, the offset modulo N (the place in the block);
+ * gpu: the OpenCL target's (apply.c; "loc" is then the directive's too):
+ *	a pack is "local", a buffer in the work-group's __local memory that
+ *	its work-items fill together; an accumulate is in each work-item's
+ *	private memory (registers). */
 enum ein_local_kind {
 	EIN_LOCAL_PACK,
 	EIN_LOCAL_ACCUMULATE,
@@ -133,6 +146,7 @@ struct ein_local {
 	char from[EIN_LOCAL_MAX_NAME];
 	int ahead;
 	struct ein_loc loc;
+	int gpu;
 };
 
 /* The loop attributes of a mark node's id, NULL if it is not ours. */

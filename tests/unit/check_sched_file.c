@@ -160,7 +160,8 @@ static const char every_verb_canonical[] =
 	"C: gpu_blocks i j\n"
 	"C: gpu_threads i.i j.i\n"
 	"C: prefetch B at k.i from k.o 2\n"
-	"C: stream j.i\n";
+	"C: stream j.i\n"
+	"C: local A at k.o\n";
 
 /* The headers of the fixture. */
 START_TEST(headers)
@@ -185,7 +186,7 @@ START_TEST(headers)
 	ck_assert_int_eq(f->size[2].loc.col, 21);
 	ck_assert_int_eq(ein_sched_file_get_size(f, "K"), 256);
 	ck_assert_int_eq(ein_sched_file_get_size(f, "Q"), -1);
-	ck_assert_int_eq(f->n_dir, 18);
+	ck_assert_int_eq(f->n_dir, 19);
 	ein_sched_file_free(f);
 	ein_ctx_free(ctx);
 }
@@ -224,6 +225,7 @@ static const struct {
 	{ EIN_SCHED_PREFETCH, 30, "C", 1, 0, 1, 4,
 	  "T:B@13 L:k.i@18 L:k.o@27 I:2@31" },
 	{ EIN_SCHED_STREAM, 31, "C", 1, 0, 1, 6, "L:j.i@13" },
+	{ EIN_SCHED_LOCAL, 32, "C", 1, 0, 1, 4, "T:A@10 L:k.o@15" },
 };
 
 /* The arguments of "d" in the notation of dir_cases (freed by caller). */

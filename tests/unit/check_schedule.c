@@ -1,7 +1,8 @@
 /*
  * check_schedule.c: schedule files applied to kernels, checked against the
  * reference interpreter; illegal and malformed schedules rejected with
- * their line and column; and a differential test of random schedules.
+ * their line and column; and a differential test of random schedules,
+ * for the CPU and (on an OpenCL device) for OpenCL.
  *
  * Tolerance: a float32 reduction of length n reordered by a schedule
  * differs from the double-precision reference by at most about
@@ -497,6 +498,8 @@ static const struct bad bads[] = {
 		"innermost loop of C" },
 	{ matmul_src, "C: gpu_blocks i j\n", 0,
 		":2:4: error: 'gpu_blocks' is reserved for the GPU backend" },
+	{ matmul_src, "C: local A at k\n", 0,
+		":2:4: error: 'local' is reserved for the GPU backend" },
 	{ shift_src, "T: fuse C\n", 0,
 		":2:4: error: 'fuse' is illegal: it breaks the flow dependence "
 		"of S1 on S0 through tensor T" },
@@ -1217,6 +1220,242 @@ START_TEST(random_schedules)
 }
 END_TEST
 
+/* ---- random OpenCL schedules ------------------------------------------ */
+
+/* Is there an OpenCL device to run kernels on? */
+static int have_opencl(void)
+{
+	char *list = ein_opencl_devices();
+	int yes = list && strstr(list, "opencl:") != NULL;
+
+	free(list);
+	return yes;
+}
+
+/* Append the words loops[from .. to-1] to "buf" at "at". */
+static size_t words(char *buf, size_t len, char (*loops)[40], int from,
+	int to)
+{
+	size_t at = 0;
+	int i;
+
+	for (i = from; i < to; ++i)
+		at += snprintf(buf + at, len - at, " %s", loops[i]);
+	return at;
+}
+
+/* Is the index of loop "loop" ("i", "i.o") one of "idx" ("i j")? */
+static int is_index_of(const char *loop, const char *idx)
+{
+	size_t len = strcspn(loop, ".");
+	const char *p = idx;
+
+	while (p && *p) {
+		size_t w = strcspn(p, " ");
+
+		if (w == len && !strncmp(p, loop, len))
+			return 1;
+		p += w + (p[w] == ' ');
+	}
+	return 0;
+}
+
+/* Move the loops of loops[0 .. n-1] that index the output "idx" to the
+ * front, keeping their order (the loops a grid may map). */
+static void outputs_first(char (*loops)[40], int n, const char *idx)
+{
+	char tmp[16][40];
+	int i, m = 0;
+
+	for (i = 0; i < n; ++i)
+		if (is_index_of(loops[i], idx))
+			memcpy(tmp[m++], loops[i], sizeof(tmp[0]));
+	for (i = 0; i < n; ++i)
+		if (!is_index_of(loops[i], idx))
+			memcpy(tmp[m++], loops[i], sizeof(tmp[0]));
+	memcpy(loops, tmp, n * sizeof(tmp[0]));
+}
+
+/* A random OpenCL schedule for "rk" in "buf" (docs/schedules.md): per
+ * statement, up to two loops split by 2 to 16, the outer loops in a
+ * random order before the inner ones (mostly those of the output's
+ * indices first, which carry no dependence), the first one or two outer loops
+ * mapped to work-groups and one or two inner loops to work-items (the
+ * other outer loops sequential between them), maybe a tile of a tensor
+ * the statement reads in __local memory at a loop between the blocks'
+ * and the threads' loops, an accumulator at or inside the last thread
+ * loop, an unrolled inner loop.  Statements the file does not map run
+ * in one work-item. */
+static void random_gpu_schedule(const struct rkernel *rk, char *buf,
+	size_t len)
+{
+	int s, i, no, ni, nb, nt, r;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (s = 0; s < rk->n_stmt; ++s) {
+		char loops[16][40], inner[8][40], tmp[40];
+		const char *name = rk->stmt[s];
+		int n_split;
+
+		for (no = 0; rk->loops[s][no]; ++no)
+			snprintf(loops[no], sizeof(loops[no]), "%s",
+				rk->loops[s][no]);
+		n_split = (int) rnd(3) < no ? (int) rnd(3) : 0;
+		for (ni = 0; ni < n_split; ++ni) {
+			int l = rnd(no);
+
+			if (strchr(loops[l], '.'))
+				break;
+			at += snprintf(buf + at, len - at, "%s: split %s %d\n",
+				name, loops[l], 2 << rnd(4));
+			snprintf(inner[ni], sizeof(inner[ni]), "%.30s.i",
+				loops[l]);
+			strcat(loops[l], ".o");
+		}
+		for (i = no - 1; i > 0; --i) {
+			int j = rnd(i + 1);
+
+			memcpy(tmp, loops[i], sizeof(tmp));
+			memcpy(loops[i], loops[j], sizeof(tmp));
+			memcpy(loops[j], tmp, sizeof(tmp));
+		}
+		if (rnd(4))
+			outputs_first(loops, no, rk->write_idx[s]);
+		for (i = 0; i < ni; ++i)
+			memcpy(loops[no + i], inner[i], sizeof(tmp));
+		if (rnd(4))
+			outputs_first(loops + no, ni, rk->write_idx[s]);
+		if (no + ni > 1) {
+			at += snprintf(buf + at, len - at, "%s: reorder", name);
+			at += words(buf + at, len - at, loops, 0, no + ni);
+			at += snprintf(buf + at, len - at, "\n");
+		}
+		if (rnd(4) == 0)
+			continue;
+		nb = 1 + rnd(no < 2 ? no : 2);
+		at += snprintf(buf + at, len - at, "%s: gpu_blocks", name);
+		at += words(buf + at, len - at, loops, 0, nb);
+		at += snprintf(buf + at, len - at, "\n");
+		nt = ni ? 1 + rnd(ni) : 0;
+		if (!nt)
+			continue;
+		at += snprintf(buf + at, len - at, "%s: gpu_threads", name);
+		at += words(buf + at, len - at, loops, no, no + nt);
+		at += snprintf(buf + at, len - at, "\n");
+		for (r = 0; rk->reads[s][r]; ++r)
+			;
+		if (rnd(2))
+			at += snprintf(buf + at, len - at, "%s: local %s at %s\n",
+				name, rk->reads[s][rnd(r)],
+				loops[nb - 1 + rnd(no - nb + 1)]);
+		if (rnd(3) == 0)
+			at += snprintf(buf + at, len - at,
+				"%s: accumulate %s\n", name,
+				loops[no + nt - 1 + rnd(ni - nt + 1)]);
+		if (ni > nt && rnd(3) == 0)
+			at += snprintf(buf + at, len - at, "%s: unroll %s %s\n",
+				name, loops[no + nt + rnd(ni - nt)],
+				rnd(2) ? "full" : "2");
+	}
+}
+
+/* The kernel of "prog" for any sizes, on the CPU, with the default
+ * schedule (quick to compile): its sizes' names. */
+static ein_kernel *any_sizes(ein_program *prog)
+{
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k;
+
+	ein_options_set_auto(opts, 0);
+	k = ein_kernel_compile_with(prog, NULL, opts);
+	ein_options_free(opts);
+	return k;
+}
+
+/* Compile "src" with schedule "sched" for the OpenCL target, with rk's
+ * sizes fixed if "fixed"; NULL on error, with the message in ctx. */
+static ein_kernel *compile_gpu(ein_ctx *ctx, ein_program **prog,
+	const struct rkernel *rk, const char *sched, int fixed)
+{
+	char text[4096];
+	char *path;
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k, *any;
+	int i;
+
+	*prog = ein_program_parse(ctx, rk->src, "test.ein");
+	ck_assert_msg(*prog != NULL, "%s", ein_ctx_last_error(ctx));
+	snprintf(text, sizeof(text), "ein-schedule 1\n%s", sched);
+	path = write_temp(text);
+	ein_options_set_schedule(opts, path);
+	ck_assert_int_eq(ein_options_set_target(opts, "opencl"), EIN_OK);
+	any = fixed ? any_sizes(*prog) : NULL;
+	for (i = 0; any && i < ein_kernel_n_size(any); ++i)
+		ck_assert_int_eq(ein_options_fix_size(opts,
+			ein_kernel_get_size_name(any, i), rk->sizes[i]),
+			EIN_OK);
+	ein_kernel_free(any);
+	k = ein_kernel_compile_with(*prog, NULL, opts);
+	ein_options_free(opts);
+	unlink(path);
+	free(path);
+	return k;
+}
+
+/* The messages with which a well-formed random OpenCL schedule may be
+ * rejected: a broken dependence, or a tile a work-group cannot hold. */
+static int gpu_verdict(const char *msg)
+{
+	return strstr(msg, "is illegal") || strstr(msg, "no constant size");
+}
+
+/* Random legal OpenCL schedules (random_gpu_schedule) against the
+ * reference interpreter, on the device: odd trials compiled for any
+ * sizes, even ones for rk's.  Few trials, as each builds a program on
+ * the device (EIN_SCHED_GPU_TRIALS for more, EIN_SCHED_SEED). */
+START_TEST(random_gpu_schedules)
+{
+	const char *seed_env = getenv("EIN_SCHED_SEED");
+	const char *trials_env = getenv("EIN_SCHED_GPU_TRIALS");
+	int trials = trials_env ? atoi(trials_env) : 16, t, accepted = 0;
+
+	if (!have_opencl()) {
+		printf("random_gpu_schedules: no OpenCL device, not run\n");
+		return;
+	}
+	rnd_state = seed_env ? strtoull(seed_env, NULL, 0) : 20261126;
+	for (t = 0; t < trials; ++t) {
+		const struct rkernel *rk = &rkernels[rnd(N_RKERNEL)];
+		char sched[2048], what[2200];
+		ein_ctx *ctx = ein_ctx_alloc();
+		ein_program *prog;
+		ein_kernel *k;
+
+		random_gpu_schedule(rk, sched, sizeof(sched));
+		k = compile_gpu(ctx, &prog, rk, sched, t % 2 == 0);
+		snprintf(what, sizeof(what), "OpenCL trial %d%s:\n%s", t,
+			t % 2 == 0 ? " (sizes fixed)" : "", sched);
+		if (k) {
+			accepted++;
+			compare(k, rk->sizes, rk->red, what);
+		} else {
+			if (getenv("EIN_SCHED_VERBOSE"))
+				printf("%s rejected: %s\n", what,
+					ein_ctx_last_error(ctx));
+			ck_assert_msg(gpu_verdict(ein_ctx_last_error(ctx)),
+				"%s rejected: %s", what,
+				ein_ctx_last_error(ctx));
+		}
+		ein_kernel_free(k);
+		ein_program_free(prog);
+		ein_ctx_free(ctx);
+	}
+	ck_assert_msg(accepted * 2 >= trials, "only %d of %d random OpenCL "
+		"schedules were legal", accepted, trials);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("schedule");
@@ -1235,6 +1474,10 @@ int main(void)
 	tcase_add_test(tc, strict_max_nan);
 	tcase_add_test(tc, random_schedules);
 	tcase_add_test(tc, padded_tiles);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("opencl");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, random_gpu_schedules);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
