@@ -22,6 +22,7 @@
 #include <string.h>
 #include <isl/set.h>
 #include <isl/ast_build.h>
+#include <isl/val.h>
 #include "diag.h"
 #include "codegen/ast_build.h"
 #include "codegen/emit_c.h"
@@ -1025,10 +1026,36 @@ struct ein_c_printer {
 	struct ein_emitter em;
 };
 
+/* The offset "off" of a mapped loop's first iteration, in steps of the
+ * loop "node": off itself for a step of 1, else off times the step.  A
+ * loop that isl strides (the copy of a strided footprint, a loop over
+ * the even elements) then gives each work-item the iterations start +
+ * (item + k * items) * step, those it would have run, rather than start
+ * + item + k * items * step, which are off the loop's lattice for every
+ * item but the first (wrong elements copied, issue 20). */
+static const char *scaled_offset(struct c_emit *c,
+	__isl_keep isl_ast_node *node, const char *off)
+{
+	isl_ast_expr *inc = isl_ast_node_for_get_inc(node);
+	isl_val *v = inc && isl_ast_expr_get_type(inc) == isl_ast_expr_int ?
+		isl_ast_expr_get_val(inc) : NULL;
+	int one = v && isl_val_is_one(v);
+	char *step;
+
+	isl_val_free(v);
+	if (one || !off) {
+		isl_ast_expr_free(inc);
+		return off;
+	}
+	step = walk_expr(c, inc);
+	return step ? fmt(c, "%s * (%s)", off, step) : NULL;
+}
+
 /* A loop of the AST, mapped across a device by the backend's loop map
- * (ein_c_loop_map): from its start plus the offset, by its step times
- * the stride; a fenced one from its start plus the opaque zero, by its
- * step times one plus it; else as isl wrote it. */
+ * (ein_c_loop_map): from its start plus the offset (times its step,
+ * scaled_offset), by its step times the stride; a fenced one from its
+ * start plus the opaque zero, by its step times one plus it; else as isl
+ * wrote it. */
 static int mapped_for(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node, const struct ein_loop_attr *attr)
 {
@@ -1048,7 +1075,8 @@ static int mapped_for(const struct ein_emitter *e,
 			&stride)))
 		return ein_walk_for(e, node, attr);
 	init = walk_expr(c, isl_ast_node_for_get_init(node));
-	init = init ? fmt(c, "(%s + %s)", init, off) : NULL;
+	off = scaled_offset(c, node, off);
+	init = init && off ? fmt(c, "(%s + %s)", init, off) : NULL;
 	it = isl_ast_node_for_get_iterator(node);
 	iter = isl_ast_expr_get_id(it);
 	isl_ast_expr_free(it);
