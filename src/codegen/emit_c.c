@@ -284,16 +284,17 @@ static int for_test(void *user, ein_value cond)
 	return 0;
 }
 
-/* OpenCL C's unroll hint for a loop the schedule unrolls "unroll" times
- * (-1: fully); C keeps the comment only. */
+/* OpenCL C's unroll hint for a loop the schedule unrolls fully
+ * ("unroll" -1); C, and OpenCL for a partial unroll, keep the comment
+ * only.  PoCL 3.1 miscompiled "#pragma unroll 2" on a loop whose trip
+ * count varies (1 or 2, the last tile of i.i) inside a work-item loop of
+ * a kernel with barriers (wrong results, correct with -cl-opt-disable;
+ * issue 20, EIN_SCHED_SEED=1 trial 48), and a hint may make a kernel
+ * slow, never wrong: the device compiler unrolls such loops itself. */
 static void unroll_pragma(struct c_emit *c, int unroll)
 {
-	if (c->lang != EIN_C_LANG_OPENCL || !unroll)
-		return;
-	if (unroll < 0)
+	if (c->lang == EIN_C_LANG_OPENCL && unroll < 0)
 		line(c, "#pragma unroll");
-	else
-		line(c, "#pragma unroll %d", unroll);
 }
 
 static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
