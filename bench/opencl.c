@@ -337,8 +337,7 @@ static int run_case(struct bench_program *p, const struct bench_opts *o,
 		bench_cell(b[5], 32, v[V_CLBLAST].median > 0 ?
 			gf / v[V_CLBLAST].median : -1, 1),
 		bench_cell(b[6], 32, RATIO(V_HAND, V_CLBLAST), 2),
-		bench_cell(b[7], 32, RATIO(V_CPU, V_HAND) > 0 ?
-			1 / RATIO(V_CPU, V_HAND) : -1, 2));
+		bench_cell(b[7], 32, RATIO(V_CPU, V_HAND), 2));
 #undef RATIO
 	case_free(&g);
 	return failed;
