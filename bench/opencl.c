@@ -1,9 +1,10 @@
 /*
- * opencl.c: SGEMM on OpenCL (issue 20), C = A B row-major: ein's matmul
- * compiled for the OpenCL device (EIN_OPENCL_DEVICE, else the first GPU,
+ * opencl.c: SGEMM on OpenCL (issue 20), C = A B row-major, and batched
+ * SGEMM (bmm, 12 products of 128x64x128): ein's matmul (bmm) compiled
+ * for the OpenCL device (EIN_OPENCL_DEVICE, else the first GPU,
  * else the first device: PoCL's CPU device here) with the default GPU
- * mapping and with the hand schedule bench/schedules/opencl/matmul.sched,
- * against CLBlast's CLBlastSgemm on the same device, context, queue and
+ * mapping and with the hand schedule bench/schedules/opencl/<def>.sched,
+ * against CLBlast's CLBlastSgemm (CLBlastSgemmBatched) on the same device, context, queue and
  * buffers, and against ein's own CPU code (schedule lookup, else the
  * automatic schedule) on the host.
  *
@@ -42,16 +43,19 @@ int bench_opencl(struct bench_program *p, const struct bench_opts *o)
 #include <CL/cl.h>
 #include <clblast_c.h>
 
-/* A shape: C is m x n, the reduction is k long. */
+/* A shape: nb products (matmul if 1, else bmm), each C is m x n, the
+ * reduction k long. */
 struct shape {
-	int64_t m, k, n;
+	int64_t nb, m, k, n;
 };
 
 static const struct shape full_shapes[] = {
-	{ 1024, 1024, 1024 }, { 127, 255, 511 },
+	{ 1, 1024, 1024, 1024 }, { 1, 127, 255, 511 }, { 12, 128, 64, 128 },
 };
 
-static const struct shape small_shapes[] = { { 13, 19, 17 } };
+static const struct shape small_shapes[] = {
+	{ 1, 13, 19, 17 }, { 3, 13, 19, 17 },
+};
 
 /* The default GPU mapping takes 7 to 12 s at 1024^3 on PoCL
  * (docs/performance.md): above this many multiply-adds it is neither
@@ -61,11 +65,15 @@ static const struct shape small_shapes[] = { { 13, 19, 17 } };
 /* The variants, in the order of the table. */
 enum { V_DFLT, V_HAND, V_CLBLAST, V_CPU, N_VAR };
 
-/* A CLBlast call: C = A B on "queue", finished when it returns. */
+/* A CLBlast call: C = A B on "queue" (CLBlastSgemmBatched when s.nb >
+ * 1, with each product's offsets and factors), finished when it
+ * returns. */
 struct clblast_call {
 	struct shape s;
 	cl_command_queue queue;
 	cl_mem a, b, c;
+	size_t off[3][16];
+	float alpha[16], beta[16];
 };
 
 /* One case: host A, B and each variant's C (read back for the check),
@@ -75,7 +83,7 @@ struct ocl_case {
 	struct bench_tensor a, b, c[N_VAR];
 	cl_mem ma, mb, mc[V_CPU];
 	DLTensor da, db, dc[V_CPU];
-	int64_t sha[2], shb[2], shc[2];
+	int64_t sha[3], shb[3], shc[3];
 	ein_kernel *k[N_VAR];
 	struct bench_call call[N_VAR];
 	struct clblast_call cb;
@@ -87,10 +95,17 @@ static int clblast_run(void *arg)
 	cl_event ev = NULL;
 	CLBlastStatusCode st;
 
-	st = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo,
-		CLBlastTransposeNo, c->s.m, c->s.n, c->s.k, 1.0f, c->a, 0,
-		c->s.k, c->b, 0, c->s.n, 0.0f, c->c, 0, c->s.n, &c->queue,
-		&ev);
+	if (c->s.nb > 1)
+		st = CLBlastSgemmBatched(CLBlastLayoutRowMajor,
+			CLBlastTransposeNo, CLBlastTransposeNo, c->s.m, c->s.n,
+			c->s.k, c->alpha, c->a, c->off[0], c->s.k, c->b,
+			c->off[1], c->s.n, c->beta, c->c, c->off[2], c->s.n,
+			c->s.nb, &c->queue, &ev);
+	else
+		st = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo,
+			CLBlastTransposeNo, c->s.m, c->s.n, c->s.k, 1.0f, c->a,
+			0, c->s.k, c->b, 0, c->s.n, 0.0f, c->c, 0, c->s.n,
+			&c->queue, &ev);
 	if (ev)
 		clReleaseEvent(ev);
 	if (st != CLBlastSuccess)
@@ -98,7 +113,12 @@ static int clblast_run(void *arg)
 	return clFinish(c->queue) == CL_SUCCESS ? 0 : -1;
 }
 
-/* matmul at the case's sizes (fixed) for "target" (NULL: the CPU), with
+static const char *def_name(const struct shape *s)
+{
+	return s->nb > 1 ? "bmm" : "matmul";
+}
+
+/* matmul (bmm) at the case's sizes (fixed) for "target" (NULL: the CPU), with
  * the schedule file "sched", or else the default schedule when "dflt",
  * or else lookup and the automatic schedule. */
 static ein_kernel *compile(struct bench_program *p, const struct shape *s,
@@ -108,6 +128,8 @@ static ein_kernel *compile(struct bench_program *p, const struct shape *s,
 	ein_kernel *k = NULL;
 	int ok = opts != NULL;
 
+	if (s->nb > 1)
+		ok = ok && ein_options_fix_size(opts, "Bt", s->nb) == EIN_OK;
 	ok = ok && ein_options_fix_size(opts, "M", s->m) == EIN_OK &&
 		ein_options_fix_size(opts, "K", s->k) == EIN_OK &&
 		ein_options_fix_size(opts, "N", s->n) == EIN_OK;
@@ -119,22 +141,25 @@ static ein_kernel *compile(struct bench_program *p, const struct shape *s,
 		ok = ein_options_set_schedule_lookup(opts, 0) == EIN_OK &&
 			ein_options_set_auto(opts, 0) == EIN_OK;
 	if (ok)
-		k = ein_kernel_compile_with(p->prog, "matmul", opts);
+		k = ein_kernel_compile_with(p->prog, def_name(s), opts);
 	ein_options_free(opts);
 	if (!k)
-		fprintf(stderr, "bench: cannot compile matmul%s%s:\n%s\n",
-			target ? " for " : "", target ? target : "",
+		fprintf(stderr, "bench: cannot compile %s%s%s:\n%s\n",
+			def_name(s), target ? " for " : "", target ? target : "",
 			ein_ctx_last_error(p->ctx));
 	return k;
 }
 
-/* A kDLOpenCL view "t" of "mem" with "shape". */
-static void device_view(DLTensor *t, cl_mem mem, int64_t *shape)
+/* A kDLOpenCL view "t" of "mem" with "shape" (the batch dimension
+ * first, left out for nb == 1). */
+static void device_view(DLTensor *t, cl_mem mem, int64_t *shape,
+	const struct shape *s)
 {
 	memset(t, 0, sizeof(*t));
 	t->data = mem;
 	t->device.device_type = kDLOpenCL;
-	t->ndim = 2;
+	t->ndim = s->nb > 1 ? 3 : 2;
+	shape += s->nb > 1 ? 0 : 1;
 	t->shape = shape;
 	t->dtype.code = kDLFloat;
 	t->dtype.bits = 32;
@@ -157,7 +182,8 @@ static void call_init(struct bench_call *c, ein_kernel *k, DLTensor *a,
 		const char *name = ein_kernel_get_size_name(k, i);
 
 		c->sizes[i] = !strcmp(name, "M") ? s->m :
-			!strcmp(name, "N") ? s->n : s->k;
+			!strcmp(name, "N") ? s->n : !strcmp(name, "Bt") ?
+			s->nb : s->k;
 	}
 }
 
@@ -194,30 +220,34 @@ static cl_mem buffer(cl_context ctx, struct bench_tensor *t)
 static int case_init(struct ocl_case *g, struct bench_program *p,
 	const struct bench_opts *o, const struct shape *s)
 {
-	int64_t sa[2] = { s->m, s->k }, sb[2] = { s->k, s->n },
-		sc[2] = { s->m, s->n };
+	int nd = s->nb > 1 ? 3 : 2, b0 = s->nb > 1 ? 0 : 1;
+	int64_t sa[3] = { s->nb, s->m, s->k }, sb[3] = { s->nb, s->k, s->n },
+		sc[3] = { s->nb, s->m, s->n };
 	char sched[1024];
 	void *ctx = NULL, *queue = NULL;
 	int i;
 
 	memset(g, 0, sizeof(*g));
 	g->s = *s;
-	snprintf(sched, sizeof(sched), "%s/schedules/opencl/matmul.sched",
-		o->dir);
-	if (bench_tensor_alloc(&g->a, 2, sa) || bench_tensor_alloc(&g->b, 2,
-	    sb))
+	if (s->nb > 16)
+		return -1;
+	snprintf(sched, sizeof(sched), "%s/schedules/opencl/%s.sched",
+		o->dir, def_name(s));
+	if (bench_tensor_alloc(&g->a, nd, sa + b0) ||
+	    bench_tensor_alloc(&g->b, nd, sb + b0))
 		return -1;
 	for (i = 0; i < N_VAR; ++i)
-		if (bench_tensor_alloc(&g->c[i], 2, sc))
+		if (bench_tensor_alloc(&g->c[i], nd, sc + b0))
 			return -1;
 	bench_tensor_fill(&g->a, 1);
 	bench_tensor_fill(&g->b, 2);
 	g->k[V_HAND] = compile(p, s, "opencl", sched, 0);
-	if (s->m * s->k * s->n <= DEFAULT_MAX_MACS)
+	if (s->nb * s->m * s->k * s->n <= DEFAULT_MAX_MACS)
 		g->k[V_DFLT] = compile(p, s, "opencl", NULL, 1);
 	g->k[V_CPU] = compile(p, s, NULL, NULL, 0);
 	if (!g->k[V_HAND] || !g->k[V_CPU] ||
-	    (s->m * s->k * s->n <= DEFAULT_MAX_MACS && !g->k[V_DFLT]))
+	    (s->nb * s->m * s->k * s->n <= DEFAULT_MAX_MACS &&
+	     !g->k[V_DFLT]))
 		return -1;
 	if (ein_kernel_get_opencl(g->k[V_HAND], &ctx, &queue) != EIN_OK)
 		return -1;
@@ -229,13 +259,13 @@ static int case_init(struct ocl_case *g, struct bench_program *p,
 		fprintf(stderr, "bench: cannot make OpenCL buffers\n");
 		return -1;
 	}
-	g->sha[0] = s->m, g->sha[1] = s->k;
-	g->shb[0] = s->k, g->shb[1] = s->n;
-	g->shc[0] = s->m, g->shc[1] = s->n;
-	device_view(&g->da, g->ma, g->sha);
-	device_view(&g->db, g->mb, g->shb);
+	memcpy(g->sha, sa, sizeof(sa));
+	memcpy(g->shb, sb, sizeof(sb));
+	memcpy(g->shc, sc, sizeof(sc));
+	device_view(&g->da, g->ma, g->sha, s);
+	device_view(&g->db, g->mb, g->shb, s);
 	for (i = 0; i < V_CPU; ++i)
-		device_view(&g->dc[i], g->mc[i], g->shc);
+		device_view(&g->dc[i], g->mc[i], g->shc, s);
 	for (i = V_DFLT; i <= V_HAND; ++i)
 		if (g->k[i])
 			call_init(&g->call[i], g->k[i], &g->da, &g->db,
@@ -247,6 +277,13 @@ static int case_init(struct ocl_case *g, struct bench_program *p,
 	g->cb.a = g->ma;
 	g->cb.b = g->mb;
 	g->cb.c = g->mc[V_CLBLAST];
+	for (i = 0; i < s->nb; ++i) {
+		g->cb.off[0][i] = i * s->m * s->k;
+		g->cb.off[1][i] = i * s->k * s->n;
+		g->cb.off[2][i] = i * s->m * s->n;
+		g->cb.alpha[i] = 1;
+		g->cb.beta[i] = 0;
+	}
 	return 0;
 }
 
@@ -259,7 +296,7 @@ static const char *const var_name[N_VAR] = {
 static int check(struct ocl_case *g, struct bench_program *p,
 	struct bench_variant *v)
 {
-	int64_t e, n = g->s.m * g->s.n;
+	int64_t e, n = g->s.nb * g->s.m * g->s.n;
 	double scale = 1, tol, d;
 	int i, failed = 0;
 
@@ -283,8 +320,9 @@ static int check(struct ocl_case *g, struct bench_program *p,
 				ein_ctx_last_error(p->ctx));
 		} else if (bench_compare_f(g->c[i].f, g->c[V_CLBLAST].f, n,
 		    0, tol, &d)) {
-			fprintf(stderr, "bench: matmul %lldx%lldx%lld (%s): "
-				"max |error| %g > %g against CLBlast\n",
+			fprintf(stderr, "bench: %s %lld x %lldx%lldx%lld (%s):"
+				" max |error| %g > %g against CLBlast\n",
+				def_name(&g->s), (long long) g->s.nb,
 				(long long) g->s.m, (long long) g->s.k,
 				(long long) g->s.n, var_name[i], d, tol);
 		} else {
@@ -302,7 +340,7 @@ static int run_case(struct bench_program *p, const struct bench_opts *o,
 {
 	struct ocl_case g;
 	struct bench_variant v[N_VAR];
-	double gf = 2e-9 * s->m * s->k * s->n;
+	double gf = 2e-9 * s->nb * s->m * s->k * s->n;
 	char b[8][32];
 	int i, failed;
 
@@ -326,9 +364,9 @@ static int run_case(struct bench_program *p, const struct bench_opts *o,
 			v[i].median = -1;
 #define RATIO(x, y) (v[x].median > 0 && v[y].median > 0 ? \
 	v[y].median / v[x].median : -1)
-	printf("| %lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		(long long) s->m, (long long) s->k, (long long) s->n,
-		bench_cell(b[0], 32, v[V_DFLT].median * 1e3, 2),
+	printf("| %lld x %lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		(long long) s->nb, (long long) s->m, (long long) s->k,
+		(long long) s->n, bench_cell(b[0], 32, v[V_DFLT].median * 1e3, 2),
 		bench_cell(b[1], 32, v[V_HAND].median * 1e3, 2),
 		bench_cell(b[2], 32, v[V_CLBLAST].median * 1e3, 2),
 		bench_cell(b[3], 32, v[V_CPU].median * 1e3, 2),
@@ -352,17 +390,19 @@ int bench_opencl(struct bench_program *p, const struct bench_opts *o)
 	int failed = 0;
 
 	printf("\n## SGEMM on OpenCL against CLBlast (%d.%d.%d)\n\n"
-		"Row-major C = A B.  ein OpenCL: matmul compiled for the "
+		"Row-major C = A B (batch 1: matmul against CLBlastSgemm; "
+		"more: bmm against CLBlastSgemmBatched).  ein OpenCL: "
+		"matmul (bmm) compiled for the "
 		"OpenCL device with the default GPU mapping (\"default\"; "
 		"not run above 2^27 multiply-adds, where it takes seconds) "
-		"and with bench/schedules/opencl/matmul.sched (\"hand\"), "
-		"against CLBlastSgemm on the same device, queue and buffers "
+		"and with bench/schedules/opencl/<def>.sched (\"hand\"), "
+		"against CLBlast on the same device, queue and buffers "
 		"(no copies timed); ein CPU: ein's own code on the host, "
 		"%d thread(s).  hand/CLBlast is CLBlast's median time over "
 		"ein's (above 1: ein is faster); hand/CPU is ein OpenCL's "
 		"time over ein CPU's (above 1: OpenCL is slower).  Devices:\n\n"
 		"```\n%s```\n\n"
-		"| M x K x N | default ms | hand ms | CLBlast ms | CPU ms | "
+		"| batch x M x K x N | default ms | hand ms | CLBlast ms | CPU ms | "
 		"hand GFLOP/s | CLBlast GFLOP/s | hand/CLBlast | hand/CPU |\n"
 		"|---|---|---|---|---|---|---|---|---|\n",
 		CLBLAST_VERSION_MAJOR, CLBLAST_VERSION_MINOR,
