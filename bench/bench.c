@@ -6,6 +6,9 @@
  *  - the convolutions of ResNet-50 (conv.c),
  *  - softmax, layer normalisation and bias + GELU against a triad
  *    (memory.c),
+ *  - int8 GEMM against oneDNN (int8.c),
+ *  - SGEMM on OpenCL (PoCL here) against CLBlast on the same device
+ *    (opencl.c),
  * each as a fraction of the FP32 peak of an FMA loop (peak.c).  The output is
  * Markdown, ready for docs/performance.md.
  *
@@ -13,7 +16,9 @@
  *                 [--dir DIR]
  *
  * --quick runs fewer sizes and rounds (under a minute); --small runs tiny
- * sizes and only checks the results (make check runs it).  The exit
+ * sizes and only checks the results (make check runs it); without
+ * --only it leaves the opencl group out, whose device compiles take
+ * seconds (tests/opencl.test checks ein's OpenCL kernels).  The exit
  * status is 1 if any result was wrong or any kernel failed.  Timings are
  * never checked: they depend on what else the machine runs.
  */
@@ -38,6 +43,7 @@ static const struct section sections[] = {
 	{ "conv", &bench_conv },
 	{ "memory", &bench_memory },
 	{ "int8", &bench_int8 },
+	{ "opencl", &bench_opencl },
 };
 
 /* The value of "key" in a "key : value" file such as /proc/cpuinfo, in
@@ -169,7 +175,7 @@ static void print_method(const struct bench_opts *o)
 static int usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s [--quick | --small] [--threads 1|2] "
-		"[--only gemm,conv,memory,int8] [--dir DIR]\n", argv0);
+		"[--only gemm,conv,memory,int8,opencl] [--dir DIR]\n", argv0);
 	return 2;
 }
 
@@ -204,13 +210,16 @@ int main(int argc, char **argv)
 {
 	struct bench_opts o = { 0, 0, 0, 0, 2, "bench" };
 	struct bench_program p;
-	const char *only = "gemm,conv,memory,int8";
+	const char *only = NULL;
 	char load[64];
 	size_t i;
 	int failed = 0;
 
 	if (parse_args(argc, argv, &o, &only) != 0)
 		return usage(argv[0]);
+	if (!only)
+		only = o.small ? "gemm,conv,memory,int8" :
+			"gemm,conv,memory,int8,opencl";
 	fix_openblas_core(argv);
 	if (bench_program_read(&p, &o) != 0)
 		return 1;

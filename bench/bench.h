@@ -151,5 +151,8 @@ int bench_gemm(struct bench_program *p, const struct bench_opts *o);
 int bench_conv(struct bench_program *p, const struct bench_opts *o);
 int bench_memory(struct bench_program *p, const struct bench_opts *o);
 int bench_int8(struct bench_program *p, const struct bench_opts *o);
+/* SGEMM on OpenCL against CLBlast (opencl.c); not in the default list
+ * of --small, whose make check run must stay fast. */
+int bench_opencl(struct bench_program *p, const struct bench_opts *o);
 
 #endif
