@@ -48,13 +48,14 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.*$1 \\([0-9.e+-]*\\).*/\\1/p" | head -1; }
 
 echo "$(grep 'model name' /proc/cpuinfo | head -1 | sed 's/.*: //'),"\
-	"$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	"$(grep -c ^processor /proc/cpuinfo) CPUs ($(nproc) available to this process), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "onnxruntime $("$py" -c 'import onnxruntime; print(onnxruntime.__version__)'),"\
 	"$rounds rounds, $repeat runs each (ein: at most 2 s of runs)"
 for m in $models; do
 	f=$tmp/$m.onnx x=$tmp/$m.in.x.npy
 	: > "$tmp/ein.t"; : > "$tmp/ein.c"; : > "$tmp/ort1.t"; : > "$tmp/ort2.t"
 	r=0 failed=
+	mkdir -p "$tmp/out"
 	while [ $r -lt "$rounds" ]; do
 		if ! $ein run "$f" --input x="$x" --repeat "$repeat" --no-check \
 			--output "$tmp/out" ${EIN_FLAGS:-} > "$tmp/ein.log" 2>&1; then
