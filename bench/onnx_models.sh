@@ -3,6 +3,7 @@
 #
 #   sh bench/onnx_models.sh            # all three models
 #   MODELS=bert_layer ROUNDS=3 sh bench/onnx_models.sh
+#   PROFILE=1 MODELS=mobilenetv2 ROUNDS=1 sh bench/onnx_models.sh  # + ein's slowest kernels
 #
 # bench/onnx_models.py (with /usr/bin/python3 and Debian's python3-onnx)
 # writes ResNet-50 (batch 1, 224x224), MobileNetV2 and one BERT-base
@@ -58,7 +59,7 @@ for m in $models; do
 	mkdir -p "$tmp/out"
 	while [ $r -lt "$rounds" ]; do
 		if ! $ein run "$f" --input x="$x" --repeat "$repeat" --no-check \
-			--output "$tmp/out" ${EIN_FLAGS:-} > "$tmp/ein.log" 2>&1; then
+			--output "$tmp/out" ${PROFILE:+--profile} ${EIN_FLAGS:-} > "$tmp/ein.log" 2>&1; then
 			failed=1
 			break
 		fi
@@ -96,4 +97,7 @@ print("%.2e" % (np.abs(a - b).max() / max(np.abs(b).max(), 1e-30)))' \
 		"arena $arena bytes between kernels;" \
 		"onnxruntime peak RSS $(field peak_rss < "$tmp/ort1.log") bytes;" \
 		"max |ein - ort| / max |ort| = $err"
+	# PROFILE=1: ein's kernels of the last round, slowest first.
+	[ -n "${PROFILE:-}" ] && sed -n '/ms per run/,/total/p' "$tmp/ein.log" |
+		sort -k2 -g -r | head -"${PROFILE_TOP:-12}"
 done
