@@ -1,5 +1,5 @@
 #!/bin/sh
-# make-free benchmark of issue 24: whole models, ein against onnxruntime.
+# make bench-onnx-models: whole models, ein against onnxruntime (issue 24).
 #
 #   sh bench/onnx_models.sh            # all three models
 #   MODELS=bert_layer ROUNDS=3 sh bench/onnx_models.sh
