@@ -105,6 +105,8 @@ struct group {
  * model: rank the alternatives of scored groups by the cost model at
  *	"sizes" (func's order); used_model: it chose an alternative;
  * known: every size of func was given (not the model's stand-in);
+ * serial: a statement was kept out of parallel (set_serial): the file
+ *	says so even when it holds no directive;
  * scop, deps: the source statements' dependences, on a scop kept for
  *	them; memo: the counts of the features computed so far. */
 struct autosched {
@@ -116,6 +118,7 @@ struct autosched {
 	int used_model;
 	int64_t *sizes;
 	int known;
+	int serial;
 	struct machine m;
 	int n_stmt;
 	struct stmt *stmt;
@@ -919,6 +922,10 @@ static int set_serial(struct autosched *a, int k)
 	if (!st->serial || (a->chain && k != a->n_stmt - 1) ||
 	    (parallel_index(st) < 0 && (a->chain || !is_contraction(st, &c))))
 		return 0;
+	a->serial = 1;
+	if (append(&a->summary, a->summary[0] ? "; " : "", "%s: not "
+			"parallel (%.0f instances)", st->name, work) < 0)
+		return -1;
 	return append(&a->accepted, "", "# %s: not parallel: %.0f "
 		"instances at these sizes, below %d\n", st->name, work,
 		PARALLEL_MIN_WORK);
@@ -1035,7 +1042,7 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	} else if (a.accepted && a.summary && a.sizes &&
 	    (a.memo || !a.model) && init_stmts(&a) == 0 &&
 	    schedule_all(&a) == 0) {
-		if (has_directive(a.accepted))
+		if (has_directive(a.accepted) || a.serial)
 			text = file_text(&a, a.accepted);
 		if (text)
 			file = ein_sched_file_parse(ctx,
