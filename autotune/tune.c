@@ -253,6 +253,10 @@ static int setup(struct run *r)
 	if (!r->prog || !opts)
 		return ein_options_free(opts), -1;
 	r->def = r->o->def ? r->o->def : ein_program_get_def_name(r->prog, 0);
+	/* A misspelt size is an error before the first compile, which
+	 * may take seconds (the same check again on the kernel below). */
+	if (ein_cli_check_sizes(r->o->sizes, r->prog, r->def) < 0)
+		return ein_options_free(opts), -2;
 	ein_options_set_schedule_lookup(opts, 0);
 	ein_options_set_compile_timeout(opts, compile_budget(r));
 	r->k0 = ein_kernel_compile_with(r->prog, r->def, opts);

@@ -200,6 +200,14 @@ int ein_cli_parse_sizes(const char *spec, ein_kernel *k, int64_t *sizes);
  * error at once, not after the schedule is chosen.  Returns 0 also when
  * there is no such definition (compiling says so). */
 int ein_cli_check_sizes(const char *spec, ein_program *prog, const char *def);
+/* Check that every name "spec" gives is a size of one of the "n_def"
+ * definitions "def" of "prog" (n_def 0: of every definition), before
+ * anything is compiled, with ein_cli_check_sizes's message for an
+ * unknown one; a size left out is no error (ein show and ein compile
+ * leave it symbolic).  Returns 0 also when a definition is not found
+ * (compiling says so). */
+int ein_cli_check_size_names(const char *spec, ein_program *prog,
+	int n_def, const char *const *def);
 
 /* Set the target of "opts" from --target's value (cpu, opencl,
  * opencl:P:D); -1 after printing an error of "cmd". */

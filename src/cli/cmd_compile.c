@@ -269,6 +269,7 @@ int ein_cmd_compile(int argc, char **argv)
 	ein_onnx *model = NULL;
 	ein_status st = EIN_ERROR_INVALID;
 	ein_calibration cal = EIN_CALIBRATION_MINMAX;
+	int bad = 0;
 
 	o.opts = ein_options_alloc();
 	if (parse_args(argc, argv, &o) < 0 || (o.calibration &&
@@ -290,7 +291,13 @@ int ein_cmd_compile(int argc, char **argv)
 	prog = o.quantize ? ein_cli_read_quantized(ctx, o.file, o.opts,
 		o.quantize, cal, &model) :
 		ein_cli_read_program(ctx, o.file, o.opts, &model);
-	if (prog)
+	/* A misspelt size is an error before any schedule is chosen, which
+	 * may take seconds; sizes of an imported model are checked by its
+	 * import. */
+	if (prog && !model && ein_cli_check_size_names(o.sizes, prog,
+			o.n_def, o.def) < 0)
+		st = EIN_ERROR_INVALID, bad = 1;
+	else if (prog)
 		aot = ein_aot_alloc(prog);
 	if (aot)
 		st = configure(aot, &o);
@@ -302,7 +309,7 @@ int ein_cmd_compile(int argc, char **argv)
 	if (st == EIN_OK)
 		st = ein_aot_write_files(aot, o.output, o.output ?
 			output_format(&o) : EIN_AOT_OBJECT, o.header);
-	if (st != EIN_OK)
+	if (st != EIN_OK && !bad)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	ein_aot_free(aot);
 	ein_program_free(prog);

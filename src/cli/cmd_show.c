@@ -79,14 +79,14 @@ static int show_graph(const char *file, int stage, const ein_options *opts)
 
 int ein_cmd_show(int argc, char **argv)
 {
-	const char *file = NULL, *def = NULL;
+	const char *file = NULL, *def = NULL, *sizes = NULL;
 	int stage = EIN_STAGE_AST;
 	ein_options *opts = ein_options_alloc();
 	ein_program *prog;
 	ein_onnx *model = NULL;
 	ein_ctx *ctx;
 	char *text;
-	int i, r;
+	int i, r, bad;
 
 	for (i = 1; i < argc; ++i) {
 		if ((r = ein_cli_parse_option(opts, argc, argv, &i)) != 0) {
@@ -95,6 +95,7 @@ int ein_cmd_show(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--def") && i + 1 < argc)
 			def = argv[++i];
 		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+			sizes = argv[i + 1];
 			if (ein_cli_size_hints("ein show", opts, argv[++i],
 					1) < 0)
 				return (ein_options_free(opts), 2);
@@ -124,11 +125,15 @@ int ein_cmd_show(int argc, char **argv)
 	}
 	ctx = ein_ctx_alloc();
 	prog = ein_cli_read_program(ctx, file, opts, &model);
-	text = prog ? ein_program_show_with(prog, def, (ein_stage) stage,
-		opts) : NULL;
+	/* A misspelt size is an error before the schedule is chosen, which
+	 * may take seconds; a size left out stays symbolic. */
+	bad = prog && !model &&
+		ein_cli_check_size_names(sizes, prog, def ? 1 : 0, &def) < 0;
+	text = prog && !bad ? ein_program_show_with(prog, def,
+		(ein_stage) stage, opts) : NULL;
 	if (text)
 		fputs(text, stdout);
-	else
+	else if (!bad)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	free(text);
 	ein_program_free(prog);

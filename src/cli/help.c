@@ -145,7 +145,8 @@ static const struct help_opt compile_cmd_opts[] = {
 	{ "--def NAME", "Compile this definition; may be repeated "
 	  "(default: every definition of the file)." },
 	{ "--sizes M=64,...", "Fix these sizes: the compiled function takes "
-	  "no argument for them and checks the tensors against them." },
+	  "no argument for them and checks the tensors against them (each "
+	  "name checked before anything is compiled)." },
 	{ "--const W=FILE", "Embed the contents of FILE (raw little-endian "
 	  "elements, or .npy) as the constant input W; may be repeated." },
 	{ "--target NAME", "Compile for a class of machine: host, x86_64, "
@@ -181,7 +182,8 @@ static const struct help_opt compile_cmd_opts[] = {
 
 static const struct help_opt show_opts[] = {
 	{ "--def NAME", "The definition to show." },
-	{ "--sizes M=7,...", "Compile for these sizes, as --fix-sizes does." },
+	{ "--sizes M=7,...", "Compile for these sizes, as --fix-sizes does "
+	  "(each name checked before anything is compiled)." },
 	{ "--stage=STAGE", "What to print: source, domains, deps, schedule, "
 	  "ast (the default), llvm-unopt, llvm, asm, c (the kernel as C "
 	  "text), or opencl (the OpenCL C of --target opencl); for an ONNX "
@@ -195,7 +197,8 @@ static const struct help_opt show_opts[] = {
 
 static const struct help_opt tune_opts[] = {
 	{ "--def NAME", "The definition to tune." },
-	{ "--sizes M=1024,...", "The sizes to tune for (required)." },
+	{ "--sizes M=1024,...", "The sizes to tune for (required; checked "
+	  "before anything is compiled)." },
 	{ "--target NAME", "The class of machine whose schedule directory is "
 	  "written (default: the host's)." },
 	{ "--trials N", "Measure at most N candidates (default 100 when "

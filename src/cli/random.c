@@ -300,3 +300,60 @@ int ein_cli_check_sizes(const char *spec, ein_program *prog, const char *def)
 		name[i] = ein_program_get_size_name(prog, def, i);
 	return parse_sizes(spec, &sn, sizes);
 }
+
+/* Add the sizes of definition "def" of "prog" not yet in "sn" (room for
+ * "max" names). */
+static void add_def_sizes(struct size_names *sn, const char **name, int max,
+	ein_program *prog, const char *def)
+{
+	int i, n = ein_program_n_size(prog, def);
+
+	for (i = 0; i < n && sn->n < max; ++i) {
+		const char *s = ein_program_get_size_name(prog, def, i);
+
+		if (s && find_size(sn, s, strlen(s)) < 0)
+			name[sn->n++] = s;
+	}
+}
+
+int ein_cli_check_size_names(const char *spec, ein_program *prog,
+	int n_def, const char *const *def)
+{
+	int i, max = 0, nd = n_def ? n_def : ein_program_n_def(prog);
+	const char *p = spec ? spec : "";
+
+	for (i = 0; i < nd; ++i) {
+		int n = ein_program_n_size(prog, n_def ? def[i] :
+			ein_program_get_def_name(prog, i));
+
+		if (n < 0)
+			return 0;
+		max += n;
+	}
+	{
+		const char *name[max + 1];
+		struct size_names sn = { 0, name };
+
+		for (i = 0; i < nd; ++i)
+			add_def_sizes(&sn, name, max, prog, n_def ? def[i] :
+				ein_program_get_def_name(prog, i));
+		for (; *p; p += strcspn(p, ","), p += *p == ',') {
+			size_t len = strcspn(p, ",");
+			const char *eq = memchr(p, '=', len);
+
+			if (eq && find_size(&sn, p, eq - p) >= 0)
+				continue;
+			fprintf(stderr, "ein: error: bad size '");
+			ein_cli_print_quoted(stderr, p, len > 40 ? 40 : len);
+			fprintf(stderr, "%s' in --sizes; ", len > 40 ? "..." :
+				"");
+			if (sn.n == 0) {
+				fprintf(stderr, "the kernel has no sizes\n");
+				return -1;
+			}
+			fprintf(stderr, "the kernel's sizes are: ");
+			return print_size_names(&sn), -1;
+		}
+	}
+	return 0;
+}

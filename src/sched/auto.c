@@ -27,6 +27,8 @@
 #include "ctx.h"
 #include "frontend/type.h"
 #include "poly/scop.h"
+#include "poly/count.h"
+#include "poly/specialize.h"
 #include "poly/deps.h"
 #include "sched/schedule.h"
 #include "sched/apply.h"
@@ -41,6 +43,13 @@
 /* The iterations of a one-loop statement run per parallel chunk, in
  * vectors. */
 #define CHUNK_VECTORS 256
+/* The least work, in statement instances, under a loop worth running in
+ * parallel: below it, starting the thread pool costs more than the loop
+ * (issue 23: the softmax of a 2 x 5 tensor, 10 + 10 + 10 instances, took
+ * 0.43 ms per run in parallel, thread start-up; a few microseconds in
+ * one thread).  32768 instances are some tens of microseconds of work
+ * at a few instructions each, about what waking the pool costs. */
+#define PARALLEL_MIN_WORK 32768
 #define MAX_INDEX 16
 #define MAX_ALT 16
 /* The most statements the rules schedule.  Each candidate is checked on
@@ -64,13 +73,18 @@ struct machine {
  * fs: its checked form; name: as schedule files name it ("T", "T#2");
  * n_loop, order: its default loops (ein_schedule_default), outermost
  *	first, as positions in fs->index;
- * lanes: the elements of its widest type in one vector. */
+ * lanes: the elements of its widest type in one vector;
+ * work: its instances (its initialisation's too) at the sizes when every
+ *	size is known, else -1;
+ * serial: no loop of it runs in parallel (too little work under it). */
 struct stmt {
 	const struct ein_func_stmt *fs;
 	char name[80];
 	int n_loop;
 	int order[MAX_INDEX];
 	int lanes;
+	double work;
+	int serial;
 };
 
 /* A group's alternatives: the directives and a label each; with the
@@ -90,6 +104,9 @@ struct group {
  * chain: the chain rule placed every statement in the last one;
  * model: rank the alternatives of scored groups by the cost model at
  *	"sizes" (func's order); used_model: it chose an alternative;
+ * known: every size of func was given (not the model's stand-in);
+ * serial: a statement was kept out of parallel (set_serial): the file
+ *	says so even when it holds no directive;
  * scop, deps: the source statements' dependences, on a scop kept for
  *	them; memo: the counts of the features computed so far. */
 struct autosched {
@@ -100,6 +117,8 @@ struct autosched {
 	int model;
 	int used_model;
 	int64_t *sizes;
+	int known;
+	int serial;
 	struct machine m;
 	int n_stmt;
 	struct stmt *stmt;
@@ -231,6 +250,38 @@ static int default_loops(struct autosched *a, struct ein_schedule *s, int k)
 	return -1;
 }
 
+/* The instances of every statement of a->scop from source statement
+ * "k" (its initialisation included), at the sizes; -1 if a size is not
+ * known or on error. */
+static double stmt_work(struct autosched *a, int k)
+{
+	isl_set *params;
+	double sum = 0;
+	int i;
+
+	if (!a->known)
+		return -1;
+	params = isl_set_universe(ein_func_get_param_space(a->ctx, a->func));
+	for (i = 0; i < a->func->n_size; ++i)
+		params = ein_specialize_fix(params, isl_dim_param, i,
+			a->sizes[i]);
+	for (i = 0; sum >= 0 && i < a->scop->n_stmt; ++i) {
+		const struct ein_scop_stmt *ss = &a->scop->stmt[i];
+		isl_set *dom;
+		double n;
+
+		if (ss->src != k)
+			continue;
+		dom = isl_set_intersect_params(isl_set_copy(ss->domain),
+			isl_set_copy(params));
+		n = dom ? ein_count_points(dom, NULL) : -1;
+		isl_set_free(dom);
+		sum = n < 0 ? -1 : sum + n;
+	}
+	isl_set_free(params);
+	return sum;
+}
+
 /* Fill a->stmt from the definition and its default schedule, and
  * a->scop and a->deps. */
 static int init_stmts(struct autosched *a)
@@ -260,6 +311,7 @@ static int init_stmts(struct autosched *a)
 		if (st->lanes < 1)
 			st->lanes = 1;
 		r = default_loops(a, s, k);
+		st->work = r == 0 ? stmt_work(a, k) : -1;
 	}
 	ein_schedule_free(s);
 	ein_schedule_free(src);
@@ -634,11 +686,13 @@ static char *contraction_text(const struct stmt *st,
 	if (level < 3)
 		fprintf(f, "%s: unroll %s.i full\n", n, ix[c->i]);
 	fprintf(f, "%s: vectorize %s.i %d\n", n, ix[c->j], w);
-	if (c->n_outer)
+	if (st->serial)
+		;
+	else if (c->n_outer)
 		fprintf(f, "%s: parallel %s\n", n, ix[c->outer[0]]);
 	else
 		fprintf(f, "%s: parallel %s.o\n", n, ix[c->j]);
-	if (st->fs->ast->init)
+	if (st->fs->ast->init && !st->serial)
 		fprintf(f, "%s.init: parallel %s\n", n, ix[0]);
 	if (fclose(f) != 0)
 		return free(text), NULL;
@@ -848,13 +902,44 @@ static int chain_group(struct autosched *a, struct group *g)
 
 /* ---- the whole definition ---------------------------------------------- */
 
+/* Decide whether statement k runs serially: when the work under its
+ * outermost loop, its own instances (in a chain, the last statement's
+ * loop runs every producer too: all of theirs), is known and below
+ * PARALLEL_MIN_WORK; say so in a comment. */
+static int set_serial(struct autosched *a, int k)
+{
+	struct stmt *st = &a->stmt[k];
+	double work = st->work;
+	int i;
+	struct contraction c;
+
+	if (a->chain && k == a->n_stmt - 1)
+		for (i = 0; i + 1 < a->n_stmt && work >= 0; ++i)
+			work = a->stmt[i].work < 0 ? -1 :
+				work + a->stmt[i].work;
+	st->serial = work >= 0 && work < PARALLEL_MIN_WORK;
+	/* A chain's producer has no loop of its own to run in parallel. */
+	if (!st->serial || (a->chain && k != a->n_stmt - 1) ||
+	    (parallel_index(st) < 0 && (a->chain || !is_contraction(st, &c))))
+		return 0;
+	a->serial = 1;
+	if (append(&a->summary, a->summary[0] ? "; " : "", "%s: not "
+			"parallel (%.0f instances)", st->name, work) < 0)
+		return -1;
+	return append(&a->accepted, "", "# %s: not parallel: %.0f "
+		"instances at these sizes, below %d\n", st->name, work,
+		PARALLEL_MIN_WORK);
+}
+
 /* The group of statement k. */
 static int stmt_group(struct autosched *a, int k, struct group *g)
 {
-	const struct stmt *st = &a->stmt[k];
+	struct stmt *st = &a->stmt[k];
 	struct contraction c;
 	int last = k == a->n_stmt - 1;
 
+	if (set_serial(a, k) < 0)
+		return -1;
 	if (!a->chain && is_contraction(st, &c) &&
 	    contraction_group(a, st, &c, g) < 0)
 		return -1;
@@ -865,7 +950,7 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	/* The chain's output is written once, a row at a time, and not
 	 * read again by the kernel: non-temporal stores save reading its
 	 * lines first (softmax 4096^2: 15.2 -> 12.1 ms, docs/performance.md). */
-	return simple_group(st, 1, 1, a->chain && last, g);
+	return simple_group(st, !st->serial, 1, a->chain && last, g);
 }
 
 static int schedule_all(struct autosched *a)
@@ -904,6 +989,17 @@ static int has_directive(const char *text)
 	return 0;
 }
 
+/* Does "sizes" give every size of "func"? */
+static int all_known(const struct ein_func *func, const int64_t *sizes)
+{
+	int i;
+
+	for (i = 0; i < func->n_size; ++i)
+		if (!sizes || sizes[i] <= 0)
+			return 0;
+	return 1;
+}
+
 /* The sizes the cost model scores at (auto.h). */
 static int64_t *model_sizes(const struct ein_func *func, const int64_t *sizes)
 {
@@ -931,6 +1027,7 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	a.strict = strict;
 	a.model = model && ein_cost_model_n_tree() > 0;
 	a.sizes = model_sizes(func, sizes);
+	a.known = all_known(func, sizes);
 	a.m = machine_of(target);
 	a.accepted = strdup("");
 	a.summary = strdup("");
@@ -945,7 +1042,7 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	} else if (a.accepted && a.summary && a.sizes &&
 	    (a.memo || !a.model) && init_stmts(&a) == 0 &&
 	    schedule_all(&a) == 0) {
-		if (has_directive(a.accepted))
+		if (has_directive(a.accepted) || a.serial)
 			text = file_text(&a, a.accepted);
 		if (text)
 			file = ein_sched_file_parse(ctx,

@@ -17,6 +17,10 @@
  *   any other    the innermost loop vectorised when accesses are
  *                contiguous along it, the outermost parallel.
  *
+ * No loop is made parallel over fewer than PARALLEL_MIN_WORK (32768)
+ * statement instances when every size is known ("sizes"): starting the
+ * thread pool would cost more than the loop.
+ *
  * Each rule's directives are checked by ein_sched_apply, the check of
  * every schedule file; a rejected rule falls back one step at a time
  * (without pack, without accumulate, ...) down to nothing, which is the
