@@ -34,6 +34,11 @@ int ein_cli_is_onnx(const char *path);
 ein_program *ein_cli_read_program(ein_ctx *ctx, const char *path,
 	const ein_options *opts, ein_onnx **model);
 int ein_cli_find_const(const ein_onnx *model, const char *name);
+/* The file of input "name": the last of the n_input "NAME=FILE" of
+ * --input that names it, else DIR/NAME.npy of "dir" if that exists (into
+ * buf); NULL if none. */
+const char *ein_cli_input_file(int n_input, const char *const *input,
+	const char *dir, const char *name, char *buf, size_t size);
 /* The ONNX model in "path" written in int8 from the profile "profile"
  * (ein_onnx_quantize), as ein_cli_read_program reads it; parse
  * --calibration's value "s" (-1 after a message of "cmd"). */

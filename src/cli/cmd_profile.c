@@ -101,21 +101,11 @@ static int parse_args(int argc, char **argv, struct profile_opts *o)
 	return o->file && ein_cli_is_onnx(o->file) && o->output ? 0 : -1;
 }
 
-/* The file of input "name": from --input, else DIR/NAME.npy of --inputs
- * if it exists; NULL if none (into buf). */
 static const char *input_file(const struct profile_opts *o, const char *name,
 	char *buf, size_t size)
 {
-	size_t len = strlen(name);
-	int i;
-
-	for (i = o->n_input - 1; i >= 0; --i)
-		if (!strncmp(o->input[i], name, len) && o->input[i][len] == '=')
-			return o->input[i] + len + 1;
-	if (!o->inputs)
-		return NULL;
-	snprintf(buf, size, "%s/%s.npy", o->inputs, name);
-	return access(buf, R_OK) == 0 ? buf : NULL;
+	return ein_cli_input_file(o->n_input, o->input, o->inputs, name, buf,
+		size);
 }
 
 /* Is any input given a file?  Then one sample is profiled: the files. */

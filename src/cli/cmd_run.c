@@ -64,21 +64,11 @@ static int add_ranges(struct run_opts *o, const char *spec)
 	return 0;
 }
 
-/* The file that --input gives tensor "name", else DIR/NAME.npy of
- * --weights if it exists (into buf); NULL if none. */
 static const char *input_file(const struct run_opts *o, const char *name,
 	char *buf, size_t size)
 {
-	size_t len = strlen(name);
-	int i;
-
-	for (i = o->n_input - 1; i >= 0; --i)
-		if (!strncmp(o->input[i], name, len) && o->input[i][len] == '=')
-			return o->input[i] + len + 1;
-	if (!o->weights)
-		return NULL;
-	snprintf(buf, size, "%s/%s.npy", o->weights, name);
-	return access(buf, F_OK) == 0 ? buf : NULL;
+	return ein_cli_input_file(o->n_input, o->input, o->weights, name, buf,
+		size);
 }
 
 /* Fill input (or in-place tensor) "pos" of "k": from the file --input

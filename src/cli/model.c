@@ -2,7 +2,9 @@
  * model.c: the tool's input files: an .ein source, or an ONNX model that
  * the importer writes as ein source (docs/onnx.md).
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
 int ein_cli_is_onnx(const char *path)
@@ -57,4 +59,19 @@ int ein_cli_parse_calibration(const char *cmd, const char *s,
 		return -1;
 	}
 	return 0;
+}
+
+const char *ein_cli_input_file(int n_input, const char *const *input,
+	const char *dir, const char *name, char *buf, size_t size)
+{
+	size_t len = strlen(name);
+	int i;
+
+	for (i = n_input - 1; i >= 0; --i)
+		if (!strncmp(input[i], name, len) && input[i][len] == '=')
+			return input[i] + len + 1;
+	if (!dir)
+		return NULL;
+	snprintf(buf, size, "%s/%s.npy", dir, name);
+	return access(buf, F_OK) == 0 ? buf : NULL;
 }

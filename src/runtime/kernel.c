@@ -123,8 +123,9 @@ static int get_code(ein_kernel *k, ein_program *prog,
 	return 0;
 }
 
-ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
-	const ein_options *opts)
+/* A kernel of definition "def" of "prog", without schedule or code yet;
+ * NULL after an error. */
+static ein_kernel *kernel_alloc(ein_program *prog, const char *def)
 {
 	ein_ctx *ctx = ein_program_get_ctx(prog);
 	ein_kernel *k;
@@ -141,6 +142,17 @@ ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
 	k->func = ein_program_get_func(prog, def);
 	if (!k->func)
 		return (ein_kernel_free(k), NULL);
+	return k;
+}
+
+ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
+	const ein_options *opts)
+{
+	ein_ctx *ctx = ein_program_get_ctx(prog);
+	ein_kernel *k = kernel_alloc(prog, def);
+
+	if (!k)
+		return NULL;
 	if (ein_options_choose_schedule(ctx, opts, k->func, &k->sched) < 0)
 		return (ein_kernel_free(k), NULL);
 	if (get_code(k, prog, opts) < 0 || init_signature(k) < 0)
@@ -153,20 +165,10 @@ ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
 ein_kernel *ein_kernel_reference(ein_program *prog, const char *def)
 {
 	ein_ctx *ctx = ein_program_get_ctx(prog);
-	ein_kernel *k;
+	ein_kernel *k = kernel_alloc(prog, def);
 
-	if (!prog)
+	if (!k)
 		return NULL;
-	ein_ctx_clear_error(ctx);
-	k = calloc(1, sizeof(*k));
-	if (!k) {
-		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
-		return NULL;
-	}
-	k->ctx = ctx;
-	k->func = ein_program_get_func(prog, def);
-	if (!k->func)
-		return (ein_kernel_free(k), NULL);
 	k->prog = ein_program_copy(prog);
 	if (init_signature(k) < 0) {
 		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
