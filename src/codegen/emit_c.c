@@ -73,6 +73,9 @@ struct c_emit {
 	const char *next_stride;
 	int next_fenced;
 	int n_copy;
+	int n_fence;
+	int n_if;
+	int if_fence[MAX_DEPTH];
 };
 
 /* A string printed from "fmt" and kept in the pool; NULL if out of
@@ -241,6 +244,13 @@ static const char *loop_comment(struct c_emit *c,
 		attr->unroll ? fmt(c, " unroll %d", attr->unroll) : "");
 }
 
+/* Print the map's barrier, counting it (if_branch_end). */
+static void fence(struct c_emit *c)
+{
+	line(c, "%s", c->map->fence);
+	c->n_fence++;
+}
+
 static int for_open(void *user, __isl_keep isl_id *iter, ein_value init,
 	const struct ein_loop_attr *attr)
 {
@@ -263,7 +273,7 @@ static int for_open(void *user, __isl_keep isl_id *iter, ein_value init,
 	f->unroll = attr ? attr->unroll : 0;
 	f->copy = attr && attr->gpu_copy && c->map && c->map->fence;
 	if (f->copy && c->n_copy++ == 0)
-		line(c, "%s", c->map->fence);
+		fence(c);
 	f->text = NULL;
 	body = f->head && f->comment ? open_memstream(&f->text, &f->len) :
 		NULL;
@@ -317,13 +327,13 @@ static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 		fputs(f->text, c->out);
 		if (f->fenced) {
 			c->depth++;
-			line(c, "%s", c->map->fence);
+			fence(c);
 			c->depth--;
 		}
 		line(c, "}");
 	}
 	if (f->copy && --c->n_copy == 0 && ok == 0)
-		line(c, "%s", c->map->fence);
+		fence(c);
 	free(f->text);
 	return ok;
 }
@@ -332,15 +342,36 @@ static int if_open(void *user, ein_value cond)
 {
 	struct c_emit *c = user;
 
+	if (c->n_if >= MAX_DEPTH) {
+		ein_internal(c->ctx, "conditions nested too deep");
+		return -1;
+	}
+	c->if_fence[c->n_if++] = c->n_fence;
 	line(c, "if (%s) {", (char *) cond);
 	c->depth++;
 	return 0;
+}
+
+/* End a branch of the innermost condition: with a barrier if the branch
+ * holds one.  Such a condition is the same for every work-item of the
+ * group (OpenCL requires it of a barrier's path), so one more barrier is
+ * safe; PoCL 3.1 gave wrong results without it on a __local tile copied
+ * and read under "if (K % 16 >= 1)" (the last tile of k) inside the
+ * work-group loops, correct with -cl-opt-disable (issue 20,
+ * EIN_SCHED_SEED=5 trial 9). */
+static void if_branch_end(struct c_emit *c)
+{
+	if (c->n_fence > c->if_fence[c->n_if - 1]) {
+		fence(c);
+		c->if_fence[c->n_if - 1] = c->n_fence;
+	}
 }
 
 static int if_else(void *user)
 {
 	struct c_emit *c = user;
 
+	if_branch_end(c);
 	c->depth--;
 	line(c, "} else {");
 	c->depth++;
@@ -351,6 +382,8 @@ static int if_close(void *user)
 {
 	struct c_emit *c = user;
 
+	if_branch_end(c);
+	c->n_if--;
 	c->depth--;
 	line(c, "}");
 	return 0;
@@ -1101,14 +1134,14 @@ static int lone_mark(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 	int copy = attr->gpu_copy && c->map->fence, ok;
 
 	if (copy && c->n_copy++ == 0)
-		line(c, "%s", c->map->fence);
+		fence(c);
 	ok = cond ? if_open(c, (ein_value) cond) : 0;
 	if (ok == 0)
 		ok = ein_walk_mark_child(e, node);
 	if (ok == 0 && cond)
 		ok = if_close(c);
 	if (copy && --c->n_copy == 0 && ok == 0)
-		line(c, "%s", c->map->fence);
+		fence(c);
 	return ok;
 }
 
