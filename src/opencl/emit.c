@@ -350,7 +350,14 @@ static void print_prelude(FILE *out)
 }
 
 /* Print the signature of kernel "l": the plan's tensors, then the
- * sizes. */
+ * sizes.  The buffers are not declared restrict, although they never
+ * overlap: with restrict, PoCL 3.1 gave wrong results for a convolution
+ * whose accumulator tile is loaded from, and stored to, its output in a
+ * work-group of one work-item (issue 20, EIN_SCHED_SEED=16 trial 18;
+ * correct without restrict, with -cl-opt-disable or with more
+ * work-items), and dropping it did not change the speed of the
+ * hand-written matmul on PoCL (512^3: 21.7-23.7 ms with, 20.5-23.5
+ * without). */
 static void print_signature(FILE *out, const struct ein_ocl_plan *plan,
 	struct ein_scop *scop, const struct ein_ocl_launch *l)
 {
@@ -363,7 +370,7 @@ static void print_signature(FILE *out, const struct ein_ocl_plan *plan,
 		int input = t < func->n_tensor &&
 			func->tensor[t].role == EIN_ROLE_INPUT;
 
-		fprintf(out, "%s__global %s%s *restrict %s", i ? ", " : "",
+		fprintf(out, "%s__global %s%s *%s", i ? ", " : "",
 			input ? "const " : "",
 			ein_c_memory_type(ein_scop_tensor_type(scop, t)),
 			ein_scop_tensor_name(scop, t));
