@@ -160,8 +160,9 @@ int main(int argc, char **argv)
 	k = prog ? compile(prog, argv[2], argv[3], sizes) : NULL;
 	ref = prog ? ein_kernel_reference(prog, argv[2]) : NULL;
 	if (!k || !ref || n_in + 1 > MAX_ARGS || rounds < 1) {
-		fprintf(stderr, "stream_align: %s: %s\n", argv[2],
-			ein_ctx_last_error(ctx));
+		fprintf(stderr, "stream_align: %s with %s: %s\n", argv[2],
+			argv[3], *ein_ctx_last_error(ctx) ?
+			ein_ctx_last_error(ctx) : "cannot be compiled");
 		return 1;
 	}
 	ein_set_num_threads(1);
