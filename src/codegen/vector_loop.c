@@ -64,7 +64,7 @@ static int whole_vectors(__isl_keep isl_ast_node *node, int width)
 }
 
 /* What a test of the statements of a loop body (every_stmt) asks about:
- * the loop's iterator "iter" and vector width "width"; for stream_head,
+ * the loop's iterator "iter" and vector width "width"; for stream_start,
  * the loop's start "init" and, once found, the first aligned iteration
  * "start". */
 struct query {
