@@ -27,6 +27,7 @@
 #include "outfile.h"
 #include "sched/file.h"
 #include "cli/cli.h"
+#include "autotune/analog.h"
 #include "autotune/measure.h"
 #include "autotune/model.h"
 #include "autotune/prior.h"
@@ -325,11 +326,12 @@ static int add_trial(struct run *r, struct trial *t)
 		st != EIN_TRIAL_SLOW;
 	r->n_slow += st == EIN_TRIAL_SLOW;
 	r->n_wrong += st == EIN_TRIAL_WRONG;
-	/* The automatic seed's plan is not its own: keep it out of the
-	 * model.  A slow one's single call says enough of its speed for
-	 * the model to learn where not to look. */
+	/* The automatic and analog seeds' plans are not their own: keep
+	 * them out of the model.  A slow one's single call says enough of
+	 * its speed for the model to learn where not to look. */
 	if ((st == EIN_TRIAL_OK || st == EIN_TRIAL_SLOW) &&
-	    strcmp(t->rec.origin, "automatic")) {
+	    strcmp(t->rec.origin, "automatic") &&
+	    strcmp(t->rec.origin, "analog")) {
 		double f[EIN_MODEL_N_FEATURE];
 
 		ein_model_features(&r->space, &t->cand, f);
@@ -1027,6 +1029,39 @@ static int try_auto(struct run *r)
 	return res;
 }
 
+/* Measure the schedule of the GEMM of the same structure (analog.h)
+ * as a seed, with the default candidate's plan (it has none of its own
+ * in the search space). */
+static int try_analog(struct run *r)
+{
+	char *why, *text = ein_analog_directives(r->ctx, &r->space,
+		r->target, &why);
+	struct ein_cand c;
+	int res = 0;
+
+	if (text && !seen(r, text)) {
+		if (r->o->verbose)
+			fprintf(stderr, "ein tune: analog seed from %s\n",
+				why);
+		ein_cand_default(&r->space, &c);
+		res = try_cand(r, &c, "analog", text);
+	}
+	free(text);
+	free(why);
+	return res;
+}
+
+/* The seeds measured right after the default schedule, budget
+ * permitting: the automatic schedule, then the analog's. */
+static int try_after_default(struct run *r)
+{
+	int res = budget_left(r) ? try_auto(r) : 0;
+
+	if (res == 0 && budget_left(r))
+		res = try_analog(r);
+	return res;
+}
+
 static int search(struct run *r)
 {
 	int attempts = 0, tried_auto = 0;
@@ -1042,8 +1077,8 @@ static int search(struct run *r)
 			break;
 		res = try_cand(r, &c, origin, text);
 		free(text);
-		if (res == 0 && !tried_auto++ && budget_left(r))
-			res = try_auto(r);
+		if (res == 0 && !tried_auto++)
+			res = try_after_default(r);
 		if (res < 0)
 			return -1;
 		progress(r);
@@ -1051,9 +1086,22 @@ static int search(struct run *r)
 	return 0;
 }
 
+/* Print the analog seed (analog.h) of the run, if it has one. */
+static void list_analog(const struct run *r)
+{
+	char *why, *text = ein_analog_directives(r->ctx, &r->space,
+		r->target, &why);
+
+	if (text)
+		printf("analog seed from %s:\n%s", why, text);
+	free(text);
+	free(why);
+}
+
 /* Print the space of the run (--list-space): the machine, each
  * statement's loops with their extents and tile sizes, and the
- * directives of the analytic seeds, without measuring anything. */
+ * directives of the analog seed (analog.h) and of the analytic seeds,
+ * without measuring anything. */
 static int list_space(const struct run *r)
 {
 	const struct ein_space *sp = &r->space;
@@ -1080,6 +1128,7 @@ static int list_space(const struct run *r)
 			printf("\n");
 		}
 	}
+	list_analog(r);
 	for (i = 0; i < n; ++i) {
 		char *text = ein_cand_to_directives(sp, &seed[i]);
 

@@ -47,8 +47,8 @@ enum ein_tune_output {
  * verbose: print how each candidate was compiled and measured;
  * slow_factor: stop a measurement whose first timed call takes over this
  *	many times the best's median (0: never; rank.h);
- * list_space: print the space and the seeds' directives, measure
- *	nothing. */
+ * list_space: print the space, the analog seed and the seeds'
+ *	directives, measure nothing. */
 struct ein_tune_opts {
 	const char *file, *def, *sizes, *target, *output, *log;
 	int trials;

@@ -232,8 +232,10 @@ static const struct help_opt tune_opts[] = {
 	  "measured, and the leaders' medians when they are measured "
 	  "again before the best is chosen." },
 	{ "--list-space", "Print the search space (the machine, each "
-	  "statement's loops, extents and tile sizes) and the directives of "
-	  "the analytic seeds, and measure nothing." },
+	  "statement's loops, extents and tile sizes), the analog seed (the "
+	  "installed matmul or batched_matmul schedule renamed for a "
+	  "GEMM-shaped contraction) and the directives of the analytic "
+	  "seeds, and measure nothing." },
 	{ "--quiet", "Print only the result." },
 	{ "--json", "Print the result as JSON." },
 	{ "--plot LOG", "Plot the best GFLOP/s over time of a tuning log "

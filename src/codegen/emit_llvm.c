@@ -402,7 +402,8 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 		.for_close = &for_close, .if_open = &if_open,
 		.if_else = &if_else, .if_close = &if_close,
 		.user_stmt = &ein_llvm_user_stmt,
-		.vector_stmt = &ein_llvm_vector_stmt, .scop = scop,
+		.vector_stmt = &ein_llvm_vector_stmt,
+		.stream_start = &ein_llvm_stream_start, .scop = scop,
 		.for_loop = &ein_vector_loop };
 	int n_par = 0;
 	const struct ein_func *func = scop->func;

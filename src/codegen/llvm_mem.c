@@ -210,12 +210,41 @@ void ein_llvm_store_memory(struct llvm_emit *e, LLVMValueRef v,
 		LLVMSetAlignment(st, ein_llvm_elem_bytes(type));
 }
 
+/* Is a vector of "bytes" bytes stored with a non-temporal hint?  Only
+ * vectors of 16, 32 or 64 bytes, the sizes of movntps and its wider
+ * forms. */
+static int streams(long bytes)
+{
+	return bytes == 16 || bytes == 32 || bytes == 64;
+}
+
+LLVMValueRef ein_llvm_stream_aligned_from(struct llvm_emit *e,
+	LLVMValueRef addr, enum ein_type type, int lanes, LLVMValueRef init)
+{
+	long elem = ein_llvm_elem_bytes(type), bytes = lanes * elem;
+	LLVMValueRef p, head, misfit;
+
+	if (!streams(bytes))
+		return NULL;
+	p = LLVMBuildPtrToInt(e->b, addr, e->i64, "");
+	head = LLVMBuildAnd(e->b, LLVMBuildNeg(e->b, p, ""),
+		LLVMConstInt(e->i64, bytes - 1, 0), "");
+	head = LLVMBuildUDiv(e->b, head, LLVMConstInt(e->i64, elem, 0), "");
+	misfit = LLVMBuildICmp(e->b, LLVMIntNE, LLVMBuildAnd(e->b, p,
+		LLVMConstInt(e->i64, elem - 1, 0), ""),
+		LLVMConstInt(e->i64, 0, 0), "");
+	head = LLVMBuildSelect(e->b, misfit, LLVMConstInt(e->i64, 0, 0), head,
+		"head");
+	return LLVMBuildNSWAdd(e->b, init, head, "aligned");
+}
+
 /* Store the vector "v" at "addr" with a non-temporal hint (a store that
  * bypasses the caches: movntps, stnp) where "addr" is aligned to the
  * vector's size, which that instruction needs (LLVM splits an unaligned
  * one into scalar stores), and as a plain store elsewhere: a branch per
- * vector, always taken the same way along a row of an aligned tensor.
- * Only vectors of 16, 32 or 64 bytes; others are stored plainly. */
+ * vector, always taken the same way along a row (vector_loop.c starts
+ * the vectors of a long loop where its first streamed store is
+ * aligned).  Only vectors that streams(); others are stored plainly. */
 static void store_streamed(struct llvm_emit *e, LLVMValueRef v,
 	enum ein_type type, LLVMValueRef addr)
 {
@@ -224,7 +253,7 @@ static void store_streamed(struct llvm_emit *e, LLVMValueRef v,
 	LLVMBasicBlockRef nt, plain, join;
 	LLVMMetadataRef md;
 
-	if (bytes != 16 && bytes != 32 && bytes != 64) {
+	if (!streams(bytes)) {
 		ein_llvm_store_memory(e, v, type, addr);
 		return;
 	}

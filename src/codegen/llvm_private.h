@@ -186,6 +186,14 @@ LLVMValueRef ein_llvm_load_memory(struct llvm_emit *e, LLVMValueRef addr,
 void ein_llvm_store_memory(struct llvm_emit *e, LLVMValueRef v,
 	enum ein_type type, LLVMValueRef addr);
 
+/* The first element from "addr" on, of "type", at which a vector of
+ * "lanes" is aligned for a non-temporal store, as "init" plus the number
+ * of elements before it (0 to lanes - 1; 0 where "addr" is not aligned
+ * to an element, as no element after it is aligned either); NULL if
+ * such vectors are not streamed (store_streamed). */
+LLVMValueRef ein_llvm_stream_aligned_from(struct llvm_emit *e,
+	LLVMValueRef addr, enum ein_type type, int lanes, LLVMValueRef init);
+
 /* Non-temporal stores are weakly ordered: a fence at the exit of a
  * function that made some orders them before whatever reads the results
  * (the caller, or the threads after the pool's join). */
@@ -220,6 +228,13 @@ int ein_llvm_parallel_for(void *user, __isl_keep isl_ast_node *node,
  * the loop carries no dependence other than such reductions. */
 int ein_llvm_vector_stmt(void *user, const struct ein_user_stmt *us,
 	__isl_keep isl_id *iter, int width);
+
+/* The walker's stream_start (walk.h): where the non-temporal stores of
+ * statement "us", in a loop over "iter" from "init" emitted as explicit
+ * vectors of "width" lanes, are aligned; its stores to tensors stream
+ * (ein_llvm_store_value), those to buffers and its copies do not. */
+int ein_llvm_stream_start(void *user, const struct ein_user_stmt *us,
+	__isl_keep isl_id *iter, ein_value init, int width, ein_value *start);
 
 /* The walker's user_stmt (walk.h): the body of statement instance "us". */
 int ein_llvm_user_stmt(void *user, const struct ein_user_stmt *us);

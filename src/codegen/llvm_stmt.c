@@ -894,6 +894,29 @@ static LLVMValueRef stmt_addr(void *user, int pos)
 	return access_addr(user, pos);
 }
 
+int ein_llvm_stream_start(void *user, const struct ein_user_stmt *us,
+	__isl_keep isl_id *iter, ein_value init, int width, ein_value *start)
+{
+	struct llvm_emit *e = user;
+	const struct ein_scop_stmt *stmt = us->stmt;
+	struct stmt_emit s = { e, e->em, us, NULL, NULL };
+	int t = ein_scop_access_get_target(&stmt->access[0]);
+	LLVMValueRef slot, addr;
+
+	if (stmt->kind != EIN_STMT_COMPUTE || ein_scop_get_buffer(e->scop, t))
+		return 0;
+	slot = ein_llvm_iter_slot(e, iter, 1);
+	if (!slot)
+		return -1;
+	LLVMBuildStore(e->b, init, slot);
+	addr = access_addr(&s, 0);
+	if (!addr)
+		return -1;
+	*start = ein_llvm_stream_aligned_from(e, addr,
+		ein_llvm_tensor_type(e, stmt->access[0].tensor), width, init);
+	return *start != NULL;
+}
+
 int ein_llvm_user_stmt(void *user, const struct ein_user_stmt *us)
 {
 	struct llvm_emit *e = user;

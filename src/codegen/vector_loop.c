@@ -31,14 +31,13 @@ static int int_value(__isl_take isl_ast_expr *expr, long *v)
 	return ok;
 }
 
-/* Does the loop "node", stepping by 1, run a constant number of
- * iterations that is a multiple of "width"?  Its condition is then
- * "iter <= N" or "iter < N" with integers for N and its start. */
-static int whole_vectors(__isl_keep isl_ast_node *node, int width)
+/* The number of iterations of loop "node", stepping by 1, if it is a
+ * constant (its condition is then "iter <= N" or "iter < N" with integers
+ * for N and its start); -1 if not. */
+static long constant_trips(__isl_keep isl_ast_node *node)
 {
 	isl_ast_expr *cond = isl_ast_node_for_get_cond(node);
-	long lo, hi, step;
-	int ok = 0;
+	long lo, hi, step, n = -1;
 
 	if (cond && isl_ast_expr_get_type(cond) == isl_ast_expr_op &&
 	    int_value(isl_ast_node_for_get_init(node), &lo) &&
@@ -47,25 +46,44 @@ static int whole_vectors(__isl_keep isl_ast_node *node, int width)
 		enum isl_ast_expr_op_type op = isl_ast_expr_get_op_type(cond);
 
 		if (op == isl_ast_expr_op_le)
-			ok = (hi - lo + 1) % width == 0;
+			n = hi - lo + 1;
 		else if (op == isl_ast_expr_op_lt)
-			ok = (hi - lo) % width == 0;
+			n = hi - lo;
 	}
 	isl_ast_expr_free(cond);
-	return ok;
+	return n < 0 ? -1 : n;
 }
+
+/* Does the loop "node", stepping by 1, run a constant number of
+ * iterations that is a multiple of "width"? */
+static int whole_vectors(__isl_keep isl_ast_node *node, int width)
+{
+	long n = constant_trips(node);
+
+	return n >= 0 && n % width == 0;
+}
+
+/* What a test of the statements of a loop body (every_stmt) asks about:
+ * the loop's iterator "iter" and vector width "width"; for stream_start,
+ * the loop's start "init" and, once found, the first aligned iteration
+ * "start". */
+struct query {
+	isl_id *iter;
+	int width;
+	ein_value init;
+	ein_value start;
+};
 
 /* A test of a statement of a loop body (every_stmt): 1 if it passes, 0
  * if not, -1 on error. */
 typedef int (*stmt_test)(const struct ein_emitter *e,
-	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width);
+	const struct ein_user_stmt *us, struct query *q);
 
 /* Does every statement of "node" pass "test", "node" holding nothing
  * else than statements, blocks and marks?  1 if so, 0 if not, -1 on
  * error. */
 static int every_stmt(const struct ein_emitter *e,
-	__isl_keep isl_ast_node *node, stmt_test test,
-	__isl_keep isl_id *iter, int width)
+	__isl_keep isl_ast_node *node, stmt_test test, struct query *q)
 {
 	const struct ein_user_stmt *us;
 	isl_ast_node_list *list;
@@ -75,10 +93,10 @@ static int every_stmt(const struct ein_emitter *e,
 	switch (isl_ast_node_get_type(node)) {
 	case isl_ast_node_user:
 		us = ein_ast_node_get_user_stmt(node);
-		return us ? test(e, us, iter, width) : -1;
+		return us ? test(e, us, q) : -1;
 	case isl_ast_node_mark:
 		child = isl_ast_node_mark_get_node(node);
-		ok = every_stmt(e, child, test, iter, width);
+		ok = every_stmt(e, child, test, q);
 		isl_ast_node_free(child);
 		return ok;
 	case isl_ast_node_block:
@@ -86,7 +104,7 @@ static int every_stmt(const struct ein_emitter *e,
 		n = isl_ast_node_list_n_ast_node(list);
 		for (i = 0, ok = n >= 0 ? 1 : -1; ok == 1 && i < n; ++i) {
 			child = isl_ast_node_list_get_ast_node(list, i);
-			ok = every_stmt(e, child, test, iter, width);
+			ok = every_stmt(e, child, test, q);
 			isl_ast_node_free(child);
 		}
 		isl_ast_node_list_free(list);
@@ -99,17 +117,29 @@ static int every_stmt(const struct ein_emitter *e,
 /* May statement "us", in the body of a vector loop over "iter", run at up
  * to width - 1 iterations past the loop's last one? */
 static int stmt_can_pad(const struct ein_emitter *e,
-	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width)
+	const struct ein_user_stmt *us, struct query *q)
 {
-	return ein_user_stmt_can_pad(e->scop, us, iter, width);
+	return ein_user_stmt_can_pad(e->scop, us, q->iter, q->width);
 }
 
 /* May the emitter compute statement "us" as explicit vectors along the
  * loop over "iter"? */
 static int stmt_vectorizes(const struct ein_emitter *e,
-	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int width)
+	const struct ein_user_stmt *us, struct query *q)
 {
-	return e->vector_stmt(e->user, us, iter, width);
+	return e->vector_stmt(e->user, us, q->iter, q->width);
+}
+
+/* Does statement "us" make no non-temporal store in a loop from q->init
+ * (1)?  If it makes one, q->start is the first iteration at which it is
+ * aligned (0). */
+static int stmt_not_streamed(const struct ein_emitter *e,
+	const struct ein_user_stmt *us, struct query *q)
+{
+	int found = e->stream_start(e->user, us, q->iter, q->init, q->width,
+		&q->start);
+
+	return found < 0 ? -1 : !found;
 }
 
 /* The bound of loop "node" on "iter": the right side of its condition
@@ -198,6 +228,7 @@ static const struct ein_loop_attr *vector_form(const struct ein_emitter *e,
 	const struct ein_loop_attr *attr, struct ein_loop_attr *copy,
 	__isl_give isl_ast_expr **cond)
 {
+	struct query q = { iter, attr ? attr->vector : 0, NULL, NULL };
 	isl_ast_node *body;
 	int pad;
 
@@ -208,7 +239,7 @@ static const struct ein_loop_attr *vector_form(const struct ein_emitter *e,
 	*copy = *attr;
 	body = isl_ast_node_for_get_body(node);
 	pad = !attr->parallel && e->scop &&
-		every_stmt(e, body, &stmt_can_pad, iter, attr->vector) == 1;
+		every_stmt(e, body, &stmt_can_pad, &q) == 1;
 	isl_ast_node_free(body);
 	if (pad)
 		*cond = padded_cond(node, iter, attr->vector);
@@ -227,6 +258,7 @@ static int explicit_lanes(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter,
 	const struct ein_loop_attr *attr)
 {
+	struct query q = { iter, attr ? attr->vector : 0, NULL, NULL };
 	enum isl_ast_expr_op_type op;
 	isl_ast_expr *bound;
 	isl_ast_node *body;
@@ -242,9 +274,47 @@ static int explicit_lanes(const struct ein_emitter *e,
 	if (!bound)
 		return 0;
 	body = isl_ast_node_for_get_body(node);
-	ok = every_stmt(e, body, &stmt_vectorizes, iter, attr->vector);
+	ok = every_stmt(e, body, &stmt_vectorizes, &q);
 	isl_ast_node_free(body);
 	return ok < 0 ? -1 : ok ? attr->vector : 0;
+}
+
+/* A streamed loop runs at least this many vectors before it peels
+ * iterations to align its stores (explicit_for): a loop of a few vectors
+ * would run up to twice a vector's width of them as scalars to stream
+ * one or two vectors. */
+#define PEEL_MIN_VECTORS 4
+
+/* Should vector loop "node", with attributes "attr" (the walker's copy),
+ * start its vectors where its non-temporal stores are aligned?  Unless
+ * its number of iterations is known to be below PEEL_MIN_VECTORS vectors
+ * (each vector then checks its own address, llvm_mem.c). */
+static int may_peel(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, const struct ein_loop_attr *attr)
+{
+	long n;
+
+	if (!attr->stream || !e->stream_start)
+		return 0;
+	n = constant_trips(node);
+	return n < 0 || n >= PEEL_MIN_VECTORS * attr->lanes;
+}
+
+/* The first iteration from "init" at which the non-temporal stores of
+ * the first statement of vector loop "node" over "iter" that makes some
+ * are aligned to "width" lanes (*start), NULL in *start if no statement
+ * makes one.  Returns -1 on error. */
+static int stream_start(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter,
+	ein_value init, int width, ein_value *start)
+{
+	struct query q = { iter, width, init, NULL };
+	isl_ast_node *body = isl_ast_node_for_get_body(node);
+	int ok = body ? every_stmt(e, body, &stmt_not_streamed, &q) : -1;
+
+	isl_ast_node_free(body);
+	*start = ok == 0 ? q.start : NULL;
+	return ok < 0 ? -1 : 0;
 }
 
 /* Emit vector loop "node" over "iter" as explicit vectors of attr->lanes
@@ -253,26 +323,50 @@ static int explicit_lanes(const struct ein_emitter *e,
  * last vector when the statements may run past the loop ("padded": that
  * condition, taken); else the vectors stop before the last iteration
  * they would pass, and a scalar loop (never vectorised: fewer than
- * lanes iterations) runs the rest from where they stopped. */
+ * lanes iterations) runs the rest from where they stopped.
+ *
+ * A loop whose stores are non-temporal (stream) first runs as scalars
+ * the iterations before the first one at which its (first) streamed
+ * store is aligned to a whole vector, found at run time (stream_start),
+ * where there are enough of them (may_peel): a movntps needs an aligned
+ * address, and a row that starts off a vector's boundary (numpy's
+ * arrays are 16-byte aligned, a row of 1000 floats starts at any
+ * multiple of 32 bytes) would otherwise store every vector plainly.
+ * Its vectors then run from there, and the scalar loop runs the rest. */
 static int explicit_for(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter,
 	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *padded)
 {
 	isl_ctx *ctx = isl_ast_node_get_ctx(node);
-	int tail = !padded && !whole_vectors(node, attr->lanes);
+	ein_value init = walk_taken(e, isl_ast_node_for_get_init(node));
+	ein_value start = NULL;
 	struct ein_loop_attr rest = *attr;
-	isl_ast_expr *cond = padded ? padded : tail ?
+	isl_ast_expr *cond;
+	int tail;
+
+	if (!init || (!padded && may_peel(e, node, attr) &&
+	    stream_start(e, node, iter, init, attr->lanes, &start) < 0)) {
+		isl_ast_expr_free(padded);
+		return -1;
+	}
+	rest.vector = rest.lanes = rest.unroll = rest.one_step = 0;
+	rest.scalar = 1;
+	if (start) {
+		if (ein_walk_loop_below(e, node, iter, init, &rest,
+		    isl_ast_node_for_get_cond(node),
+		    isl_ast_node_for_get_inc(node), start) < 0)
+			return -1;
+		init = e->expr_id(e->user, iter);
+	}
+	tail = !padded && (start || !whole_vectors(node, attr->lanes));
+	cond = padded ? padded : tail ?
 		whole_vector_cond(node, iter, attr->lanes) :
 		isl_ast_node_for_get_cond(node);
-
-	if (ein_walk_loop(e, node, iter,
-	    walk_taken(e, isl_ast_node_for_get_init(node)), attr, cond,
+	if (ein_walk_loop(e, node, iter, init, attr, cond,
 	    isl_ast_expr_from_val(isl_val_int_from_si(ctx, attr->lanes))) < 0)
 		return -1;
 	if (!tail)
 		return 0;
-	rest.vector = rest.lanes = rest.unroll = rest.one_step = 0;
-	rest.scalar = 1;
 	return ein_walk_loop(e, node, iter, e->expr_id(e->user, iter), &rest,
 		isl_ast_node_for_get_cond(node),
 		isl_ast_node_for_get_inc(node));

@@ -72,12 +72,31 @@ static int walk_body(const struct ein_emitter *e, __isl_keep isl_ast_node *body)
 	return ein_walk_node(e, body);
 }
 
+/* The condition "c" of a loop over "iter", and iter < "below" unless
+ * "below" is NULL. */
+static ein_value below_cond(const struct ein_emitter *e,
+	__isl_keep isl_id *iter, ein_value c, ein_value below)
+{
+	ein_value arg[2];
+
+	if (!c || !below)
+		return c;
+	arg[0] = e->expr_id(e->user, iter);
+	arg[1] = below;
+	arg[1] = arg[0] ? e->expr_op(e->user, isl_ast_expr_op_lt, 2, arg) :
+		NULL;
+	arg[0] = c;
+	return arg[1] ? e->expr_op(e->user, isl_ast_expr_op_and, 2, arg) :
+		NULL;
+}
+
 /* Emit loop "node" over "iter" from "init" with attributes "attr", and
- * condition "cond" and increment "inc" (both taken) in place of its own. */
-int ein_walk_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
-	__isl_keep isl_id *iter, ein_value init,
+ * condition "cond" and increment "inc" (both taken) in place of its own,
+ * and while iter < "below" unless it is NULL. */
+static int walk_loop(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter, ein_value init,
 	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *cond,
-	__isl_take isl_ast_expr *inc)
+	__isl_take isl_ast_expr *inc, ein_value below)
 {
 	ein_value c, step;
 	isl_ast_node *body;
@@ -88,7 +107,7 @@ int ein_walk_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 		isl_ast_expr_free(inc);
 		return -1;
 	}
-	c = walk_taken(e, cond);
+	c = below_cond(e, iter, walk_taken(e, cond), below);
 	step = walk_taken(e, inc);
 	if (!c || !step || e->for_test(e->user, c) < 0)
 		return -1;
@@ -96,6 +115,22 @@ int ein_walk_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 	ok = walk_body(e, body);
 	isl_ast_node_free(body);
 	return ok == 0 ? e->for_close(e->user, iter, step) : -1;
+}
+
+int ein_walk_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
+	__isl_keep isl_id *iter, ein_value init,
+	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *cond,
+	__isl_take isl_ast_expr *inc)
+{
+	return walk_loop(e, node, iter, init, attr, cond, inc, NULL);
+}
+
+int ein_walk_loop_below(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter, ein_value init,
+	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *cond,
+	__isl_take isl_ast_expr *inc, ein_value below)
+{
+	return walk_loop(e, node, iter, init, attr, cond, inc, below);
 }
 
 /* A loop as isl wrote it: parallel_for for a parallel loop, if the

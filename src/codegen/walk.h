@@ -40,6 +40,14 @@ typedef void *ein_value;
  *	error; NULL: never.  The CPU's vector loops (vector_loop.c,
  *	explicit_lanes) emit a loop whose statements all may so, and leave
  *	the others to LLVM's loop vectoriser;
+ * stream_start: in a loop over "iter" whose vector stores of "width"
+ *	lanes are non-temporal (ein_loop_attr.stream) and which starts at
+ *	"init", the first iteration from "init" on (*start, init plus
+ *	fewer than "width") at which the non-temporal store of statement
+ *	"us" is aligned to a whole vector; 1 if so, 0 if "us" makes no
+ *	such store or its vectors cannot be aligned, -1 on error; NULL:
+ *	never.  The CPU's vector loops (vector_loop.c) run the iterations
+ *	before it as scalars, so that the vectors after it are streamed;
  * scop: the statements' scop, with which the CPU's vector loops may run
  *	in whole vectors (vector_loop.c), NULL if they must not;
  * for_loop: emit the for node "node", whose attributes are "attr" (NULL
@@ -70,6 +78,9 @@ struct ein_emitter {
 	int (*user_stmt)(void *user, const struct ein_user_stmt *us);
 	int (*vector_stmt)(void *user, const struct ein_user_stmt *us,
 		__isl_keep isl_id *iter, int width);
+	int (*stream_start)(void *user, const struct ein_user_stmt *us,
+		__isl_keep isl_id *iter, ein_value init, int width,
+		ein_value *start);
 	const struct ein_scop *scop;
 	int (*for_loop)(const struct ein_emitter *e,
 		__isl_keep isl_ast_node *node,
@@ -98,6 +109,13 @@ int ein_walk_loop(const struct ein_emitter *e, __isl_keep isl_ast_node *node,
 	__isl_keep isl_id *iter, ein_value init,
 	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *cond,
 	__isl_take isl_ast_expr *inc);
+/* Emit loop "node" as ein_walk_loop does, ending also where "iter"
+ * reaches "below", a value computed before the loop.  Returns -1 on
+ * error. */
+int ein_walk_loop_below(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter, ein_value init,
+	const struct ein_loop_attr *attr, __isl_take isl_ast_expr *cond,
+	__isl_take isl_ast_expr *inc, ein_value below);
 /* Lower "expr" through e's expression callbacks; NULL on error. */
 ein_value ein_walk_expr(const struct ein_emitter *e,
 	__isl_keep isl_ast_expr *expr);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <check.h>
 #include <cblas.h>
 #include "ein.h"
@@ -591,6 +592,169 @@ START_TEST(kernel_vs_interpreter)
 }
 END_TEST
 
+/* Streamed kernels (the `stream` directive: non-temporal stores, which
+ * need an aligned address) with their output at every multiple of 4
+ * bytes from 0 to 60 past a 64-byte boundary, against the reference
+ * interpreter: the vector loop runs scalar iterations until its stores
+ * are aligned, then vectors, then the rest (codegen/vector_loop.c).  The
+ * floats around the output must be left as they were.  Sources, sizes
+ * and bounds (in FLT_EPSILON (1 + |reference|)) are those of
+ * tests/kernels/softmax.ein and layernorm.ein; "fixed" compiles for the
+ * sizes, which makes a loop's number of iterations a constant: 64 is 4
+ * vectors of 16 (aligned at run time), 48 only 3 (each vector checks its
+ * own address instead). */
+static const char stream_softmax[] =
+	"def softmax(float32(M, N) X) -> (Y) {\n"
+	"    mx(i) max=! X(i, j)\n"
+	"    e(i, j) = exp(X(i, j) - mx(i))\n"
+	"    s(i) +=! e(i, j)\n"
+	"    Y(i, j) = e(i, j) / s(i)\n"
+	"}\n";
+static const char stream_softmax_sched[] = "ein-schedule 1\n"
+	"e: compute_at Y i\ns: compute_at Y i\nmx: compute_at Y i\n"
+	"Y: vectorize j 16\nY: stream j\n";
+static const char stream_layernorm[] =
+	"def layernorm(float32(M, N) X, float32(N) gamma, float32(N) beta) "
+	"-> (Y) {\n"
+	"    mean(i) +=! X(i, j) / N\n"
+	"    d(i, j) = X(i, j) - mean(i)\n"
+	"    var(i) +=! d(i, j) * d(i, j) / N\n"
+	"    Y(i, j) = d(i, j) * rsqrt(var(i) + 1e-5) * gamma(j) + beta(j)\n"
+	"}\n";
+static const char stream_layernorm_sched[] = "ein-schedule 1\n"
+	"d: compute_at Y i\nvar: compute_at Y i\nmean: compute_at Y i\n"
+	"Y: vectorize j 16\nY: stream j\n";
+static const char stream_scale[] =
+	"def scale(float32(N) X) -> (Y) {\n    Y(i) = 2 * X(i)\n}\n";
+static const char stream_scale_sched[] = "ein-schedule 1\n"
+	"Y: vectorize i 16\nY: stream i\n";
+
+static const struct {
+	const char *src;
+	const char *sched;
+	int64_t sizes[2];
+	int fixed;
+	double tol;
+} stream_cases[] = {
+	{ stream_softmax, stream_softmax_sched, { 3, 70 }, 0, 2 * 70 + 8 },
+	{ stream_softmax, stream_softmax_sched, { 2, 64 }, 1, 2 * 64 + 8 },
+	{ stream_softmax, stream_softmax_sched, { 2, 48 }, 1, 2 * 48 + 8 },
+	{ stream_layernorm, stream_layernorm_sched, { 3, 100 }, 0,
+	  4 * 100 + 16 },
+	{ stream_scale, stream_scale_sched, { 1000 }, 0, 0 },
+	{ stream_scale, stream_scale_sched, { 9 }, 0, 0 },
+};
+
+/* Compile stream_cases[c] with its schedule. */
+static ein_kernel *compile_stream_case(ein_ctx *ctx, ein_program **prog,
+	int c)
+{
+	char path[] = "/tmp/ein_stream_XXXXXX";
+	int fd = mkstemp(path), d;
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k;
+
+	ck_assert(fd >= 0 && opts);
+	ck_assert(write(fd, stream_cases[c].sched,
+		strlen(stream_cases[c].sched)) ==
+		(ssize_t) strlen(stream_cases[c].sched));
+	close(fd);
+	*prog = ein_program_parse(ctx, stream_cases[c].src, "stream.ein");
+	ck_assert_msg(*prog != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_int_eq(ein_options_set_schedule(opts, path), EIN_OK);
+	for (d = 0; stream_cases[c].fixed &&
+		d < ein_program_n_size(*prog, NULL); ++d)
+		ck_assert_int_eq(ein_options_fix_size(opts,
+			ein_program_get_size_name(*prog, NULL, d),
+			stream_cases[c].sizes[d]), EIN_OK);
+	k = ein_kernel_compile_with(*prog, NULL, opts);
+	ein_options_free(opts);
+	unlink(path);
+	ck_assert_msg(k != NULL, "compile failed: %s",
+		ein_ctx_last_error(ctx));
+	return k;
+}
+
+/* Check the n floats of the output at "out" against "ref" with the bound
+ * of stream_cases[c], and the 16 floats before and after it untouched
+ * ("guard"). */
+static void check_stream_output(int c, int offset, const float *out,
+	const float *ref, int64_t n, float guard)
+{
+	int64_t i;
+
+	for (i = 0; i < n; ++i) {
+		double bound = stream_cases[c].tol * FLT_EPSILON *
+			(1 + fabs(ref[i]));
+
+		ck_assert_msg(fabs((double) out[i] - ref[i]) <= bound,
+			"case %d, offset %d: Y[%lld] = %g, reference %g", c,
+			offset, (long long) i, out[i], ref[i]);
+	}
+	for (i = -offset / 4; i < 0; ++i)
+		ck_assert_msg(out[i] == guard, "case %d, offset %d: wrote "
+			"%lld floats before the output", c, offset,
+			(long long) -i);
+	for (i = n; i < n + 16; ++i)
+		ck_assert_msg(out[i] == guard, "case %d, offset %d: wrote "
+			"float %lld past the output", c, offset,
+			(long long) (i - n));
+}
+
+START_TEST(streamed_unaligned_vs_interpreter)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = compile_stream_case(ctx, &prog, _i);
+	int n = ein_kernel_n_tensor(k), n_size = ein_kernel_n_size(k);
+	const int64_t *sizes = stream_cases[_i].sizes;
+	const float guard = 1234.5f;
+	struct tt in[n], ref[n];
+	DLTensor *a_ref[n], *a_out[n], out;
+	int64_t shape[8];
+	int i, y = -1, offset;
+	float *mem;
+
+	for (i = 0; i < n; ++i) {
+		ck_assert_int_eq(ein_kernel_tensor_shape(k, i, sizes, n_size,
+			shape), EIN_OK);
+		tt_alloc(&in[i], ein_kernel_tensor_ndim(k, i), shape);
+		tt_randomize(&in[i], 200 + i);
+		tt_alloc(&ref[i], ein_kernel_tensor_ndim(k, i), shape);
+		memcpy(ref[i].f, in[i].f, in[i].n * sizeof(float));
+		a_ref[i] = &ref[i].dl;
+		a_out[i] = &in[i].dl;
+		if (ein_kernel_tensor_is_output(k, i))
+			y = i;
+	}
+	ck_assert_int_ge(y, 0);
+	ck_assert_int_eq(ein_kernel_call_reference(k, a_ref, n, sizes, n_size),
+		EIN_OK);
+	ck_assert_int_eq(posix_memalign((void **) &mem, 64,
+		(in[y].n + 32) * sizeof(float)), 0);
+	out = in[y].dl;
+	a_out[y] = &out;
+	for (offset = 0; offset < 64; offset += 4) {
+		for (i = 0; i < in[y].n + 32; ++i)
+			mem[i] = guard;
+		out.data = mem;
+		out.byte_offset = offset;
+		ck_assert_int_eq(ein_kernel_call(k, a_out, n, sizes, n_size),
+			EIN_OK);
+		check_stream_output(_i, offset, mem + offset / 4, ref[y].f,
+			in[y].n, guard);
+	}
+	free(mem);
+	for (i = 0; i < n; ++i) {
+		tt_free(&in[i]);
+		tt_free(&ref[i]);
+	}
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernels");
@@ -614,6 +778,8 @@ int main(void)
 	tcase_add_test(tc, mixed_float_vs_loop);
 	tcase_add_loop_test(tc, kernel_vs_interpreter, 0,
 		sizeof(interp_cases) / sizeof(interp_cases[0]));
+	tcase_add_loop_test(tc, streamed_unaligned_vs_interpreter, 0,
+		sizeof(stream_cases) / sizeof(stream_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	openblas_set_num_threads(1);
