@@ -48,6 +48,7 @@ struct c_frame {
 	const char *stride;
 	int unroll;
 	int fenced;
+	int outer_covered;
 	int copy;
 };
 
@@ -74,6 +75,12 @@ struct c_emit {
 	int next_fenced;
 	int n_copy;
 	int n_fence;
+	/* Is all that the current loop body (or branch) printed so far
+	 * followed by a barrier?  Then a fenced loop's closing barrier is
+	 * redundant and left out: PoCL 3.1 gave wrong results for two
+	 * nested fenced loops each closing with a barrier (issue 20,
+	 * EIN_SCHED_SEED=22 trial 24). */
+	int covered;
 	int n_if;
 	int if_fence[MAX_DEPTH];
 };
@@ -113,6 +120,7 @@ static void line(struct c_emit *c, const char *f, ...)
 	vfprintf(c->out, f, ap);
 	va_end(ap);
 	fputc('\n', c->out);
+	c->covered = 0;
 }
 
 /* The C type of values of "type" in expressions. */
@@ -249,6 +257,7 @@ static void fence(struct c_emit *c)
 {
 	line(c, "%s", c->map->fence);
 	c->n_fence++;
+	c->covered = 1;
 }
 
 static int for_open(void *user, __isl_keep isl_id *iter, ein_value init,
@@ -275,6 +284,8 @@ static int for_open(void *user, __isl_keep isl_id *iter, ein_value init,
 	if (f->copy && c->n_copy++ == 0)
 		fence(c);
 	f->text = NULL;
+	f->outer_covered = c->covered;
+	c->covered = 1;
 	body = f->head && f->comment ? open_memstream(&f->text, &f->len) :
 		NULL;
 	if (!body)
@@ -312,6 +323,7 @@ static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 	struct c_emit *c = user;
 	struct c_frame *f = &c->frame[--c->n_frame];
 	int ok = fclose(c->out) == 0 ? 0 : -1;
+	int body_covered = c->covered;
 
 	(void) iter;
 	c->out = f->out;
@@ -325,12 +337,13 @@ static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 		line(c, "%s; %s; %s += %s)%s {", f->head, f->cond, f->iter,
 			(char *) inc, f->comment);
 		fputs(f->text, c->out);
-		if (f->fenced) {
+		if (f->fenced && !body_covered) {
 			c->depth++;
 			fence(c);
 			c->depth--;
 		}
 		line(c, "}");
+		c->covered = f->outer_covered && f->fenced;
 	}
 	if (f->copy && --c->n_copy == 0 && ok == 0)
 		fence(c);
@@ -361,7 +374,7 @@ static int if_open(void *user, ein_value cond)
  * EIN_SCHED_SEED=5 trial 9). */
 static void if_branch_end(struct c_emit *c)
 {
-	if (c->n_fence > c->if_fence[c->n_if - 1]) {
+	if (c->n_fence > c->if_fence[c->n_if - 1] && !c->covered) {
 		fence(c);
 		c->if_fence[c->n_if - 1] = c->n_fence;
 	}
