@@ -1609,9 +1609,10 @@ static int lower_gpu_buffers(ein_ctx *ctx, struct ein_schedule *s)
 }
 
 int ein_sched_apply_gpu(ein_ctx *ctx, struct ein_schedule *s,
-	const struct ein_deps *deps, const struct ein_sched_file *file)
+	const struct ein_deps *deps, const struct ein_sched_file *file,
+	int strict)
 {
-	struct apply a = { ctx, s, deps, 0, 1, NULL, NULL, NULL };
+	struct apply a = { ctx, s, deps, strict, 1, NULL, NULL, NULL };
 
 	if (apply_file(&a, file) < 0 || check_gpu_locals(&a, file) < 0)
 		return -1;
