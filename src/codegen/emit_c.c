@@ -35,9 +35,23 @@
 /* The deepest nesting of loops and conditions. */
 #define MAX_DEPTH 64
 
+/* The most reductions in the body of one vector loop. */
+#define MAX_VECTOR_RED 8
+
+/* A reduction along a vector loop (reduction_acc): the declaration of
+ * its vector of partial results before the loop (decl), and the update
+ * of its element by their combination after it (fin). */
+struct c_vector_red {
+	char *decl;
+	char *fin;
+};
+
 /* A loop whose body is being printed: the buffer of the body (text, len),
  * where the enclosing text goes (out), and the loop's header: its start
- * (head), condition (cond), iterator (iter) and comment. */
+ * (head), condition (cond), iterator (iter) and comment; how it runs
+ * across a device (stride, fenced, copy: mapped_for), its unroll hint,
+ * whether it is an explicit vector loop (vector) and the reductions
+ * along it (n_red, red). */
 struct c_frame {
 	char *text;
 	size_t len;
@@ -51,6 +65,8 @@ struct c_frame {
 	int fenced;
 	int copy;
 	int vector;
+	int n_red;
+	struct c_vector_red red[MAX_VECTOR_RED];
 };
 
 /* The state of one emission.
@@ -63,7 +79,9 @@ struct c_frame {
  * next_stride, next_fenced, n_copy: mapped_for's word to for_open, and
  *	the depth of cooperative copies;
  * lanes, vec_iter: in the body of an explicit vector loop (OpenCL C's
- *	vector types, vector_loop.h), its width and iterator; else 0. */
+ *	vector types, vector_loop.h), its width and iterator; else 0;
+ * n_red: the vectors of partial reductions declared so far (their
+ *	names are ein_red0, ein_red1, ...). */
 struct c_emit {
 	ein_ctx *ctx;
 	struct ein_scop *scop;
@@ -82,6 +100,7 @@ struct c_emit {
 	int n_copy;
 	int lanes;
 	isl_id *vec_iter;
+	int n_red;
 };
 
 /* A string printed from "fmt" and kept in the pool; NULL if out of
@@ -271,6 +290,7 @@ static int for_open(void *user, __isl_keep isl_id *iter, ein_value init,
 	c->next_fenced = 0;
 	f->unroll = attr ? attr->unroll : 0;
 	f->vector = attr && attr->lanes > 0;
+	f->n_red = 0;
 	if (f->vector) {
 		c->lanes = attr->lanes;
 		c->vec_iter = iter;
@@ -311,11 +331,14 @@ static void unroll_pragma(struct c_emit *c, int unroll)
 		line(c, "#pragma unroll");
 }
 
+/* Close the loop: print its header and its body into the enclosing
+ * text, after the declarations of the partial results of the reductions
+ * along it and before their combination (reduction_acc). */
 static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 {
 	struct c_emit *c = user;
 	struct c_frame *f = &c->frame[--c->n_frame];
-	int ok = fclose(c->out) == 0 ? 0 : -1;
+	int ok = fclose(c->out) == 0 ? 0 : -1, i;
 
 	(void) iter;
 	c->out = f->out;
@@ -328,6 +351,8 @@ static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 		inc = fmt(c, "%s * %s", (char *) inc, f->stride);
 	if (ok == 0 && !inc)
 		ok = -1;
+	for (i = 0; ok == 0 && i < f->n_red; ++i)
+		line(c, "%s", f->red[i].decl);
 	if (ok == 0) {
 		unroll_pragma(c, f->unroll);
 		line(c, "%s; %s; %s += %s)%s {", f->head, f->cond, f->iter,
@@ -340,6 +365,8 @@ static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 		}
 		line(c, "}");
 	}
+	for (i = 0; ok == 0 && i < f->n_red; ++i)
+		line(c, "%s", f->red[i].fin);
 	if (f->copy && --c->n_copy == 0 && ok == 0)
 		line(c, "%s", c->map->fence);
 	free(f->text);
@@ -482,11 +509,21 @@ static char *convert(struct c_emit *c, char *v, enum ein_type from,
 	return fmt(c, "((%s) %s)", value_ctype(to), v);
 }
 
-/* The value of "x" converted to "type". */
+/* The value of "x" converted to "type".  In a vector loop, a size (the
+ * same in every lane, of whatever type) is converted first, then put in
+ * every lane: OpenCL C converts vectors only with convert_T. */
 static char *lower_as(struct stmt_c *s, const struct ein_ast_expr *x,
 	enum ein_type type)
 {
-	return convert(s->c, lower(s, x), x->vtype, type);
+	int lanes = s->c->lanes;
+	char *v;
+
+	if (!lanes || x->kind != EIN_EXPR_IDENT)
+		return convert(s->c, lower(s, x), x->vtype, type);
+	s->c->lanes = 0;
+	v = convert(s->c, lower(s, x), x->vtype, type);
+	s->c->lanes = lanes;
+	return splat(s->c, v, value_ctype(type));
 }
 
 static char *lower_load(struct stmt_c *s, const struct ein_ast_expr *x)
@@ -519,8 +556,7 @@ static char *lower_ident(struct stmt_c *s, const struct ein_ast_expr *x)
 		v = ein_walk_expr(c->em, s->us->iter[x->slot]);
 	else
 		v = fmt(c, "%s", c->scop->func->size[x->slot]);
-	v = v ? fmt(c, "((%s) %s)", value_ctype(x->vtype), v) : NULL;
-	return splat(c, v, value_ctype(x->vtype));
+	return v ? fmt(c, "((%s) %s)", value_ctype(x->vtype), v) : NULL;
 }
 
 static char *scalar_literal(struct stmt_c *s, const struct ein_ast_expr *x);
@@ -747,6 +783,62 @@ static char *combine(struct c_emit *c, enum ein_assign op,
 	}
 }
 
+/* The vector of partial results of a reduction "op" (+= or *=) of the
+ * element "elem" of "type" along the explicit vector loop being printed
+ * (vector_stmt admits one only without --strict-fp: the legality check
+ * refuses a reduction along a vectorised loop with it): declared before
+ * the loop with the identity in every lane (-0.0 for a sum, which leaves
+ * every value as it is, -0.0 included), updated by the statement in each
+ * iteration, and its lanes combined into the element after the loop,
+ * before the scalar loop of the rest.  Its name; NULL on error. */
+static char *reduction_acc(struct c_emit *c, enum ein_assign op,
+	enum ein_type type, char *elem)
+{
+	struct c_frame *f = &c->frame[c->n_frame - 1];
+	const char *ty = value_ctype(type);
+	char *name = fmt(c, "ein_red%d", c->n_red), *vty = vector_type(c, ty);
+	char *h = NULL, *one = fmt(c, op == EIN_ASSIGN_ADD ? "(%s) -0.0" :
+		"(%s) 1", ty);
+	int l;
+
+	if (f->n_red >= MAX_VECTOR_RED) {
+		ein_internal(c->ctx, "too many reductions in a vector loop");
+		return NULL;
+	}
+	for (l = 0; name && l < c->lanes; ++l) {
+		char *lane = fmt(c, "%s.s%x", name, l);
+
+		h = l ? combine(c, op, type, h, lane) : lane;
+	}
+	if (!name || !vty || !h || !one)
+		return NULL;
+	f->red[f->n_red].decl = fmt(c, "%s %s = ((%s) (%s));", vty, name,
+		vty, one);
+	f->red[f->n_red].fin = fmt(c, "%s = %s;", elem,
+		combine(c, op, type, elem, h));
+	if (!f->red[f->n_red].decl || !f->red[f->n_red].fin)
+		return NULL;
+	f->n_red++;
+	c->n_red++;
+	return name;
+}
+
+/* Print statement "s", a reduction "op" of "elem" of "type" along the
+ * explicit vector loop being printed, into its vector of partial
+ * results (reduction_acc). */
+static int reduce_stmt(struct stmt_c *s, enum ein_assign op,
+	enum ein_type type, char *elem)
+{
+	struct c_emit *c = s->c;
+	char *acc = reduction_acc(c, op, type, elem);
+	char *v = acc ? lower_as(s, s->us->stmt->rhs, type) : NULL;
+
+	if (!v)
+		return -1;
+	line(c, "%s = %s;", acc, combine(c, op, type, acc, v));
+	return 0;
+}
+
 /* The new value of the element "elem" of "type" that statement "s"
  * updates with "op": floats compute in their type, integers in int32,
  * and the result is converted to the type. */
@@ -820,6 +912,8 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 	elem = element(&s, 0);
 	if (!elem)
 		return -1;
+	if (c->lanes && stride[0] == 0 && !stmt->is_init)
+		return reduce_stmt(&s, src->op, type, elem);
 	v = stmt->is_init ? identity(c, src->op, type) :
 		update(&s, src->op, type, elem, stmt->rhs);
 	if (!v)
@@ -831,7 +925,8 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 /* Is "x" an expression that OpenCL C computes lane-wise on vectors of
  * "type" (float or double) as lower() prints it: every value of that
  * type (no conversion, comparison or select, whose vector forms differ:
- * a true comparison of vectors is -1), literals, sizes, loads, the
+ * a true comparison of vectors is -1), literals, sizes (of any type:
+ * lower_as converts them before it puts them in every lane), loads, the
  * arithmetic operators and the builtins (OpenCL C's are overloaded on
  * vectors)?  Not an index variable, whose lanes differ (an access's
  * arguments are its indices: ein_user_stmt_strides has read them). */
@@ -841,8 +936,7 @@ static int vector_expr(const struct ein_ast_expr *x, enum ein_type type)
 
 	switch (x->kind) {
 	case EIN_EXPR_IDENT:
-		ok = x->ident_kind != EIN_IDENT_INDEX;
-		break;
+		return x->ident_kind != EIN_IDENT_INDEX;
 	case EIN_EXPR_UNARY:
 		ok = x->op == EIN_OP_NEG;
 		break;
@@ -862,11 +956,25 @@ static int vector_expr(const struct ein_ast_expr *x, enum ein_type type)
 	return ok && x->vtype == type;
 }
 
+/* Is "stmt", whose write moves by "stride" along a vector loop, a sum
+ * or product of one element along it, which reduction_acc computes in a
+ * vector of partial results?  Not a max or min: a NaN element combined
+ * with the identity of an empty vector loop would not stay NaN. */
+static int vector_reduction(struct c_emit *c, const struct ein_scop_stmt *stmt,
+	int stride)
+{
+	enum ein_assign op = c->scop->func->stmt[stmt->src].ast->op;
+
+	return stride == 0 && stmt->kind == EIN_STMT_COMPUTE &&
+		!stmt->is_init && (op == EIN_ASSIGN_ADD ||
+		op == EIN_ASSIGN_MUL);
+}
+
 /* May statement "us", in a vector loop over "iter" of "width" lanes, be
  * printed in OpenCL C's vector types (walk.h, vector_stmt)?  A copy or a
  * computation whose accesses are unguarded and each contiguous along
- * the loop or on one element, whose write is contiguous (a write to one
- * element would be a reduction across the lanes: the loop stays scalar),
+ * the loop or on one element, whose write is contiguous or, for a sum or
+ * product along the loop (vector_reduction), on one element,
  * and, for a computation, of float or double values only (vector_expr).
  * The schedule's legality check has shown that the loop carries no
  * dependence but such reductions. */
@@ -885,7 +993,8 @@ static int vector_stmt(void *user, const struct ein_user_stmt *us,
 		return 0;
 	for (i = 0; i < stmt->n_access; ++i)
 		if (stmt->access[i].guard || stride[i] < 0 ||
-		    (stmt->access[i].is_write && stride[i] != 1))
+		    (stmt->access[i].is_write && stride[i] != 1 &&
+		     !vector_reduction(c, stmt, stride[i])))
 			return 0;
 	if (stmt->kind != EIN_STMT_COMPUTE)
 		return 1;
