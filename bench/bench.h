@@ -154,5 +154,8 @@ int bench_int8(struct bench_program *p, const struct bench_opts *o);
 /* SGEMM on OpenCL against CLBlast (opencl.c); not in the default list
  * of --small, whose make check run must stay fast. */
 int bench_opencl(struct bench_program *p, const struct bench_opts *o);
+/* Its convolutions against CLBlast's convgemm, softmax and layernorm
+ * (opencl_ops.c), which bench_opencl runs last. */
+int bench_opencl_ops(struct bench_program *p, const struct bench_opts *o);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * opencl.c: SGEMM on OpenCL (issue 20), C = A B row-major, and batched
+ * opencl.c: SGEMM on OpenCL (issue 20), C = A B row-major (1024^3, an
+ * odd shape and BERT's), and batched
  * SGEMM (bmm, 12 products of 128x64x128): ein's matmul (bmm) compiled
  * for the OpenCL device (EIN_OPENCL_DEVICE, else the first GPU,
  * else the first device: PoCL's CPU device here) with the default GPU
@@ -16,7 +17,8 @@
  * a wrong kernel is reported and not timed.
  *
  * Without CLBlast (configure's have_clblast) the group says so and is
- * skipped.
+ * skipped.  The convolutions, softmax and layernorm follow
+ * (opencl_ops.c).
  */
 #include <config.h>
 #include "bench.h"
@@ -49,8 +51,13 @@ struct shape {
 	int64_t nb, m, k, n;
 };
 
+/* SGEMM 1024^3, an odd shape, BERT-base's projections at sequence
+ * length 128 (QKV and output 768 -> 768, the feed-forward's 768 -> 3072
+ * and 3072 -> 768), and a batch of attention-sized products. */
 static const struct shape full_shapes[] = {
-	{ 1, 1024, 1024, 1024 }, { 1, 127, 255, 511 }, { 12, 128, 64, 128 },
+	{ 1, 1024, 1024, 1024 }, { 1, 127, 255, 511 },
+	{ 1, 128, 768, 768 }, { 1, 128, 768, 3072 }, { 1, 128, 3072, 768 },
+	{ 12, 128, 64, 128 },
 };
 
 static const struct shape small_shapes[] = {
@@ -412,7 +419,7 @@ int bench_opencl(struct bench_program *p, const struct bench_opts *o)
 	bench_set_threads(o->max_threads);
 	for (i = 0; i < n; ++i)
 		failed += run_case(p, o, &shapes[i]);
-	return failed;
+	return failed + bench_opencl_ops(p, o);
 }
 
 #endif

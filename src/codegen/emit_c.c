@@ -26,6 +26,7 @@
 #include "diag.h"
 #include "codegen/ast_build.h"
 #include "codegen/emit_c.h"
+#include "codegen/vector_loop.h"
 #include "codegen/walk.h"
 #include "poly/specialize.h"
 #include "frontend/builtin.h"
@@ -34,9 +35,23 @@
 /* The deepest nesting of loops and conditions. */
 #define MAX_DEPTH 64
 
+/* The most reductions in the body of one vector loop. */
+#define MAX_VECTOR_RED 8
+
+/* A reduction along a vector loop (reduction_acc): the declaration of
+ * its vector of partial results before the loop (decl), and the update
+ * of its element by their combination after it (fin). */
+struct c_vector_red {
+	char *decl;
+	char *fin;
+};
+
 /* A loop whose body is being printed: the buffer of the body (text, len),
  * where the enclosing text goes (out), and the loop's header: its start
- * (head), condition (cond), iterator (iter) and comment. */
+ * (head), condition (cond), iterator (iter) and comment; how it runs
+ * across a device (stride, fenced, copy: mapped_for), its unroll hint,
+ * whether it is an explicit vector loop (vector) and the reductions
+ * along it (n_red, red). */
 struct c_frame {
 	char *text;
 	size_t len;
@@ -50,6 +65,9 @@ struct c_frame {
 	int fenced;
 	int outer_covered;
 	int copy;
+	int vector;
+	int n_red;
+	struct c_vector_red red[MAX_VECTOR_RED];
 };
 
 /* The state of one emission.
@@ -57,7 +75,14 @@ struct c_frame {
  *	(the function's buffer, or that of the innermost loop's body);
  * depth: the indentation of the current line;
  * n_frame, frame: the loops whose bodies are being printed;
- * n_pool, pool: every string allocated (expressions, headers). */
+ * n_pool, pool: every string allocated (expressions, headers);
+ * lang, map: the dialect and the backend's loop map (emit_c.h);
+ * next_stride, next_fenced, n_copy: mapped_for's word to for_open, and
+ *	the depth of cooperative copies;
+ * lanes, vec_iter: in the body of an explicit vector loop (OpenCL C's
+ *	vector types, vector_loop.h), its width and iterator; else 0;
+ * n_red: the vectors of partial reductions declared so far (their
+ *	names are ein_red0, ein_red1, ...). */
 struct c_emit {
 	ein_ctx *ctx;
 	struct ein_scop *scop;
@@ -83,6 +108,9 @@ struct c_emit {
 	int covered;
 	int n_if;
 	int if_fence[MAX_DEPTH];
+	int lanes;
+	isl_id *vec_iter;
+	int n_red;
 };
 
 /* A string printed from "fmt" and kept in the pool; NULL if out of
@@ -280,6 +308,12 @@ static int for_open(void *user, __isl_keep isl_id *iter, ein_value init,
 	f->fenced = c->next_fenced;
 	c->next_fenced = 0;
 	f->unroll = attr ? attr->unroll : 0;
+	f->vector = attr && attr->lanes > 0;
+	f->n_red = 0;
+	if (f->vector) {
+		c->lanes = attr->lanes;
+		c->vec_iter = iter;
+	}
 	f->copy = attr && attr->gpu_copy && c->map && c->map->fence;
 	if (f->copy && c->n_copy++ == 0)
 		fence(c);
@@ -318,20 +352,29 @@ static void unroll_pragma(struct c_emit *c, int unroll)
 		line(c, "#pragma unroll");
 }
 
+/* Close the loop: print its header and its body into the enclosing
+ * text, after the declarations of the partial results of the reductions
+ * along it and before their combination (reduction_acc). */
 static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 {
 	struct c_emit *c = user;
 	struct c_frame *f = &c->frame[--c->n_frame];
-	int ok = fclose(c->out) == 0 ? 0 : -1;
+	int ok = fclose(c->out) == 0 ? 0 : -1, i;
 	int body_covered = c->covered;
 
 	(void) iter;
 	c->out = f->out;
 	c->depth--;
+	if (f->vector) {
+		c->lanes = 0;
+		c->vec_iter = NULL;
+	}
 	if (ok == 0 && f->stride)
 		inc = fmt(c, "%s * %s", (char *) inc, f->stride);
 	if (ok == 0 && !inc)
 		ok = -1;
+	for (i = 0; ok == 0 && i < f->n_red; ++i)
+		line(c, "%s", f->red[i].decl);
 	if (ok == 0) {
 		unroll_pragma(c, f->unroll);
 		line(c, "%s; %s; %s += %s)%s {", f->head, f->cond, f->iter,
@@ -345,6 +388,8 @@ static int for_close(void *user, __isl_keep isl_id *iter, ein_value inc)
 		line(c, "}");
 		c->covered = f->outer_covered && f->fenced;
 	}
+	for (i = 0; ok == 0 && i < f->n_red; ++i)
+		line(c, "%s", f->red[i].fin);
 	if (f->copy && --c->n_copy == 0 && ok == 0)
 		fence(c);
 	free(f->text);
@@ -404,11 +449,68 @@ static int if_close(void *user)
 
 /* ---- statement bodies ---- */
 
-/* A statement instance being printed and its AST. */
+/* A statement instance being printed and its AST; in an explicit vector
+ * loop, how each access moves along it (stride, ein_user_stmt_strides:
+ * 1 contiguous, 0 the same element in every lane), else NULL. */
 struct stmt_c {
 	struct c_emit *c;
 	const struct ein_user_stmt *us;
+	const int *stride;
 };
+
+/* OpenCL C's vector type of c->lanes elements of the C type "ctype" in
+ * memory or in expressions (float4, uchar8, ...). */
+static char *vector_type(struct c_emit *c, const char *ctype)
+{
+	static const struct { const char *c, *cl; } name[] = {
+		{ "float", "float" }, { "double", "double" },
+		{ "int32_t", "int" }, { "int8_t", "char" },
+		{ "uint8_t", "uchar" }, { "int", "int" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(name) / sizeof(name[0]); ++i)
+		if (!strcmp(ctype, name[i].c))
+			return fmt(c, "%s%d", name[i].cl, c->lanes);
+	ein_internal(c->ctx, "no vector type of %s", ctype);
+	return NULL;
+}
+
+/* "v", a value of the C type "ctype", in every lane of a vector (the
+ * value itself outside a vector loop). */
+static char *splat(struct c_emit *c, char *v, const char *ctype)
+{
+	char *ty;
+
+	if (!c->lanes || !v)
+		return v;
+	ty = vector_type(c, ctype);
+	return ty ? fmt(c, "((%s) (%s))", ty, v) : NULL;
+}
+
+/* The lanes of the elements from "elem" on (an lvalue of the statement's
+ * text), or "elem" itself in every lane where the access stays on one
+ * element ("stride" 0), of the C type "ctype" in memory; "elem" outside
+ * a vector loop. */
+static char *load_lanes(struct c_emit *c, char *elem, int stride,
+	const char *ctype)
+{
+	if (!c->lanes || !elem)
+		return elem;
+	if (stride == 0)
+		return splat(c, elem, ctype);
+	return fmt(c, "vload%d(0, &%s)", c->lanes, elem);
+}
+
+/* Print the store of "v" to "elem" (of the lanes from there on in a
+ * vector loop). */
+static void store(struct c_emit *c, char *elem, char *v)
+{
+	if (c->lanes)
+		line(c, "vstore%d(%s, 0, &%s);", c->lanes, v, elem);
+	else
+		line(c, "%s = %s;", elem, v);
+}
 
 static char *lower(struct stmt_c *s, const struct ein_ast_expr *x);
 
@@ -453,11 +555,21 @@ static char *convert(struct c_emit *c, char *v, enum ein_type from,
 	return fmt(c, "((%s) %s)", value_ctype(to), v);
 }
 
-/* The value of "x" converted to "type". */
+/* The value of "x" converted to "type".  In a vector loop, a size (the
+ * same in every lane, of whatever type) is converted first, then put in
+ * every lane: OpenCL C converts vectors only with convert_T. */
 static char *lower_as(struct stmt_c *s, const struct ein_ast_expr *x,
 	enum ein_type type)
 {
-	return convert(s->c, lower(s, x), x->vtype, type);
+	int lanes = s->c->lanes;
+	char *v;
+
+	if (!lanes || x->kind != EIN_EXPR_IDENT)
+		return convert(s->c, lower(s, x), x->vtype, type);
+	s->c->lanes = 0;
+	v = convert(s->c, lower(s, x), x->vtype, type);
+	s->c->lanes = lanes;
+	return splat(s->c, v, value_ctype(type));
 }
 
 static char *lower_load(struct stmt_c *s, const struct ein_ast_expr *x)
@@ -472,6 +584,9 @@ static char *lower_load(struct stmt_c *s, const struct ein_ast_expr *x)
 		return NULL;
 	}
 	v = element(s, a - s->us->stmt->access);
+	if (s->c->lanes)
+		return load_lanes(s->c, v, s->stride[a - s->us->stmt->access],
+			value_ctype(x->vtype));
 	if (v && ein_scop_tensor_type(s->c->scop, a->tensor) == EIN_TYPE_BOOL)
 		v = fmt(s->c, "(%s != 0)", v);
 	return v;
@@ -490,7 +605,15 @@ static char *lower_ident(struct stmt_c *s, const struct ein_ast_expr *x)
 	return v ? fmt(c, "((%s) %s)", value_ctype(x->vtype), v) : NULL;
 }
 
+static char *scalar_literal(struct stmt_c *s, const struct ein_ast_expr *x);
+
+/* A literal, in every lane in a vector loop. */
 static char *lower_literal(struct stmt_c *s, const struct ein_ast_expr *x)
+{
+	return splat(s->c, scalar_literal(s, x), value_ctype(x->vtype));
+}
+
+static char *scalar_literal(struct stmt_c *s, const struct ein_ast_expr *x)
 {
 	double v = x->kind == EIN_EXPR_INT ? (double) x->ival : x->fval;
 
@@ -673,9 +796,10 @@ static char *identity(struct c_emit *c, enum ein_assign op,
 	const char *ty = value_ctype(type);
 
 	if (ein_type_is_float(type))
-		return fmt(c, "((%s) %s)", ty, op == EIN_ASSIGN_MUL ? "1" :
+		return splat(c, fmt(c, "((%s) %s)", ty,
+			op == EIN_ASSIGN_MUL ? "1" :
 			op == EIN_ASSIGN_MAX ? "-INFINITY" :
-			op == EIN_ASSIGN_MIN ? "INFINITY" : "0");
+			op == EIN_ASSIGN_MIN ? "INFINITY" : "0"), ty);
 	return fmt(c, "((%s) %lld)", ty, (long long) (op == EIN_ASSIGN_MUL ?
 		1 : op == EIN_ASSIGN_MAX ? ein_type_min(type) :
 		op == EIN_ASSIGN_MIN ? ein_type_max(type) : 0));
@@ -705,6 +829,62 @@ static char *combine(struct c_emit *c, enum ein_assign op,
 	}
 }
 
+/* The vector of partial results of a reduction "op" (+= or *=) of the
+ * element "elem" of "type" along the explicit vector loop being printed
+ * (vector_stmt admits one only without --strict-fp: the legality check
+ * refuses a reduction along a vectorised loop with it): declared before
+ * the loop with the identity in every lane (-0.0 for a sum, which leaves
+ * every value as it is, -0.0 included), updated by the statement in each
+ * iteration, and its lanes combined into the element after the loop,
+ * before the scalar loop of the rest.  Its name; NULL on error. */
+static char *reduction_acc(struct c_emit *c, enum ein_assign op,
+	enum ein_type type, char *elem)
+{
+	struct c_frame *f = &c->frame[c->n_frame - 1];
+	const char *ty = value_ctype(type);
+	char *name = fmt(c, "ein_red%d", c->n_red), *vty = vector_type(c, ty);
+	char *h = NULL, *one = fmt(c, op == EIN_ASSIGN_ADD ? "(%s) -0.0" :
+		"(%s) 1", ty);
+	int l;
+
+	if (f->n_red >= MAX_VECTOR_RED) {
+		ein_internal(c->ctx, "too many reductions in a vector loop");
+		return NULL;
+	}
+	for (l = 0; name && l < c->lanes; ++l) {
+		char *lane = fmt(c, "%s.s%x", name, l);
+
+		h = l ? combine(c, op, type, h, lane) : lane;
+	}
+	if (!name || !vty || !h || !one)
+		return NULL;
+	f->red[f->n_red].decl = fmt(c, "%s %s = ((%s) (%s));", vty, name,
+		vty, one);
+	f->red[f->n_red].fin = fmt(c, "%s = %s;", elem,
+		combine(c, op, type, elem, h));
+	if (!f->red[f->n_red].decl || !f->red[f->n_red].fin)
+		return NULL;
+	f->n_red++;
+	c->n_red++;
+	return name;
+}
+
+/* Print statement "s", a reduction "op" of "elem" of "type" along the
+ * explicit vector loop being printed, into its vector of partial
+ * results (reduction_acc). */
+static int reduce_stmt(struct stmt_c *s, enum ein_assign op,
+	enum ein_type type, char *elem)
+{
+	struct c_emit *c = s->c;
+	char *acc = reduction_acc(c, op, type, elem);
+	char *v = acc ? lower_as(s, s->us->stmt->rhs, type) : NULL;
+
+	if (!v)
+		return -1;
+	line(c, "%s = %s;", acc, combine(c, op, type, acc, v));
+	return 0;
+}
+
 /* The new value of the element "elem" of "type" that statement "s"
  * updates with "op": floats compute in their type, integers in int32,
  * and the result is converted to the type. */
@@ -718,6 +898,9 @@ static char *update(struct stmt_c *s, enum ein_assign op,
 	if (op == EIN_ASSIGN_SET)
 		return lower_as(s, rhs, type);
 	v = lower_as(s, rhs, ct);
+	if (c->lanes)
+		return v ? combine(c, op, ct, load_lanes(c, elem, 1,
+			value_ctype(type)), v) : NULL;
 	old = type == EIN_TYPE_BOOL ? fmt(c, "(%s != 0)", elem) : elem;
 	old = convert(c, old, type, ct);
 	return v && old ? convert(c, combine(c, op, ct, old, v), ct, type) :
@@ -730,10 +913,24 @@ static int copy_stmt(struct stmt_c *s)
 {
 	char *from = element(s, 1), *to = element(s, 0);
 
+	if (s->c->lanes)
+		from = load_lanes(s->c, from, s->stride[1], memory_ctype(
+			ein_scop_tensor_type(s->c->scop,
+			ein_scop_access_get_target(&s->us->stmt->access[1]))));
 	if (!from || !to)
 		return -1;
-	line(s->c, "%s = %s;", to, from);
+	store(s->c, to, from);
 	return 0;
+}
+
+/* The number of index variables of "us". */
+static int n_iter(const struct ein_user_stmt *us)
+{
+	int n = 0;
+
+	while (us->iter[n])
+		++n;
+	return n;
 }
 
 static int user_stmt(void *user, const struct ein_user_stmt *us)
@@ -743,23 +940,113 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 	const struct ein_ast_stmt *src = c->scop->func->stmt[stmt->src].ast;
 	enum ein_type type = ein_scop_tensor_type(c->scop,
 		stmt->access[0].tensor);
-	struct stmt_c s = { c, us };
+	int stride[stmt->n_access + 1];
+	long step[n_iter(us) + 1];
+	struct stmt_c s = { c, us, NULL };
 	char *elem, *v;
 
 	if (stmt->kind == EIN_STMT_PREFETCH)
 		return 0;
+	if (c->lanes) {
+		if (ein_user_stmt_strides(c->scop, us, c->vec_iter, stride,
+				step) < 0)
+			return -1;
+		s.stride = stride;
+	}
 	if (stmt->kind != EIN_STMT_COMPUTE)
 		return copy_stmt(&s);
 	elem = element(&s, 0);
 	if (!elem)
 		return -1;
+	if (c->lanes && stride[0] == 0 && !stmt->is_init)
+		return reduce_stmt(&s, src->op, type, elem);
 	v = stmt->is_init ? identity(c, src->op, type) :
 		update(&s, src->op, type, elem, stmt->rhs);
 	if (!v)
 		return -1;
-	line(c, "%s = %s;", elem, type == EIN_TYPE_BOOL ?
-		fmt(c, "(uint8_t) %s", v) : v);
+	store(c, elem, type == EIN_TYPE_BOOL ? fmt(c, "(uint8_t) %s", v) : v);
 	return 0;
+}
+
+/* Is "x" an expression that OpenCL C computes lane-wise on vectors of
+ * "type" (float or double) as lower() prints it: every value of that
+ * type (no conversion, comparison or select, whose vector forms differ:
+ * a true comparison of vectors is -1), literals, sizes (of any type:
+ * lower_as converts them before it puts them in every lane), loads, the
+ * arithmetic operators and the builtins (OpenCL C's are overloaded on
+ * vectors)?  Not an index variable, whose lanes differ (an access's
+ * arguments are its indices: ein_user_stmt_strides has read them). */
+static int vector_expr(const struct ein_ast_expr *x, enum ein_type type)
+{
+	int i, ok;
+
+	switch (x->kind) {
+	case EIN_EXPR_IDENT:
+		return x->ident_kind != EIN_IDENT_INDEX;
+	case EIN_EXPR_UNARY:
+		ok = x->op == EIN_OP_NEG;
+		break;
+	case EIN_EXPR_BINARY:
+		ok = x->op < EIN_OP_LT;
+		break;
+	case EIN_EXPR_SELECT:
+		ok = 0;
+		break;
+	case EIN_EXPR_ACCESS:
+		return x->vtype == type;
+	default:
+		ok = 1;
+	}
+	for (i = 0; ok && i < x->n_arg; ++i)
+		ok = vector_expr(x->args[i], type);
+	return ok && x->vtype == type;
+}
+
+/* Is "stmt", whose write moves by "stride" along a vector loop, a sum
+ * or product of one element along it, which reduction_acc computes in a
+ * vector of partial results?  Not a max or min: a NaN element combined
+ * with the identity of an empty vector loop would not stay NaN. */
+static int vector_reduction(struct c_emit *c, const struct ein_scop_stmt *stmt,
+	int stride)
+{
+	enum ein_assign op = c->scop->func->stmt[stmt->src].ast->op;
+
+	return stride == 0 && stmt->kind == EIN_STMT_COMPUTE &&
+		!stmt->is_init && (op == EIN_ASSIGN_ADD ||
+		op == EIN_ASSIGN_MUL);
+}
+
+/* May statement "us", in a vector loop over "iter" of "width" lanes, be
+ * printed in OpenCL C's vector types (walk.h, vector_stmt)?  A copy or a
+ * computation whose accesses are unguarded and each contiguous along
+ * the loop or on one element, whose write is contiguous or, for a sum or
+ * product along the loop (vector_reduction), on one element,
+ * and, for a computation, of float or double values only (vector_expr).
+ * The schedule's legality check has shown that the loop carries no
+ * dependence but such reductions. */
+static int vector_stmt(void *user, const struct ein_user_stmt *us,
+	__isl_keep isl_id *iter, int width)
+{
+	struct c_emit *c = user;
+	const struct ein_scop_stmt *stmt = us->stmt;
+	int i, stride[stmt->n_access + 1];
+	long step[n_iter(us) + 1];
+	enum ein_type type;
+
+	(void) width;
+	if (stmt->kind == EIN_STMT_PREFETCH ||
+	    ein_user_stmt_strides(c->scop, us, iter, stride, step) < 0)
+		return 0;
+	for (i = 0; i < stmt->n_access; ++i)
+		if (stmt->access[i].guard || stride[i] < 0 ||
+		    (stmt->access[i].is_write && stride[i] != 1 &&
+		     !vector_reduction(c, stmt, stride[i])))
+			return 0;
+	if (stmt->kind != EIN_STMT_COMPUTE)
+		return 1;
+	type = ein_scop_tensor_type(c->scop, stmt->access[0].tensor);
+	return ein_type_is_float(type) &&
+		(stmt->is_init || vector_expr(stmt->rhs, type));
 }
 
 /* ---- the function ---- */
@@ -1098,6 +1385,18 @@ static const char *scaled_offset(struct c_emit *c,
 	return step ? fmt(c, "%s * (%s)", off, step) : NULL;
 }
 
+/* A loop of the AST that runs in each work-item: a vectorised loop in
+ * the vector loops' form (vector_loop.h: explicit vectors of OpenCL C's
+ * vector types where its statements take them, whole or with a scalar
+ * tail), any other as isl wrote it. */
+static int unmapped_for(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, const struct ein_loop_attr *attr)
+{
+	if (attr && attr->vector > 1)
+		return ein_vector_loop(e, node, attr);
+	return ein_walk_for(e, node, attr);
+}
+
 /* A loop of the AST, mapped across a device by the backend's loop map
  * (ein_c_loop_map): from its start plus the offset (times its step,
  * scaled_offset), by its step times the stride; a fenced one from its
@@ -1120,7 +1419,7 @@ static int mapped_for(const struct ein_emitter *e,
 	}
 	if (!off && (!attr || !c->map->map(c->map->user, attr, &off,
 			&stride)))
-		return ein_walk_for(e, node, attr);
+		return unmapped_for(e, node, attr);
 	init = walk_expr(c, isl_ast_node_for_get_init(node));
 	off = scaled_offset(c, node, off);
 	init = init && off ? fmt(c, "(%s + %s)", init, off) : NULL;
@@ -1178,8 +1477,11 @@ struct ein_c_printer *ein_c_printer_alloc(ein_ctx *ctx, FILE *out,
 		.for_close = &for_close, .if_open = &if_open,
 		.if_else = &if_else, .if_close = &if_close,
 		.user_stmt = &user_stmt,
+		.vector_stmt = lang == EIN_C_LANG_OPENCL ? &vector_stmt : NULL,
+		.scop = scop,
 		.for_loop = map ? &mapped_for : NULL,
-		.lone_mark = map ? &lone_mark : NULL };
+		.lone_mark = map ? &lone_mark : NULL,
+		.scalar_tails = 1 };
 	return p;
 }
 

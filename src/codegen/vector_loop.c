@@ -1,5 +1,6 @@
 /*
- * vector_loop.c: the CPU's vector loops (vector_loop.h).
+ * vector_loop.c: the vector loops of the CPU and of OpenCL C
+ * (vector_loop.h).
  */
 #include <isl/ast.h>
 #include <isl/val.h>
@@ -265,7 +266,8 @@ static int explicit_lanes(const struct ein_emitter *e,
 	long step;
 	int ok;
 
-	if (!attr || attr->vector <= 1 || attr->partial || attr->parallel ||
+	if (!attr || attr->vector <= 1 || (attr->partial && !e->scalar_tails) ||
+	    attr->parallel ||
 	    (attr->vector & (attr->vector - 1)) || !e->vector_stmt ||
 	    !int_value(isl_ast_node_for_get_inc(node), &step) || step != 1)
 		return 0;
@@ -315,6 +317,38 @@ static int stream_start(const struct ein_emitter *e,
 	isl_ast_node_free(body);
 	*start = ok == 0 ? q.start : NULL;
 	return ok < 0 ? -1 : 0;
+}
+
+/* Where the scalar loop after the vectors of "width" of loop "node" over
+ * "iter" starts: init + ((end - init) / width) * width, "end" its bound
+ * (past the last iteration), with a division that truncates, so that
+ * where the loop runs no iteration the scalar loop runs none either.
+ * The vector loop's iterator itself where the emitter's iterators
+ * outlive their loops (LLVM's), as it does not know the bound's form;
+ * only those emitters peel a streamed loop (stream_start), whose vectors
+ * then start elsewhere than at init.
+ * NULL on error. */
+static ein_value tail_start(const struct ein_emitter *e,
+	__isl_keep isl_ast_node *node, __isl_keep isl_id *iter, int width)
+{
+	enum isl_ast_expr_op_type op;
+	isl_ast_expr *end, *w, *count;
+	isl_ctx *ctx = isl_ast_node_get_ctx(node);
+
+	if (!e->scalar_tails)
+		return e->expr_id(e->user, iter);
+	end = loop_bound(node, iter, &op);
+	if (!end)
+		return NULL;
+	if (op == isl_ast_expr_op_le)
+		end = isl_ast_expr_add(end, isl_ast_expr_from_val(
+			isl_val_one(ctx)));
+	w = isl_ast_expr_from_val(isl_val_int_from_si(ctx, width));
+	count = isl_ast_expr_sub(end, isl_ast_node_for_get_init(node));
+	count = isl_ast_expr_mul(isl_ast_expr_pdiv_q(count,
+		isl_ast_expr_copy(w)), w);
+	return walk_taken(e, isl_ast_expr_add(isl_ast_node_for_get_init(node),
+		count));
 }
 
 /* Emit vector loop "node" over "iter" as explicit vectors of attr->lanes
@@ -367,7 +401,8 @@ static int explicit_for(const struct ein_emitter *e,
 		return -1;
 	if (!tail)
 		return 0;
-	return ein_walk_loop(e, node, iter, e->expr_id(e->user, iter), &rest,
+	return ein_walk_loop(e, node, iter,
+		tail_start(e, node, iter, attr->lanes), &rest,
 		isl_ast_node_for_get_cond(node),
 		isl_ast_node_for_get_inc(node));
 }

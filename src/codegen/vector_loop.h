@@ -1,15 +1,17 @@
 /*
- * vector_loop.h: the CPU's vector loops, the LLVM emitter's for_loop
- * (walk.h).
+ * vector_loop.h: the vector loops of the CPU (the LLVM emitter's
+ * for_loop, walk.h) and of OpenCL C (opencl/emit.c's printer calls it
+ * for the loops each work-item runs).
  *
  * A loop the schedule vectorises is emitted in one of three forms:
  * explicit vectors (each statement of its body computed on vectors of
  * the loop's width by the emitter, where every statement qualifies:
  * ein_emitter.vector_stmt), a loop padded to whole vectors (where every
- * statement may run past the loop's end), or a loop left to LLVM's loop
- * vectoriser with masked vectors (partial).  Backends without explicit
- * vectors (C text) leave for_loop NULL and get the loops as isl wrote
- * them.
+ * statement may run past the loop's end), or, on the CPU, a loop left
+ * to LLVM's loop vectoriser with masked vectors (partial); an emitter
+ * without masked vectors (ein_emitter.scalar_tails: OpenCL C) runs
+ * explicit vectors and a scalar loop for the rest instead.  C text
+ * (--emit=c) leaves for_loop NULL and gets the loops as isl wrote them.
  */
 #ifndef EIN_CODEGEN_VECTOR_LOOP_H
 #define EIN_CODEGEN_VECTOR_LOOP_H

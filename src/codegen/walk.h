@@ -55,6 +55,12 @@ typedef void *ein_value;
  *	ein_walk_loop or ein_walk_for (the CPU's: ein_vector_loop,
  *	vector_loop.h); NULL: the walker emits each loop as isl wrote it
  *	(ein_walk_for);
+ * scalar_tails: the emitter has no masked vectors, and its loop
+ *	iterators live in their loops only (C text's "for (int64_t c =
+ *	...)"): a vector loop that may end in a partial vector runs explicit
+ *	vectors and then a scalar loop for the rest (never LLVM's masked
+ *	loops), which starts where the vectors stopped as computed from the
+ *	loop's bounds, not from the vector loop's iterator (vector_loop.c);
  * lone_mark: emit the mark "node" of ours, with attributes "attr", of a
  *	loop that isl did not generate (it runs once, and isl substituted
  *	its value), walking the mark's child (ein_walk_mark_child); NULL:
@@ -88,6 +94,7 @@ struct ein_emitter {
 	int (*lone_mark)(const struct ein_emitter *e,
 		__isl_keep isl_ast_node *node,
 		const struct ein_loop_attr *attr);
+	int scalar_tails;
 };
 
 /* Emit the child of mark "node".  Returns -1 on error. */

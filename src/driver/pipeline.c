@@ -144,7 +144,7 @@ static int deps(ein_ctx *ctx, struct ein_job *job)
 static int schedule_gpu(ein_ctx *ctx, struct ein_job *job)
 {
 	if (job->sched_file && ein_sched_apply_gpu(ctx, job->schedule,
-			job->deps, job->sched_file) < 0)
+			job->deps, job->sched_file, job->strict_fp) < 0)
 		return -1;
 	if (ein_sched_gpu_is_mapped(job->schedule, -1))
 		return 0;

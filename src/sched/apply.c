@@ -946,8 +946,30 @@ static int unsupported(struct apply *a, const char *why)
 	return -1;
 }
 
+/* "vectorize" on the OpenCL target: a loop that each work-item runs,
+ * never one mapped to the grid, whose iterations are the work-items
+ * themselves (OpenCL C's vector types are a work-item's). */
+static int do_vectorize_gpu(struct apply *a, int stmt)
+{
+	const struct ein_sched_arg *arg = &a->dir->arg[0];
+	int loop = find_loop(a, stmt, arg);
+	const struct ein_loop_attr *attr;
+
+	if (loop < 0)
+		return -1;
+	attr = ein_schedule_loop_attr(a->s, stmt, loop);
+	if (!attr->gpu_block && !attr->gpu_thread)
+		return do_mark(a, stmt);
+	ein_error_at(a->ctx, arg->loc, "cannot vectorize loop '%s' of %s: it "
+		"is mapped to the grid", arg->name, a->dir->stmt.tensor);
+	ein_hint(a->ctx, "vectorize a loop inside the gpu_threads loops, "
+		"which each work-item runs");
+	return -1;
+}
+
 /* A directive of the OpenCL target (gpu_map.h): the loop transformations
- * before the statement's loops are mapped, unroll, and the mapping. */
+ * before the statement's loops are mapped, unroll, vectorize, and the
+ * mapping. */
 static int transform_gpu(struct apply *a, int stmt)
 {
 	const struct ein_sched_directive *d = a->dir;
@@ -964,6 +986,8 @@ static int transform_gpu(struct apply *a, int stmt)
 			do_reorder(a, stmt);
 	case EIN_SCHED_UNROLL:
 		return do_mark(a, stmt);
+	case EIN_SCHED_VECTORIZE:
+		return do_vectorize_gpu(a, stmt);
 	case EIN_SCHED_LOCAL:
 		return do_pack(a, stmt);
 	case EIN_SCHED_ACCUMULATE:
@@ -975,8 +999,8 @@ static int transform_gpu(struct apply *a, int stmt)
 	default:
 		unsupported(a, "makes no sense on an OpenCL target");
 		ein_hint(a->ctx, "an OpenCL schedule takes split, tile, "
-			"reorder, unroll, gpu_blocks, gpu_threads, local and "
-			"accumulate");
+			"reorder, unroll, vectorize, gpu_blocks, gpu_threads, "
+			"local and accumulate");
 		return -1;
 	}
 }
@@ -1585,9 +1609,10 @@ static int lower_gpu_buffers(ein_ctx *ctx, struct ein_schedule *s)
 }
 
 int ein_sched_apply_gpu(ein_ctx *ctx, struct ein_schedule *s,
-	const struct ein_deps *deps, const struct ein_sched_file *file)
+	const struct ein_deps *deps, const struct ein_sched_file *file,
+	int strict)
 {
-	struct apply a = { ctx, s, deps, 0, 1, NULL, NULL, NULL };
+	struct apply a = { ctx, s, deps, strict, 1, NULL, NULL, NULL };
 
 	if (apply_file(&a, file) < 0 || check_gpu_locals(&a, file) < 0)
 		return -1;

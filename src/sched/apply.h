@@ -34,11 +34,14 @@ int ein_sched_apply_check(ein_ctx *ctx, struct ein_schedule *s,
  * and the threads' loops) and "accumulate L" (in a work-item's private
  * memory, L at or inside the innermost thread loop), each checked as
  * pack and accumulate are and lowered (sched/pack.h) to buffers of
- * constant size; any other directive is an error naming it.  Reductions
- * are never reordered (a mapped loop carries none).  Returns -1 after
- * reporting. */
+ * constant size; "vectorize" of a loop a work-item runs, checked as on
+ * the CPU (with "strict", no reduction along it: OpenCL C's vectors of a
+ * reduction would reassociate it); any other directive is an error
+ * naming it.  A mapped loop carries no dependence, reductions included.
+ * Returns -1 after reporting. */
 int ein_sched_apply_gpu(ein_ctx *ctx, struct ein_schedule *s,
-	const struct ein_deps *deps, const struct ein_sched_file *file);
+	const struct ein_deps *deps, const struct ein_sched_file *file,
+	int strict);
 /* Check that "s" respects "deps" as ein_sched_apply does; for schedules
  * built without a file.  Returns -1 (an internal error) if not. */
 int ein_sched_check(ein_ctx *ctx, struct ein_schedule *s,

@@ -89,7 +89,8 @@ static int map_error(ein_ctx *ctx, const struct ein_sched_arg *arg,
 }
 
 /* Check that the "n" loops "arg" are loops first..first+n-1 of "stmt",
- * in order, each running "stmt" alone, and that none is mapped. */
+ * in order, each running "stmt" alone, and that none is mapped or
+ * vectorised. */
 static int check_place(ein_ctx *ctx, struct ein_schedule *s, int stmt,
 	int first, int n, const struct ein_sched_arg *arg)
 {
@@ -107,6 +108,11 @@ static int check_place(ein_ctx *ctx, struct ein_schedule *s, int stmt,
 				"are the outermost, the threads' inside them, "
 				"next to each other, in the order given", name,
 				"reorder the loops before mapping them");
+		if (ein_schedule_loop_attr(s, stmt, k)->vector)
+			return map_error(ctx, &arg[i], "loop '%s' of %s is "
+				"vectorised: a work-item's vectors cannot be "
+				"spread over the grid", name, "vectorize a loop "
+				"inside the gpu_threads loops");
 		if (ein_schedule_get_parent(s, stmt) >= 0 ||
 		    runs_alone(s, stmt, k) != 1)
 			return map_error(ctx, &arg[i], "loop '%s' of %s runs "

@@ -1276,6 +1276,17 @@ static void outputs_first(char (*loops)[40], int n, const char *idx)
 	memcpy(loops, tmp, n * sizeof(tmp[0]));
 }
 
+/* Maybe (one time in two) vectorise loop "loop" of statement "name",
+ * with a width of 2 to 16, at "at" in "buf"; returns the new end. */
+static size_t maybe_vectorize(char *buf, size_t len, size_t at,
+	const char *name, const char *loop)
+{
+	if (rnd(2))
+		return at;
+	return at + snprintf(buf + at, len - at, "%s: vectorize %s %d\n",
+		name, loop, 2 << rnd(4));
+}
+
 /* A random OpenCL schedule for "rk" in "buf" (docs/schedules.md): per
  * statement, up to two loops split by 2 to 16, the outer loops in a
  * random order before the inner ones (mostly those of the output's
@@ -1284,7 +1295,8 @@ static void outputs_first(char (*loops)[40], int n, const char *idx)
  * other outer loops sequential between them), maybe a tile of a tensor
  * the statement reads in __local memory at a loop between the blocks'
  * and the threads' loops, an accumulator at or inside the last thread
- * loop, an unrolled inner loop.  Statements the file does not map run
+ * loop, an unrolled inner loop, the innermost loop vectorised (widths 2
+ * to 16) where it is not mapped.  Statements the file does not map run
  * in one work-item. */
 static void random_gpu_schedule(const struct rkernel *rk, char *buf,
 	size_t len)
@@ -1331,13 +1343,19 @@ static void random_gpu_schedule(const struct rkernel *rk, char *buf,
 			at += words(buf + at, len - at, loops, 0, no + ni);
 			at += snprintf(buf + at, len - at, "\n");
 		}
-		if (rnd(4) == 0)
+		if (rnd(4) == 0) {
+			at = maybe_vectorize(buf, len, at, name,
+				loops[no + ni - 1]);
 			continue;
+		}
 		nb = 1 + rnd(no < 2 ? no : 2);
 		at += snprintf(buf + at, len - at, "%s: gpu_blocks", name);
 		at += words(buf + at, len - at, loops, 0, nb);
 		at += snprintf(buf + at, len - at, "\n");
 		nt = ni ? 1 + rnd(ni) : 0;
+		if (!nt && no + ni > nb)
+			at = maybe_vectorize(buf, len, at, name,
+				loops[no + ni - 1]);
 		if (!nt)
 			continue;
 		at += snprintf(buf + at, len - at, "%s: gpu_threads", name);
@@ -1357,6 +1375,9 @@ static void random_gpu_schedule(const struct rkernel *rk, char *buf,
 			at += snprintf(buf + at, len - at, "%s: unroll %s %s\n",
 				name, loops[no + nt + rnd(ni - nt)],
 				rnd(2) ? "full" : "2");
+		if (ni > nt)
+			at = maybe_vectorize(buf, len, at, name,
+				loops[no + ni - 1]);
 	}
 }
 
