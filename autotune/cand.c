@@ -949,12 +949,14 @@ static void print_layout(const struct ein_space *space,
 		return;
 	ein_cand_append(buf, len, " layout");
 	if (p->pack_layout > 1)
-		ein_cand_append(buf, len, " %s/%d", ss->loop[vl], p->pack_layout);
+		ein_cand_append(buf, len, " %s/%d", ss->loop[vl],
+			p->pack_layout);
 	for (d = 0; d < acc->n_dim; ++d)
 		if (d != at && loop[d] >= 0)
 			ein_cand_append(buf, len, " %s", ss->loop[loop[d]]);
 	if (p->pack_layout > 1)
-		ein_cand_append(buf, len, " %s%%%d", ss->loop[vl], p->pack_layout);
+		ein_cand_append(buf, len, " %s%%%d", ss->loop[vl],
+			p->pack_layout);
 	else
 		ein_cand_append(buf, len, " %s", ss->loop[vl]);
 }
@@ -984,18 +986,18 @@ static void print_loops(const struct ein_space *space,
 	if (p->vec && p->n_order) {
 		ein_cand_loop_name(space, c, s, p->order[p->n_order - 1], name,
 			sizeof(name));
-		ein_cand_append(buf, len, "%s: vectorize %s %d\n", ss->name, name,
-			p->vec);
+		ein_cand_append(buf, len, "%s: vectorize %s %d\n", ss->name,
+			name, p->vec);
 	}
 	if (p->unroll) {
 		ein_cand_loop_name(space, c, s, p->unroll_id, name,
 			sizeof(name));
 		if (p->unroll < 0)
-			ein_cand_append(buf, len, "%s: unroll %s full\n", ss->name,
-				name);
+			ein_cand_append(buf, len, "%s: unroll %s full\n",
+				ss->name, name);
 		else
-			ein_cand_append(buf, len, "%s: unroll %s %d\n", ss->name, name,
-				p->unroll);
+			ein_cand_append(buf, len, "%s: unroll %s %d\n",
+				ss->name, name, p->unroll);
 	}
 	if (p->par_id >= 0) {
 		ein_cand_loop_name(space, c, s, p->par_id, name, sizeof(name));
@@ -1003,7 +1005,8 @@ static void print_loops(const struct ein_space *space,
 	}
 	if (p->acc) {
 		ein_cand_loop_name(space, c, s, p->acc_id, name, sizeof(name));
-		ein_cand_append(buf, len, "%s: accumulate %s\n", ss->name, name);
+		ein_cand_append(buf, len, "%s: accumulate %s\n", ss->name,
+			name);
 	}
 	if (p->pack) {
 		ein_cand_loop_name(space, c, s, p->pack_id, name, sizeof(name));
@@ -1026,8 +1029,8 @@ static void print_place(const struct ein_space *space,
 	    level < 1 || level > c->s[t].n_order)
 		return;
 	if (p->place == EIN_PLACE_FUSE) {
-		ein_cand_append(buf, len, "%s: fuse %s %d\n", space->stmt[s].name,
-			space->stmt[t].name, level);
+		ein_cand_append(buf, len, "%s: fuse %s %d\n",
+			space->stmt[s].name, space->stmt[t].name, level);
 		return;
 	}
 	ein_cand_loop_name(space, c, t, c->s[t].order[level - 1], name,
