@@ -431,7 +431,10 @@ int ein_measure_device(const char *target, struct ein_ocl_device_info *info,
 		memcpy(info, res.msg, sizeof(*info));
 		return 0;
 	}
-	snprintf(msg, len, "%s", st == EIN_TRIAL_WRONG ? res.msg :
-		ein_trial_status_name(st));
+	/* The context's message without its "error: " and newline. */
+	snprintf(msg, len, "%s", st != EIN_TRIAL_WRONG ?
+		ein_trial_status_name(st) : strncmp(res.msg, "error: ", 7) ?
+		res.msg : res.msg + 7);
+	msg[strcspn(msg, "\n")] = '\0';
 	return -1;
 }

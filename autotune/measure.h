@@ -89,7 +89,8 @@ struct ein_ocl_device_info;
  * "opencl:P:D") names, into *info, asked in a child: OpenCL is then never
  * loaded in the tuner's process, whose children could not run kernels
  * after it (an OpenCL runtime does not survive fork: PoCL's worker
- * threads stay in the parent).  Returns -1 with the reason in "msg". */
+ * threads stay in the parent).  Returns -1 with the reason in "msg" (one
+ * line). */
 int ein_measure_device(const char *target, struct ein_ocl_device_info *info,
 	char *msg, int len);
 
