@@ -145,7 +145,7 @@ static void repair_all(const struct ein_space *space, struct ein_cand *c)
 	}
 }
 
-void ein_cand_default(const struct ein_space *space, struct ein_cand *c)
+static void cpu_default(const struct ein_space *space, struct ein_cand *c)
 {
 	int s, v;
 
@@ -455,7 +455,7 @@ static int blis_seeds(const struct ein_space *space, struct ein_cand *c,
 		for (row = 0; row < EIN_SPACE_MAX_LOOP && n < max; ++row) {
 			int any = 0;
 
-			ein_cand_default(space, &c[n]);
+			cpu_default(space, &c[n]);
 			make_parallel(space, &c[n]);
 			for (s = 0; s < space->n_stmt; ++s)
 				if (!space->stmt[s].is_init)
@@ -468,17 +468,17 @@ static int blis_seeds(const struct ein_space *space, struct ein_cand *c,
 	return n;
 }
 
-int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
+static int cpu_seeds(const struct ein_space *space, struct ein_cand *c,
 	int max)
 {
 	int n = 0;
 
 	if (n < max && space->machine.n_threads > 1) {
-		ein_cand_default(space, &c[n]);
+		cpu_default(space, &c[n]);
 		make_parallel(space, &c[n++]);
 	}
 	if (n < max) {
-		ein_cand_default(space, &c[n]);
+		cpu_default(space, &c[n]);
 		make_parallel(space, &c[n]);
 		if (fusion_seed(space, &c[n]))
 			n++;
@@ -602,12 +602,12 @@ static void random_place(const struct ein_space *space, struct ein_cand *c,
 	p->place_level = 1 + ein_rng_below(rng, max < 2 ? 1 : 2);
 }
 
-void ein_cand_random(const struct ein_space *space, struct ein_cand *c,
+static void cpu_random(const struct ein_space *space, struct ein_cand *c,
 	uint64_t *rng)
 {
 	int s, v;
 
-	ein_cand_default(space, c);
+	cpu_default(space, c);
 	for (s = 0; s < space->n_stmt; ++s) {
 		for (v = 0; v < space->stmt[s].n_loop; ++v)
 			c->s[s].tile[v] = random_tile(&space->stmt[s], v, rng);
@@ -797,7 +797,7 @@ static int pick_stmt(const struct ein_space *space, uint64_t *rng)
 	return 0;
 }
 
-const char *ein_cand_mutate(const struct ein_space *space,
+static const char *cpu_mutate(const struct ein_space *space,
 	struct ein_cand *c, uint64_t *rng)
 {
 	int total = 0, r, m, s = pick_stmt(space, rng);
@@ -819,7 +819,7 @@ const char *ein_cand_mutate(const struct ein_space *space,
 	return mutators[m].name;
 }
 
-void ein_cand_crossover(const struct ein_space *space,
+static void cpu_crossover(const struct ein_space *space,
 	const struct ein_cand *a, const struct ein_cand *b,
 	struct ein_cand *c, uint64_t *rng)
 {
@@ -863,8 +863,7 @@ void ein_cand_crossover(const struct ein_space *space,
 
 /* Append formatted text to the growing string *buf of *len bytes (NULL
  * once out of memory). */
-__attribute__((format(printf, 3, 4)))
-static void append(char **buf, size_t *len, const char *fmt, ...)
+void ein_cand_append(char **buf, size_t *len, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -948,16 +947,18 @@ static void print_layout(const struct ein_space *space,
 	if (at < 0 || (p->pack_layout == EIN_PACK_VECTOR_LAST &&
 			at == acc->n_dim - 1))
 		return;
-	append(buf, len, " layout");
+	ein_cand_append(buf, len, " layout");
 	if (p->pack_layout > 1)
-		append(buf, len, " %s/%d", ss->loop[vl], p->pack_layout);
+		ein_cand_append(buf, len, " %s/%d", ss->loop[vl],
+			p->pack_layout);
 	for (d = 0; d < acc->n_dim; ++d)
 		if (d != at && loop[d] >= 0)
-			append(buf, len, " %s", ss->loop[loop[d]]);
+			ein_cand_append(buf, len, " %s", ss->loop[loop[d]]);
 	if (p->pack_layout > 1)
-		append(buf, len, " %s%%%d", ss->loop[vl], p->pack_layout);
+		ein_cand_append(buf, len, " %s%%%d", ss->loop[vl],
+			p->pack_layout);
 	else
-		append(buf, len, " %s", ss->loop[vl]);
+		ein_cand_append(buf, len, " %s", ss->loop[vl]);
 }
 
 /* The directives of the loops of plan s. */
@@ -971,47 +972,48 @@ static void print_loops(const struct ein_space *space,
 
 	for (v = 0; v < ss->n_loop; ++v)
 		if (p->tile[v])
-			append(buf, len, "%s: split %s %d\n", ss->name,
+			ein_cand_append(buf, len, "%s: split %s %d\n", ss->name,
 				ss->loop[v], p->tile[v]);
 	if (p->n_order > 1 && !is_default_order(space, c, s)) {
-		append(buf, len, "%s: reorder", ss->name);
+		ein_cand_append(buf, len, "%s: reorder", ss->name);
 		for (i = 0; i < p->n_order; ++i) {
 			ein_cand_loop_name(space, c, s, p->order[i], name,
 				sizeof(name));
-			append(buf, len, " %s", name);
+			ein_cand_append(buf, len, " %s", name);
 		}
-		append(buf, len, "\n");
+		ein_cand_append(buf, len, "\n");
 	}
 	if (p->vec && p->n_order) {
 		ein_cand_loop_name(space, c, s, p->order[p->n_order - 1], name,
 			sizeof(name));
-		append(buf, len, "%s: vectorize %s %d\n", ss->name, name,
-			p->vec);
+		ein_cand_append(buf, len, "%s: vectorize %s %d\n", ss->name,
+			name, p->vec);
 	}
 	if (p->unroll) {
 		ein_cand_loop_name(space, c, s, p->unroll_id, name,
 			sizeof(name));
 		if (p->unroll < 0)
-			append(buf, len, "%s: unroll %s full\n", ss->name,
-				name);
+			ein_cand_append(buf, len, "%s: unroll %s full\n",
+				ss->name, name);
 		else
-			append(buf, len, "%s: unroll %s %d\n", ss->name, name,
-				p->unroll);
+			ein_cand_append(buf, len, "%s: unroll %s %d\n",
+				ss->name, name, p->unroll);
 	}
 	if (p->par_id >= 0) {
 		ein_cand_loop_name(space, c, s, p->par_id, name, sizeof(name));
-		append(buf, len, "%s: parallel %s\n", ss->name, name);
+		ein_cand_append(buf, len, "%s: parallel %s\n", ss->name, name);
 	}
 	if (p->acc) {
 		ein_cand_loop_name(space, c, s, p->acc_id, name, sizeof(name));
-		append(buf, len, "%s: accumulate %s\n", ss->name, name);
+		ein_cand_append(buf, len, "%s: accumulate %s\n", ss->name,
+			name);
 	}
 	if (p->pack) {
 		ein_cand_loop_name(space, c, s, p->pack_id, name, sizeof(name));
-		append(buf, len, "%s: pack %s at %s", ss->name,
+		ein_cand_append(buf, len, "%s: pack %s at %s", ss->name,
 			ss->access[p->pack_access].name, name);
 		print_layout(space, c, s, buf, len);
-		append(buf, len, "\n");
+		ein_cand_append(buf, len, "\n");
 	}
 }
 
@@ -1027,17 +1029,17 @@ static void print_place(const struct ein_space *space,
 	    level < 1 || level > c->s[t].n_order)
 		return;
 	if (p->place == EIN_PLACE_FUSE) {
-		append(buf, len, "%s: fuse %s %d\n", space->stmt[s].name,
-			space->stmt[t].name, level);
+		ein_cand_append(buf, len, "%s: fuse %s %d\n",
+			space->stmt[s].name, space->stmt[t].name, level);
 		return;
 	}
 	ein_cand_loop_name(space, c, t, c->s[t].order[level - 1], name,
 		sizeof(name));
-	append(buf, len, "%s: compute_at %s %s\n", space->stmt[s].name,
+	ein_cand_append(buf, len, "%s: compute_at %s %s\n", space->stmt[s].name,
 		space->stmt[t].name, name);
 }
 
-char *ein_cand_to_directives(const struct ein_space *space,
+static char *cpu_to_directives(const struct ein_space *space,
 	const struct ein_cand *c)
 {
 	char *buf = calloc(1, 1);
@@ -1056,10 +1058,12 @@ char *ein_cand_to_directives(const struct ein_space *space,
 /* Encoding: n_stmt, then per statement: n_loop tiles, n_order, the
  * order, vec, unroll_id, unroll, par_id, acc, acc_id, pack,
  * pack_access, pack_id, pack_layout, place, place_target, place_level. */
-int ein_cand_encode(const struct ein_cand *c, int *v, int max)
+static int cpu_encode(const struct ein_space *space,
+	const struct ein_cand *c, int *v, int max)
 {
 	int n = 0, s, i;
 
+	(void) space;
 #define PUT(x) do { if (n < max) v[n] = (x); n++; } while (0)
 	PUT(c->n_stmt);
 	for (s = 0; s < c->n_stmt; ++s) {
@@ -1088,7 +1092,7 @@ int ein_cand_encode(const struct ein_cand *c, int *v, int max)
 	return n < max ? n : max;
 }
 
-int ein_cand_decode(const struct ein_space *space, const int *v, int n,
+static int cpu_decode(const struct ein_space *space, const int *v, int n,
 	struct ein_cand *c)
 {
 	int k = 0, s, i;
@@ -1126,3 +1130,15 @@ int ein_cand_decode(const struct ein_space *space, const int *v, int n,
 	repair_all(space, c);
 	return k == n ? 0 : -1;
 }
+
+const struct ein_cand_gen ein_cand_gen_cpu = {
+	.init = &cpu_default,
+	.seeds = &cpu_seeds,
+	.random = &cpu_random,
+	.mutate = &cpu_mutate,
+	.crossover = &cpu_crossover,
+	.to_directives = &cpu_to_directives,
+	.encode = &cpu_encode,
+	.decode = &cpu_decode,
+	.features = NULL,
+};

@@ -25,6 +25,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include "cli/cli.h"
+#include "driver/options.h"
+#include "opencl/runtime.h"
 #include "autotune/measure.h"
 #include "autotune/rank.h"
 
@@ -82,12 +84,16 @@ enum ein_fault ein_fault_for_trial(int trial)
 }
 
 /* The child's result: status (EIN_TRIAL_OK or EIN_TRIAL_WRONG), the
- * median time, and a message for a wrong answer. */
+ * median time, and a message for a wrong answer (or the device's
+ * information, ein_measure_device). */
 struct child_result {
 	int status;
 	double seconds;
-	char msg[256];
+	char msg[512];
 };
+
+_Static_assert(sizeof(struct ein_ocl_device_info) <=
+	sizeof(((struct child_result *) 0)->msg), "device info fits");
 
 /* The bytes this process maps now (from /proc/self/statm), 0 if
  * unknown. */
@@ -250,6 +256,17 @@ static int call(struct args *a)
 		CHILD_FAILED;
 }
 
+/* The time of the call of "k" that took "host" seconds on the host: the
+ * device's, from its profiling events, for a kernel compiled for OpenCL
+ * with profiling (the kernels alone, without the copies of host tensors
+ * or the launch), else "host". */
+static double device_or_host(ein_kernel *k, double host)
+{
+	double d = ein_kernel_get_device_seconds(k);
+
+	return d >= 0 ? d : host;
+}
+
 /* What the timing child needs. */
 struct time_work {
 	struct args a;
@@ -270,7 +287,7 @@ static int time_work(void *user, struct child_result *res)
 
 		if ((r = call(&w->a)))
 			return r;
-		t[n++] = ein_cli_now() - t0;
+		t[n++] = device_or_host(w->a.k, ein_cli_now() - t0);
 		/* The first call after the warm-up: the warm-up itself
 		 * also pays for first touches of the outputs. */
 		if (n == 1 && ein_rank_too_slow(t[0], w->best,
@@ -368,4 +385,56 @@ enum ein_trial_status ein_measure_check(ein_kernel *k, const int64_t *sizes,
 	st = in_child(&check_work, &w, &co, EIN_FAULT_NONE, &res);
 	snprintf(msg, len, "%s", st == EIN_TRIAL_WRONG ? res.msg : "");
 	return st;
+}
+
+/* What the device-information child needs: the target and the
+ * answer. */
+struct device_work {
+	const char *target;
+	struct ein_ocl_device_info info;
+};
+
+/* In the child, a context of its own: what it loads of OpenCL stays
+ * there. */
+static int device_work(void *user, struct child_result *res)
+{
+	struct device_work *w = user;
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_options *opts = ein_options_alloc();
+	int p = -1, d = -1;
+
+	res->status = EIN_TRIAL_WRONG;
+	if (ctx && opts && ein_options_set_target(opts, w->target) == EIN_OK)
+		ein_options_get_opencl(opts, &p, &d);
+	if (ctx && ein_ocl_device_info(ctx, p, d, &w->info) == 0) {
+		res->status = EIN_TRIAL_OK;
+		res->seconds = 0;
+		memcpy(res->msg, &w->info, sizeof(w->info));
+	} else {
+		snprintf(res->msg, sizeof(res->msg), "%s", ctx ?
+			ein_ctx_last_error(ctx) : "out of memory");
+	}
+	return 0;
+}
+
+int ein_measure_device(const char *target, struct ein_ocl_device_info *info,
+	char *msg, int len)
+{
+	struct device_work w = { .target = target };
+	struct ein_measure_opts o = { .timeout = 60 };
+	struct child_result res;
+	enum ein_trial_status st;
+
+	st = in_child(&device_work, &w, &o, EIN_FAULT_NONE, &res);
+	if (st == EIN_TRIAL_OK) {
+		memset(info, 0, sizeof(*info));
+		memcpy(info, res.msg, sizeof(*info));
+		return 0;
+	}
+	/* The context's message without its "error: " and newline. */
+	snprintf(msg, len, "%s", st != EIN_TRIAL_WRONG ?
+		ein_trial_status_name(st) : strncmp(res.msg, "error: ", 7) ?
+		res.msg : res.msg + 7);
+	msg[strcspn(msg, "\n")] = '\0';
+	return -1;
 }

@@ -83,4 +83,15 @@ enum ein_trial_status ein_measure_check(ein_kernel *k, const int64_t *sizes,
 	long red, const struct ein_measure_opts *o, enum ein_fault fault,
 	char *msg, int len);
 
+struct ein_ocl_device_info;
+
+/* The information of the OpenCL device that target "target" ("opencl" or
+ * "opencl:P:D") names, into *info, asked in a child: OpenCL is then never
+ * loaded in the tuner's process, whose children could not run kernels
+ * after it (an OpenCL runtime does not survive fork: PoCL's worker
+ * threads stay in the parent).  Returns -1 with the reason in "msg" (one
+ * line). */
+int ein_measure_device(const char *target, struct ein_ocl_device_info *info,
+	char *msg, int len);
+
 #endif

@@ -122,6 +122,10 @@ void ein_model_features(const struct ein_space *space,
 
 	memset(f, 0, EIN_MODEL_N_FEATURE * sizeof(*f));
 	f[0] = 1;
+	if (space->gen && space->gen->features) {
+		space->gen->features(space, c, f);
+		return;
+	}
 	for (level = 1; level <= 4; ++level)
 		level_features(space, c, s, level, &f[3 * level - 2]);
 	f[13] = p->vec > 0;

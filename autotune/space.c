@@ -308,6 +308,7 @@ int ein_space_init(struct ein_space *space, ein_program *prog,
 	char *target = ein_target_host_name(ctx);
 
 	memset(space, 0, sizeof(*space));
+	space->gen = &ein_cand_gen_cpu;
 	ein_machine_detect(&space->machine, target);
 	free(target);
 	space->flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
@@ -333,4 +334,61 @@ int ein_space_init(struct ein_space *space, ein_program *prog,
 	ein_schedule_free(sched);
 	ein_scop_free(scop);
 	return r;
+}
+
+void ein_space_set_gpu(struct ein_space *space,
+	const struct ein_gpu_device *device)
+{
+	space->gen = &ein_cand_gen_gpu;
+	space->device = *device;
+}
+
+/* ---- candidates, by the space's generator ------------------------------ */
+
+void ein_cand_default(const struct ein_space *space, struct ein_cand *c)
+{
+	space->gen->init(space, c);
+}
+
+int ein_cand_seeds(const struct ein_space *space, struct ein_cand *c,
+	int max)
+{
+	return space->gen->seeds(space, c, max);
+}
+
+void ein_cand_random(const struct ein_space *space, struct ein_cand *c,
+	uint64_t *rng)
+{
+	space->gen->random(space, c, rng);
+}
+
+const char *ein_cand_mutate(const struct ein_space *space,
+	struct ein_cand *c, uint64_t *rng)
+{
+	return space->gen->mutate(space, c, rng);
+}
+
+void ein_cand_crossover(const struct ein_space *space,
+	const struct ein_cand *a, const struct ein_cand *b,
+	struct ein_cand *c, uint64_t *rng)
+{
+	space->gen->crossover(space, a, b, c, rng);
+}
+
+char *ein_cand_to_directives(const struct ein_space *space,
+	const struct ein_cand *c)
+{
+	return space->gen->to_directives(space, c);
+}
+
+int ein_cand_encode(const struct ein_space *space, const struct ein_cand *c,
+	int *v, int max)
+{
+	return space->gen->encode(space, c, v, max);
+}
+
+int ein_cand_decode(const struct ein_space *space, const int *v, int n,
+	struct ein_cand *c)
+{
+	return space->gen->decode(space, v, n, c);
 }

@@ -105,10 +105,28 @@ enum ein_pack_layout {
 	EIN_PACK_VECTOR_LAST = -1
 };
 
+/* An OpenCL device, as the GPU generator needs it: the largest
+ * work-group (CL_DEVICE_MAX_WORK_GROUP_SIZE) and the bytes of __local
+ * memory of a group (CL_DEVICE_LOCAL_MEM_SIZE). */
+struct ein_gpu_device {
+	long max_group;
+	long local_mem;
+};
+
+struct ein_cand_gen;
+
 /* The space of one definition at the tuning sizes.
+ * gen: the generator of its candidates, which says which directives a
+ *	candidate is made of: ein_cand_gen_cpu (cand.c: tiles, order,
+ *	vectors, parallel, pack, placement) or ein_cand_gen_gpu
+ *	(cand_gpu.c: work-groups, work-items, __local copies, register
+ *	tiles for an OpenCL device);
+ * machine: the CPU; device: the OpenCL device (the GPU generator's);
  * flops: the operations of one call; n_stmt, stmt: the statements. */
 struct ein_space {
+	const struct ein_cand_gen *gen;
 	struct ein_machine machine;
+	struct ein_gpu_device device;
 	double flops;
 	int n_stmt;
 	struct ein_space_stmt stmt[EIN_SPACE_MAX_STMT];
@@ -120,7 +138,35 @@ enum ein_place {
 	EIN_PLACE_COMPUTE_AT = 2
 };
 
-/* The plan of one statement (see the head comment). */
+#define EIN_GPU_MAX_MAP 3
+
+/* The plan of one statement on an OpenCL device (cand_gpu.c):
+ * n_map, map: the loops mapped to the grid (default-order loop numbers,
+ *	not reductions), outermost first, the last in dimension 0;
+ * block[v]: the tile of mapped loop v a work-group runs (v.o across
+ *	groups, v.i inside the group; 1: not split, v across groups only);
+ * reg[v]: the elements of that tile each work-item runs (v.i split by
+ *	it: v.i.o across the group's work-items, v.i.i in the item; 1: one);
+ * kc: the split of the first reduction loop k (k.o between the groups'
+ *	and the items' loops, where __local copies are made; 0: none);
+ * local: bit a set: the tensor of access a copied to __local memory at
+ *	k.o;
+ * acc: keep each work-item's part of the output in private memory
+ *	(accumulate at the innermost work-item loop);
+ * unroll: bit 0, the register loops unrolled fully; bit 1, k.i. */
+struct ein_gpu_plan {
+	int n_map;
+	int map[EIN_GPU_MAX_MAP];
+	int block[EIN_SPACE_MAX_LOOP];
+	int reg[EIN_SPACE_MAX_LOOP];
+	int kc;
+	int local;
+	int acc;
+	int unroll;
+};
+
+/* The plan of one statement (see the head comment; gpu: the plan of the
+ * GPU generator, which uses none of the others). */
 struct ein_cand_stmt {
 	int tile[EIN_SPACE_MAX_LOOP];
 	int n_order;
@@ -138,6 +184,7 @@ struct ein_cand_stmt {
 	int place;
 	int place_target;
 	int place_level;
+	struct ein_gpu_plan gpu;
 };
 
 /* A candidate: one plan per statement of the space. */
@@ -163,6 +210,44 @@ void ein_machine_detect(struct ein_machine *m, const char *target);
  * (a kernel too large for the fixed bounds above is unsupported). */
 int ein_space_init(struct ein_space *space, ein_program *prog,
 	const char *def, ein_kernel *k, const int64_t *sizes);
+
+/* A generator of candidates: the directives a candidate is made of, and
+ * the operators on them, behind the ein_cand_* functions below (which
+ * call the space's generator).  features: the cost model's features of a
+ * candidate (model.h; NULL: the CPU's loop-nest features). */
+struct ein_cand_gen {
+	void (*init)(const struct ein_space *space, struct ein_cand *c);
+	int (*seeds)(const struct ein_space *space, struct ein_cand *c,
+		int max);
+	void (*random)(const struct ein_space *space, struct ein_cand *c,
+		uint64_t *rng);
+	const char *(*mutate)(const struct ein_space *space,
+		struct ein_cand *c, uint64_t *rng);
+	void (*crossover)(const struct ein_space *space,
+		const struct ein_cand *a, const struct ein_cand *b,
+		struct ein_cand *c, uint64_t *rng);
+	char *(*to_directives)(const struct ein_space *space,
+		const struct ein_cand *c);
+	int (*encode)(const struct ein_space *space, const struct ein_cand *c,
+		int *v, int max);
+	int (*decode)(const struct ein_space *space, const int *v, int n,
+		struct ein_cand *c);
+	void (*features)(const struct ein_space *space,
+		const struct ein_cand *c, double *f);
+};
+
+extern const struct ein_cand_gen ein_cand_gen_cpu;
+/* Append formatted text to the growing string *buf of *len bytes (NULL
+ * once out of memory): how generators print their directives. */
+__attribute__((format(printf, 3, 4)))
+void ein_cand_append(char **buf, size_t *len, const char *fmt, ...);
+extern const struct ein_cand_gen ein_cand_gen_gpu;
+
+/* Turn "space", as ein_space_init built it, into the space of an OpenCL
+ * device "device": its candidates map loops to work-groups and
+ * work-items (cand_gpu.c). */
+void ein_space_set_gpu(struct ein_space *space,
+	const struct ein_gpu_device *device);
 
 /* The default schedule: no directive. */
 void ein_cand_default(const struct ein_space *space, struct ein_cand *c);
@@ -190,7 +275,8 @@ char *ein_cand_to_directives(const struct ein_space *space,
 	const struct ein_cand *c);
 /* "c" as a list of integers (for the tuning log) into v[0 .. max-1];
  * returns how many (at most max). */
-int ein_cand_encode(const struct ein_cand *c, int *v, int max);
+int ein_cand_encode(const struct ein_space *space, const struct ein_cand *c,
+	int *v, int max);
 /* The candidate encoded as v[0 .. n-1], checked against the space.
  * Returns -1 if it does not fit. */
 int ein_cand_decode(const struct ein_space *space, const int *v, int n,

@@ -35,6 +35,8 @@
 #include "autotune/space.h"
 #include "autotune/tunelog.h"
 #include "autotune/tune.h"
+#include "opencl/runtime.h"
+#include "driver/options.h"
 
 /* Above this many operations the reference check runs at smaller sizes
  * (the interpreter is slow). */
@@ -75,6 +77,10 @@ struct trial {
  * check_sizes, check_red: where and with which reduction length new
  *	bests are checked;
  * space, model, rng: the search;
+ * gpu, cl_target, device: tuning for the OpenCL device "cl_target"
+ *	("opencl:P:D") described by "device" (asked in a child: the tuner's
+ *	process never loads OpenCL, measure.h), its candidates compiled
+ *	lazily with profiling and built and timed in the children;
  * target, out_path, log_path, dir: names; log_fd: the open log;
  * n_trial, trial: every trial so far (resumed ones first);
  * n_measured, n_illegal, n_failed, n_wrong, n_slow: counts (a slow
@@ -101,6 +107,9 @@ struct run {
 	long check_red;
 	char size_text[256], size_tag[256];
 	struct ein_space space;
+	int gpu;
+	char cl_target[64];
+	struct ein_ocl_device_info device;
 	struct ein_model *model;
 	uint64_t rng;
 	char *target, out_path[1024], log_path[1024], dir[64];
@@ -245,9 +254,39 @@ static double compile_budget(const struct run *r)
 	return t;
 }
 
+/* For --target opencl[:P:D]: the device, asked in a child (measure.h),
+ * and the target candidates compile for: that device by its indices.
+ * Returns -2 after a message if there is none. */
+static int setup_device(struct run *r)
+{
+	char msg[512];
+	ein_options *opts = ein_options_alloc();
+	int bad = !opts || ein_options_set_target(opts, r->o->target);
+
+	ein_options_free(opts);
+	if (bad) {
+		fprintf(stderr, "ein tune: error: unknown target '%s' (a CPU's "
+			"name, opencl or opencl:P:D)\n", r->o->target);
+		return -2;
+	}
+	if (ein_measure_device(r->o->target, &r->device, msg,
+			sizeof(msg)) < 0) {
+		fprintf(stderr, "ein tune: error: %s\n", msg);
+		return -2;
+	}
+	snprintf(r->cl_target, sizeof(r->cl_target), "opencl:%d:%d",
+		r->device.platform, r->device.device);
+	return 0;
+}
+
 static int setup(struct run *r)
 {
-	ein_options *opts = ein_options_alloc();
+	ein_options *opts;
+
+	r->gpu = r->o->target && !strncmp(r->o->target, "opencl", 6);
+	if (r->gpu && setup_device(r) < 0)
+		return -2;
+	opts = ein_options_alloc();
 
 	r->ctx = ein_ctx_alloc();
 	r->prog = r->ctx ? ein_program_read_file(r->ctx, r->o->file) : NULL;
@@ -273,8 +312,14 @@ static int setup(struct run *r)
 	if (ein_space_init(&r->space, r->prog, r->def, r->k0, r->sizes) < 0 ||
 	    check_reduction(r) < 0)
 		return -1;
-	r->target = r->o->target ? strdup(r->o->target) :
-		ein_target_host_name(r->ctx);
+	if (r->gpu) {
+		struct ein_gpu_device d = { (long) r->device.max_group,
+			(long) r->device.local_mem };
+
+		ein_space_set_gpu(&r->space, &d);
+	}
+	r->target = r->gpu ? strdup(r->device.class) : r->o->target ?
+		strdup(r->o->target) : ein_target_host_name(r->ctx);
 	if (!r->target)
 		return -1;
 	paths(r);
@@ -371,6 +416,12 @@ static ein_kernel *compile_cand(struct run *r, int trial,
 		fclose(f);
 		ein_options_set_schedule(opts, path);
 		ein_options_set_compile_timeout(opts, compile_budget(r));
+		if (r->gpu) {
+			/* Built and timed in the measuring child. */
+			ein_options_set_target(opts, r->cl_target);
+			ein_options_set_opencl_lazy(opts, 1);
+			ein_options_set_opencl_profiling(opts, 1);
+		}
 		for (i = 0; i < r->n_size; ++i)
 			(fixed ? ein_options_fix_size : ein_options_set_size)(
 				opts, ein_kernel_get_size_name(r->k0, i),
@@ -396,7 +447,9 @@ static ein_kernel *compile_cand(struct run *r, int trial,
 
 static void measure_opts(const struct run *r, struct ein_measure_opts *mo)
 {
-	mo->timeout = r->o->timeout;
+	/* On a device the child also builds the program (lazily, at the
+	 * warm-up call): a compile, with a compile's budget. */
+	mo->timeout = r->o->timeout + (r->gpu ? r->o->compile_timeout : 0);
 	mo->min_time = r->o->min_time;
 	mo->mem_limit = r->o->mem_limit;
 	mo->best = mo->slow_factor = 0;
@@ -509,7 +562,8 @@ static int try_cand(struct run *r, const struct ein_cand *c,
 	t.rec.trial = r->n_trial + 1;
 	t.rec.origin = strdup(origin);
 	t.rec.schedule = strdup(directives);
-	t.rec.n_plan = ein_cand_encode(c, t.rec.plan, EIN_TUNELOG_MAX_PLAN);
+	t.rec.n_plan = ein_cand_encode(&r->space, c, t.rec.plan,
+		EIN_TUNELOG_MAX_PLAN);
 	t.rec.seconds = t.rec.gflops = -1;
 	ein_model_features(&r->space, c, f);
 	t.rec.predicted = ein_model_predict(r->model, f);
@@ -618,9 +672,13 @@ static void generate(struct run *r)
 			continue;
 		}
 		ein_model_features(&r->space, &brood[kept], f);
-		score[kept++] = ein_prior_rank(r->prog, r->def, r->k0, r->sizes,
-			r->target, r->model->n, ein_model_predict(r->model, f),
-			text);
+		/* The shipped model knows CPUs only. */
+		score[kept] = ein_model_predict(r->model, f);
+		if (!r->gpu)
+			score[kept] = ein_prior_rank(r->prog, r->def, r->k0,
+				r->sizes, r->target, r->model->n, score[kept],
+				text);
+		kept++;
 		free(text);
 	}
 	for (b = 0; b < PICKS && kept > 0; ++b) {
@@ -794,9 +852,14 @@ static char *provenance(const struct run *r)
 		r->size_text, r->o->symbolic ? "symbolic (measured with the "
 		"sizes as hints only)" : "fixed (measured as ein compile "
 		"--sizes and ein run --fix-sizes deploy it)");
-	fprintf(f, "# target: %s, %d thread%s; tuned on %s\n", r->target,
-		ein_get_num_threads(), ein_get_num_threads() > 1 ? "s" : "",
-		date);
+	if (r->gpu)
+		fprintf(f, "# target: %s, device %s (%s), kernel times from "
+			"its profiling events; tuned on %s\n", r->target,
+			r->device.name, r->cl_target, date);
+	else
+		fprintf(f, "# target: %s, %d thread%s; tuned on %s\n",
+			r->target, ein_get_num_threads(),
+			ein_get_num_threads() > 1 ? "s" : "", date);
 	fprintf(f, "# best: %.4g ms (trial %d, %s)", t->seconds * 1e3,
 		t->trial, t->origin);
 	if (r->baseline >= 0)
@@ -828,8 +891,13 @@ static char *schedule_text(struct run *r)
 		fprintf(f, "%s%s=%lld", i ? " " : "",
 			ein_kernel_get_size_name(r->k0, i),
 			(long long) r->sizes[i]);
-	fprintf(f, "\nmeasured %.2f GFLOP/s, %d thread%s", t->gflops,
-		ein_get_num_threads(), ein_get_num_threads() > 1 ? "s" : "");
+	if (r->gpu)
+		fprintf(f, "\nmeasured %.2f GFLOP/s on %s", t->gflops,
+			r->device.name);
+	else
+		fprintf(f, "\nmeasured %.2f GFLOP/s, %d thread%s", t->gflops,
+			ein_get_num_threads(), ein_get_num_threads() > 1 ?
+			"s" : "");
 	if (r->baseline >= 0)
 		fprintf(f, " (default schedule %.2f, %.2fx)",
 			r->trial[r->baseline].rec.gflops, speedup(r));
@@ -1077,7 +1145,8 @@ static int search(struct run *r)
 			break;
 		res = try_cand(r, &c, origin, text);
 		free(text);
-		if (res == 0 && !tried_auto++)
+		/* The automatic and analog seeds are the CPU's. */
+		if (res == 0 && !r->gpu && !tried_auto++)
 			res = try_after_default(r);
 		if (res < 0)
 			return -1;
@@ -1109,12 +1178,20 @@ static int list_space(const struct run *r)
 	struct ein_cand seed[MAX_QUEUE];
 	int n = ein_cand_seeds(sp, seed, MAX_SEEDS), s, v, i;
 
-	printf("space of %s at %s, sizes %s, on %s: %d float32 lanes, %d "
-		"vector registers, caches %ld/%ld/%ld bytes, %d thread%s\n",
-		r->def, r->size_text, r->o->symbolic ? "symbolic" : "fixed",
-		r->target, m->vector_lanes, m->n_vreg, m->cache[0],
-		m->cache[1], m->cache[2], m->n_threads,
-		m->n_threads > 1 ? "s" : "");
+	if (r->gpu)
+		printf("space of %s at %s, sizes %s, on %s: %s (%s), "
+			"work-groups of at most %ld items, %ld bytes of local "
+			"memory\n", r->def, r->size_text, r->o->symbolic ?
+			"symbolic" : "fixed", r->target, r->device.name,
+			r->cl_target, sp->device.max_group,
+			sp->device.local_mem);
+	else
+		printf("space of %s at %s, sizes %s, on %s: %d float32 lanes, "
+			"%d vector registers, caches %ld/%ld/%ld bytes, %d "
+			"thread%s\n", r->def, r->size_text, r->o->symbolic ?
+			"symbolic" : "fixed", r->target, m->vector_lanes,
+			m->n_vreg, m->cache[0], m->cache[1], m->cache[2],
+			m->n_threads, m->n_threads > 1 ? "s" : "");
 	for (s = 0; s < sp->n_stmt; ++s) {
 		const struct ein_space_stmt *ss = &sp->stmt[s];
 
@@ -1141,14 +1218,16 @@ static int list_space(const struct run *r)
 }
 
 /* The estimated seconds of measuring trial "t" again: the warm-up call,
- * the timed calls (at least 3 and --min-time), a child's start. */
+ * the timed calls (at least 3 and --min-time), a child's start: on a
+ * device also the build of its program, from the driver's cache at best
+ * (PoCL's took about a second on a loaded machine). */
 static double measure_cost(const struct run *r, const struct trial *t)
 {
 	double s = t->rec.seconds, timed = 3 * s;
 
 	if (timed < r->o->min_time)
 		timed = r->o->min_time;
-	return s + timed + 0.01;
+	return s + timed + (r->gpu ? 1.0 : 0.01);
 }
 
 /* The rounds the re-measurement of the "n" leaders "lead" can have

@@ -212,6 +212,15 @@ ein_status ein_options_set_auto(ein_options *opts, int enable);
  * kernels use the default GPU mapping.  EIN_ERROR_INVALID for another
  * name. */
 ein_status ein_options_set_target(ein_options *opts, const char *target);
+/* Time the OpenCL kernels of every call of kernels compiled with these
+ * options by the device's profiling events (1), or not (0, the default):
+ * the device's queue is made with CL_QUEUE_PROFILING_ENABLE, and
+ * ein_kernel_get_device_seconds gives the last call's kernel time.  The
+ * queue is shared by the kernels of one ein context and device and made
+ * at the first kernel compiled for it: compile that one with profiling
+ * (a later kernel that asks for it gets -1).  EIN_ERROR_INVALID for a
+ * NULL opts. */
+ein_status ein_options_set_opencl_profiling(ein_options *opts, int enable);
 /* The OpenCL platforms and devices, one a line: "platform P: NAME", then
  * "  opencl:P:D  NAME (TYPE)  CLASS" for each device, CLASS its target
  * class (opencl-pocl, opencl-nvidia, opencl-amd, opencl-intel or
@@ -349,6 +358,14 @@ ein_status ein_kernel_call(ein_kernel *kernel, DLTensor *const *tensors,
  * EIN_ERROR_INVALID for a NULL kernel or one compiled for the CPU. */
 ein_status ein_kernel_get_opencl(ein_kernel *kernel, void **context,
 	void **queue);
+
+/* The device time in seconds of the last call of "kernel", compiled for
+ * OpenCL with ein_options_set_opencl_profiling: from the start of its
+ * first OpenCL kernel to the end of its last (the gaps between them
+ * included, the copies of host tensors not), by the device's profiling
+ * events.  -1 for a kernel compiled for the CPU or without profiling,
+ * before its first call, or after a failed one. */
+double ein_kernel_get_device_seconds(ein_kernel *kernel);
 
 /* The number of floating-point operations one call performs at "sizes"
  * (arithmetic operations, comparisons and function calls with a float

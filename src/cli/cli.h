@@ -114,9 +114,12 @@ void ein_cli_tensor_compare(const struct ein_cli_tensor *a,
  * call fails.  Unless "init" is NULL, the data of init[0 .. n) is copied
  * into the arguments before every call (untimed), so that kernels that
  * read their outputs see the same data each time and the arguments end
- * up as after one call on "init". */
+ * up as after one call on "init".  Unless "device" is NULL, *device is
+ * the median of the calls' device times (ein_kernel_get_device_seconds:
+ * an OpenCL kernel's, profiled), -1 if the kernel has none. */
 double ein_cli_time_call(ein_kernel *k, DLTensor **args, int n,
-	const int64_t *sizes, int repeat, const struct ein_cli_tensor *init);
+	const int64_t *sizes, int repeat, const struct ein_cli_tensor *init,
+	double *device);
 
 /* Ranges of random input values (value_range.c): a list of NAME=LO:HI
  * separated by commas or spaces, as "ein run --range" and the "# range:"

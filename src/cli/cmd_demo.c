@@ -145,9 +145,11 @@ static int demo_size(const struct demo *d, int64_t n)
 	if (ok == 0) {
 		ein_cli_tensor_randomize(&t[0], &seed);
 		ein_cli_tensor_randomize(&t[1], &seed);
-		user_s = ein_cli_time_call(user, args, 3, sizes, 10, NULL);
+		user_s = ein_cli_time_call(user, args, 3, sizes, 10, NULL,
+			NULL);
 		args[2] = &t[3].dl;
-		plain_s = ein_cli_time_call(d->plain, args, 3, sizes, 10, NULL);
+		plain_s = ein_cli_time_call(d->plain, args, 3, sizes, 10,
+			NULL, NULL);
 		blas_s = time_sgemm(t[0].dl.data, t[1].dl.data, t[4].dl.data,
 			n, 10);
 		ok = user_s < 0 || plain_s < 0 ||

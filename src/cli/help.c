@@ -201,6 +201,11 @@ static const struct help_opt tune_opts[] = {
 	  "before anything is compiled)." },
 	{ "--target NAME", "The class of machine whose schedule directory is "
 	  "written (default: the host's)." },
+	{ "--target opencl[:P:D]", "Tune for an OpenCL device (the default "
+	  "one, or device D of platform P): work-group and work-item tiles, "
+	  "register tiles, __local copies, unrolling and loop order, timed "
+	  "by the device's profiling events, written to "
+	  "schedules/opencl-CLASS/ (docs/tuning.md)." },
 	{ "--trials N", "Measure at most N candidates (default 100 when "
 	  "--time is not given)." },
 	{ "--time DURATION", "Search for this long: 60s, 2m, 500ms." },
@@ -321,7 +326,7 @@ static const struct help_cmd cmds[] = {
 	  "optimisation, the assembly, or the kernel as C text.", show_opts,
 	  1 },
 	{ "tune", "FILE.ein [--def NAME] --sizes M=512,... "
-	  "[--trials N | --time 60s] [OPTIONS]",
+	  "[--trials N | --time 60s] [--target opencl[:P:D]] [OPTIONS]",
 	  "search for a fast schedule and write it",
 	  "Searches the schedule space of a definition at the given sizes, "
 	  "measures candidates in child processes under time and memory "

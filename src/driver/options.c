@@ -30,6 +30,10 @@
  * opencl, cl_platform, cl_device: compile for an OpenCL device
  *	(ein_options_set_target), and which (-1: EIN_OPENCL_DEVICE, else
  *	the first GPU, else the first device).
+ * cl_profile: time the OpenCL kernels by profiling events
+ *	(ein_options_set_opencl_profiling);
+ * cl_lazy: build the OpenCL program at the first call, in the calling
+ *	process (ein_options_set_opencl_lazy);
  * no_cost_model: the automatic schedule takes its rules' first legal
  *	candidate, without asking the cost model. */
 struct ein_options {
@@ -37,6 +41,8 @@ struct ein_options {
 	int opencl;
 	int cl_platform;
 	int cl_device;
+	int cl_profile;
+	int cl_lazy;
 	int no_lookup;
 	int no_auto;
 	int no_cost_model;
@@ -220,6 +226,27 @@ ein_status ein_options_set_target(ein_options *opts, const char *target)
 	opts->cl_platform = p;
 	opts->cl_device = d;
 	return EIN_OK;
+}
+
+ein_status ein_options_set_opencl_profiling(ein_options *opts, int enable)
+{
+	if (!opts)
+		return EIN_ERROR_INVALID;
+	opts->cl_profile = enable != 0;
+	return EIN_OK;
+}
+
+void ein_options_set_opencl_lazy(ein_options *opts, int enable)
+{
+	opts->cl_lazy = enable != 0;
+}
+
+unsigned ein_options_get_opencl_flags(const ein_options *opts)
+{
+	if (!opts)
+		return 0;
+	return (opts->cl_lazy ? EIN_OCL_LAZY : 0) |
+		(opts->cl_profile ? EIN_OCL_PROFILE : 0);
 }
 
 int ein_options_get_opencl(const ein_options *opts, int *platform,

@@ -46,6 +46,15 @@ int ein_options_get_strict_fp(const ein_options *opts);
  * *device (either may be NULL) are the indices asked for, -1 if none. */
 int ein_options_get_opencl(const ein_options *opts, int *platform,
 	int *device);
+/* Build the OpenCL program of kernels compiled with "opts" at their first
+ * call, in the process that calls, instead of at compile time (the tuner
+ * compiles in its process and runs in forked children: an OpenCL runtime
+ * does not survive fork).  With a device given explicitly (opencl:P:D),
+ * such a compile does not load OpenCL at all. */
+void ein_options_set_opencl_lazy(ein_options *opts, int enable);
+/* The flags of ein_ocl_code_build (opencl/runtime.h) that "opts" ask
+ * for: EIN_OCL_LAZY, EIN_OCL_PROFILE. */
+unsigned ein_options_get_opencl_flags(const ein_options *opts);
 /* The budget of a compile in seconds (0: none; the default for NULL
  * options). */
 double ein_options_get_compile_timeout(const ein_options *opts);

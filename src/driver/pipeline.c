@@ -173,7 +173,7 @@ static int emit_opencl(ein_ctx *ctx, struct ein_job *job)
 	if (!job->ocl_plan || job->until != EIN_PASS_JIT)
 		return job->ocl_plan ? 0 : -1;
 	job->ocl = ein_ocl_code_build(ctx, job->ocl_plan, job->scop,
-		job->cl_platform, job->cl_device);
+		job->cl_platform, job->cl_device, job->cl_flags);
 	job->ocl_plan = NULL;
 	return job->ocl ? 0 : -1;
 }

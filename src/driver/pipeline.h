@@ -54,7 +54,8 @@ struct ein_checked_file {
 /* ... gpu: compile for an OpenCL device (cl_platform, cl_device: which,
  * -1: the default): the GPU mapping (sched/gpu_map.h), then OpenCL C
  * (ocl_plan, from EIN_PASS_LLVM on) and the device's program (ocl, at
- * EIN_PASS_JIT) instead of LLVM. */
+ * EIN_PASS_JIT, built as cl_flags say: opencl/runtime.h) instead of
+ * LLVM. */
 struct ein_ocl_plan;
 struct ein_ocl_code;
 struct ein_job {
@@ -69,6 +70,7 @@ struct ein_job {
 	int gpu;
 	int cl_platform;
 	int cl_device;
+	unsigned cl_flags;
 	struct ein_ocl_plan *ocl_plan;
 	struct ein_ocl_code *ocl;
 	struct ein_scop *scop;

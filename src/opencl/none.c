@@ -8,8 +8,9 @@
 
 struct ein_ocl_code *ein_ocl_code_build(ein_ctx *ctx,
 	struct ein_ocl_plan *plan, struct ein_scop *scop, int platform,
-	int device)
+	int device, unsigned flags)
 {
+	(void) flags;
 	(void) scop;
 	(void) platform;
 	(void) device;
@@ -59,12 +60,31 @@ int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
 	return -1;
 }
 
-void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
-	void **queue)
+double ein_ocl_code_get_seconds(struct ein_ocl_code *code)
+{
+	(void) code;
+	return -1;
+}
+
+int ein_ocl_code_get_queue(ein_ctx *ctx, struct ein_ocl_code *code,
+	void **context, void **queue)
 {
 	(void) code;
 	*context = NULL;
 	*queue = NULL;
+	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: not built in");
+	return -1;
+}
+
+int ein_ocl_device_info(ein_ctx *ctx, int platform, int device,
+	struct ein_ocl_device_info *info)
+{
+	(void) platform;
+	(void) device;
+	(void) info;
+	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: ein was built without "
+		"OpenCL (configure --with-opencl)");
+	return -1;
 }
 
 int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,

@@ -6,6 +6,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <CL/cl.h>
@@ -33,6 +34,7 @@
 	F(EnqueueReadBuffer) \
 	F(EnqueueWriteBuffer) \
 	F(Finish) \
+	F(GetEventProfilingInfo) \
 	F(GetDeviceIDs) \
 	F(GetDeviceInfo) \
 	F(GetMemObjectInfo) \
@@ -41,6 +43,7 @@
 	F(GetProgramBuildInfo) \
 	F(ReleaseCommandQueue) \
 	F(ReleaseContext) \
+	F(ReleaseEvent) \
 	F(ReleaseKernel) \
 	F(ReleaseMemObject) \
 	F(ReleaseProgram) \
@@ -91,6 +94,8 @@ static int load(ein_ctx *ctx)
  *	calls are thread-safe except clSetKernelArg, which each code's lock
  *	serialises);
  * max_group: the device's largest work-group;
+ * profiling: the queue was made with CL_QUEUE_PROFILING_ENABLE (by the
+ *	first code built for the device that asked for it);
  * next: the device made before it. */
 struct ein_ocl_device {
 	int ref;
@@ -100,6 +105,7 @@ struct ein_ocl_device {
 	cl_context context;
 	cl_command_queue queue;
 	size_t max_group;
+	int profiling;
 	struct ein_ocl_device *next;
 };
 
@@ -112,7 +118,14 @@ struct ein_ocl_devices {
 	struct ein_ocl_device *head;
 };
 
-/* plan, scop: what runs (plan owned); device: a reference to the device;
+/* plan, scop: what runs (plan owned); device: a reference to the device
+ *	(NULL until built, for a code built lazily);
+ * platform, index: the device asked for (-1: the default), kept for a
+ *	lazy build;
+ * flags: EIN_OCL_LAZY, EIN_OCL_PROFILE (runtime.h);
+ * seconds: the device time of the last call's kernels, -1 if unknown;
+ * built: 1 once the program and kernels are made, -1 if that failed (a
+ *	lazy code's later calls fail too, without building again);
  * program, kernel: the device's program, one kernel per plan->kernel;
  * buf, cap: per argument of the kernels, the device buffer kept from the
  *	last call that needed one and its size in bytes, reused while a
@@ -122,6 +135,11 @@ struct ein_ocl_code {
 	struct ein_ocl_plan *plan;
 	struct ein_scop *scop;
 	struct ein_ocl_device *device;
+	int platform;
+	int index;
+	unsigned flags;
+	double seconds;
+	int built;
 	cl_program program;
 	cl_kernel *kernel;
 	cl_mem *buf;
@@ -285,7 +303,7 @@ void ein_ocl_devices_free(struct ein_ocl_devices *list)
 /* A new device object for "id" at "platform", "index" (one reference),
  * with its context and queue. */
 static struct ein_ocl_device *device_create(ein_ctx *ctx, cl_device_id id,
-	int platform, int index)
+	int platform, int index, int profiling)
 {
 	struct ein_ocl_device *d = calloc(1, sizeof(*d));
 	cl_int err;
@@ -301,7 +319,9 @@ static struct ein_ocl_device *device_create(ein_ctx *ctx, cl_device_id id,
 		cl_error(ctx, "clCreateContext", err);
 		return device_unref(d), NULL;
 	}
-	d->queue = api.CreateCommandQueue(d->context, id, 0, &err);
+	d->profiling = profiling;
+	d->queue = api.CreateCommandQueue(d->context, id, profiling ?
+		CL_QUEUE_PROFILING_ENABLE : 0, &err);
 	if (!d->queue) {
 		cl_error(ctx, "clCreateCommandQueue", err);
 		return device_unref(d), NULL;
@@ -313,9 +333,10 @@ static struct ein_ocl_device *device_create(ein_ctx *ctx, cl_device_id id,
 }
 
 /* A new reference to the device of "ctx" at "platform", "device" (-1: the
- * default), made at its first use. */
+ * default), made at its first use, its queue with profiling if
+ * "profiling" asks for it then. */
 static struct ein_ocl_device *device_get(ein_ctx *ctx, int platform,
-	int device)
+	int device, int profiling)
 {
 	struct ein_ocl_devices *list = ein_ctx_get_ocl_devices(ctx);
 	struct ein_ocl_device *d;
@@ -327,7 +348,8 @@ static struct ein_ocl_device *device_get(ein_ctx *ctx, int platform,
 	for (d = list->head; d; d = d->next)
 		if (d->platform == platform && d->index == device)
 			break;
-	if (!d && (d = device_create(ctx, id, platform, device))) {
+	if (!d && (d = device_create(ctx, id, platform, device,
+			profiling))) {
 		d->next = list->head;
 		list->head = d;
 	}
@@ -387,9 +409,24 @@ static int build(ein_ctx *ctx, struct ein_ocl_code *code)
 	return 0;
 }
 
+/* Make the device and program of "code" if not yet made (a lazy code's
+ * first call); its lock is held or it is not yet shared. */
+static int ensure_built(ein_ctx *ctx, struct ein_ocl_code *code)
+{
+	if (code->built < 0)
+		return ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: the kernels "
+			"could not be built (an earlier call said why)"), -1;
+	if (code->built)
+		return 0;
+	code->device = device_get(ctx, code->platform, code->index,
+		(code->flags & EIN_OCL_PROFILE) != 0);
+	code->built = code->device && build(ctx, code) == 0 ? 1 : -1;
+	return code->built > 0 ? 0 : -1;
+}
+
 struct ein_ocl_code *ein_ocl_code_build(ein_ctx *ctx,
 	struct ein_ocl_plan *plan, struct ein_scop *scop, int platform,
-	int device)
+	int device, unsigned flags)
 {
 	struct ein_ocl_code *code;
 
@@ -402,9 +439,12 @@ struct ein_ocl_code *ein_ocl_code_build(ein_ctx *ctx,
 	}
 	code->plan = plan;
 	code->scop = scop;
+	code->platform = platform;
+	code->index = device;
+	code->flags = flags;
+	code->seconds = -1;
 	pthread_mutex_init(&code->lock, NULL);
-	code->device = device_get(ctx, platform, device);
-	if (!code->device || build(ctx, code) < 0) {
+	if (!(flags & EIN_OCL_LAZY) && ensure_built(ctx, code) < 0) {
 		ein_ocl_code_free(code);
 		return NULL;
 	}
@@ -549,9 +589,10 @@ static size_t n_groups(const struct ein_ocl_code *code,
 	return n;
 }
 
-/* Launch kernel "k" on the buffers. */
+/* Launch kernel "k" on the buffers; its event into *event if not NULL
+ * (profiling). */
 static int launch(ein_ctx *ctx, struct ein_ocl_code *code, int k,
-	const cl_mem *buf, const int64_t *sizes)
+	const cl_mem *buf, const int64_t *sizes, cl_event *event)
 {
 	const struct ein_ocl_launch *l = &code->plan->kernel[k];
 	const struct ein_func *func = code->scop->func;
@@ -587,7 +628,7 @@ static int launch(ein_ctx *ctx, struct ein_ocl_code *code, int k,
 		global[i] = local[i] * (i < l->n_block ?
 			n_groups(code, l, i, sizes) : 1);
 	err = api.EnqueueNDRangeKernel(code->device->queue, code->kernel[k],
-		dims ? dims : 1, NULL, global, local, 0, NULL, NULL);
+		dims ? dims : 1, NULL, global, local, 0, NULL, event);
 	return err == CL_SUCCESS ? 0 : cl_error(ctx, "clEnqueueNDRangeKernel",
 		err);
 }
@@ -614,34 +655,91 @@ static int read_back(ein_ctx *ctx, struct ein_ocl_code *code,
 	return 0;
 }
 
+/* The time from the start of the first of the "n" finished kernels of
+ * "event" to the end of the last, in seconds (the gaps between kernels
+ * included: the device spends them), -1 if the device does not say. */
+static double kernel_span(const cl_event *event, int n)
+{
+	cl_ulong start = 0, end = 0;
+
+	if (n < 1 || api.GetEventProfilingInfo(event[0],
+			CL_PROFILING_COMMAND_START, sizeof(start), &start,
+			NULL) != CL_SUCCESS ||
+	    api.GetEventProfilingInfo(event[n - 1], CL_PROFILING_COMMAND_END,
+			sizeof(end), &end, NULL) != CL_SUCCESS || end < start)
+		return -1;
+	return (double) (end - start) * 1e-9;
+}
+
+/* Bind, launch and read back (the lock held); the kernels' events into
+ * "event" (NULL: none), how many launched into *n_event. */
+static int run_locked(ein_ctx *ctx, struct ein_ocl_code *code,
+	const struct ein_ocl_arg *arg, const int64_t *sizes, cl_event *event,
+	int *n_event)
+{
+	int i, ok;
+	cl_mem mem[code->plan->n_arg + 1];
+
+	*n_event = 0;
+	ok = bind_buffers(ctx, code, arg, sizes, mem);
+	for (i = 0; ok == 0 && i < code->plan->n_kernel; ++i) {
+		ok = launch(ctx, code, i, mem, sizes, event ? &event[i] : NULL);
+		*n_event += ok == 0;
+	}
+	return ok == 0 ? read_back(ctx, code, arg, mem) : ok;
+}
+
 int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
 	const struct ein_ocl_arg *arg, const int64_t *sizes)
 {
-	int i, n = code->plan->n_arg, ok;
-	cl_mem mem[n + 1];
+	int i, n = 0, ok, timed;
+	cl_event event[code->plan->n_kernel + 1];
 	cl_int err;
 
 	pthread_mutex_lock(&code->lock);
-	ok = bind_buffers(ctx, code, arg, sizes, mem);
-	for (i = 0; ok == 0 && i < code->plan->n_kernel; ++i)
-		ok = launch(ctx, code, i, mem, sizes);
-	if (ok == 0)
-		ok = read_back(ctx, code, arg, mem);
+	code->seconds = -1;
+	ok = ensure_built(ctx, code);
+	if (ok < 0) {
+		pthread_mutex_unlock(&code->lock);
+		return -1;
+	}
+	timed = (code->flags & EIN_OCL_PROFILE) && code->device->profiling;
+	ok = run_locked(ctx, code, arg, sizes, timed ? event : NULL, &n);
 	/* Whatever happened, nothing of this call is left in flight when it
 	 * returns: the host's outputs are written, and the buffers are free
 	 * for the next call. */
 	err = api.Finish(code->device->queue);
 	if (ok == 0 && err != CL_SUCCESS)
 		ok = cl_error(ctx, "clFinish", err);
+	if (ok == 0 && timed && n == code->plan->n_kernel)
+		code->seconds = kernel_span(event, n);
+	for (i = 0; timed && i < n; ++i)
+		api.ReleaseEvent(event[i]);
 	pthread_mutex_unlock(&code->lock);
 	return ok;
 }
 
-void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
-	void **queue)
+double ein_ocl_code_get_seconds(struct ein_ocl_code *code)
 {
-	*context = code->device->context;
-	*queue = code->device->queue;
+	double s;
+
+	pthread_mutex_lock(&code->lock);
+	s = code->seconds;
+	pthread_mutex_unlock(&code->lock);
+	return s;
+}
+
+int ein_ocl_code_get_queue(ein_ctx *ctx, struct ein_ocl_code *code,
+	void **context, void **queue)
+{
+	int ok;
+
+	pthread_mutex_lock(&code->lock);
+	ok = ensure_built(ctx, code);
+	*context = ok == 0 ? code->device->context : NULL;
+	*queue = ok == 0 ? code->device->queue : NULL;
+	pthread_mutex_unlock(&code->lock);
+	return ok;
 }
 
 int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
@@ -650,6 +748,12 @@ int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
 	cl_context owner = NULL;
 	size_t size = 0;
 	cl_int err;
+
+	pthread_mutex_lock(&code->lock);
+	err = ensure_built(ctx, code);
+	pthread_mutex_unlock(&code->lock);
+	if (err < 0)
+		return -1;
 
 	err = api.GetMemObjectInfo((cl_mem) mem, CL_MEM_CONTEXT,
 		sizeof(owner), &owner, NULL);
@@ -710,6 +814,33 @@ const char *ein_ocl_device_class(int platform, int device)
 		return "opencl-generic";
 	platforms(p, &np);
 	return device_class(p[platform], dev);
+}
+
+int ein_ocl_device_info(ein_ctx *ctx, int platform, int device,
+	struct ein_ocl_device_info *info)
+{
+	cl_platform_id p[MAX_CL];
+	cl_device_id dev;
+	cl_ulong local = 0;
+	cl_uint np;
+
+	memset(info, 0, sizeof(*info));
+	if (select_device(ctx, &platform, &device, &dev) < 0)
+		return -1;
+	platforms(p, &np);
+	info->platform = platform;
+	info->device = device;
+	snprintf(info->class, sizeof(info->class), "%s",
+		device_class(p[platform], dev));
+	api.GetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(info->name) - 1,
+		info->name, NULL);
+	if (api.GetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+			sizeof(info->max_group), &info->max_group, NULL))
+		info->max_group = 1;
+	if (api.GetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local),
+			&local, NULL) == CL_SUCCESS)
+		info->local_mem = (size_t) local;
+	return 0;
 }
 
 static const char *type_name(cl_device_id d)

@@ -46,24 +46,47 @@ void ein_ocl_devices_free(struct ein_ocl_devices *list);
  * EIN_ERROR_DEVICE when there is no such device. */
 int ein_ocl_resolve(ein_ctx *ctx, int *platform, int *device);
 
+/* The flags of ein_ocl_code_build.
+ * EIN_OCL_LAZY: make the device and build the program at the first call
+ *	(or ein_ocl_code_get_queue), in the process that calls, instead of
+ *	now: an OpenCL runtime does not survive fork (PoCL's worker threads
+ *	stay in the parent, and a child's launch waits for them forever),
+ *	so the tuner compiles in its process and runs in forked children;
+ * EIN_OCL_PROFILE: time each call's kernels by the device's profiling
+ *	events (ein_ocl_code_get_seconds), on a queue made with
+ *	CL_QUEUE_PROFILING_ENABLE; the device's queue is made by the first
+ *	code built for it in the ein context, so a code that asks for
+ *	profiling after one that did not gets no times. */
+enum {
+	EIN_OCL_LAZY = 1,
+	EIN_OCL_PROFILE = 2
+};
+
 /* Build "plan" (taken) for scop "scop" (kept: it must outlive the code)
  * on device "device" of platform "platform" (-1: EIN_OPENCL_DEVICE=P:D if
- * set, else the first GPU, else the first device).  NULL after reporting
- * EIN_ERROR_DEVICE (no OpenCL, no such device, a build failure with the
- * device compiler's log). */
+ * set, else the first GPU, else the first device), as "flags" say (see
+ * above).  NULL after reporting EIN_ERROR_DEVICE (no OpenCL, no such
+ * device, a build failure with the device compiler's log); with
+ * EIN_OCL_LAZY those are reported by the first call. */
 struct ein_ocl_code *ein_ocl_code_build(ein_ctx *ctx,
 	struct ein_ocl_plan *plan, struct ein_scop *scop, int platform,
-	int device);
+	int device, unsigned flags);
 void ein_ocl_code_free(struct ein_ocl_code *code);
 /* Run "code" on the definition's tensors "arg" (indexed by position in
  * the definition; those of temporaries unused) with sizes "sizes".
  * Returns -1 after reporting EIN_ERROR_DEVICE. */
 int ein_ocl_code_run(ein_ctx *ctx, struct ein_ocl_code *code,
 	const struct ein_ocl_arg *arg, const int64_t *sizes);
+/* The device time in seconds of the kernels of the last call of "code"
+ * (built with EIN_OCL_PROFILE): from the start of the first kernel to
+ * the end of the last, by the device's profiling events, without the
+ * copies; -1 if unknown (no profiling, or the last call failed). */
+double ein_ocl_code_get_seconds(struct ein_ocl_code *code);
 /* The OpenCL context and queue of the device of "code" (the ein
- * context's), as cl_context and cl_command_queue. */
-void ein_ocl_code_get_queue(struct ein_ocl_code *code, void **context,
-	void **queue);
+ * context's), as cl_context and cl_command_queue (building a lazy code
+ * first).  Returns -1 after reporting EIN_ERROR_DEVICE. */
+int ein_ocl_code_get_queue(ein_ctx *ctx, struct ein_ocl_code *code,
+	void **context, void **queue);
 /* Check that "mem", the data of tensor "name" (argument "pos"), is a
  * cl_mem of the context of "code" holding at least "bytes".  Returns -1
  * after reporting EIN_ERROR_DEVICE. */
@@ -76,6 +99,25 @@ int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
  * vendor, else "opencl-generic" (also when there is no such device: the
  * compile reports that). */
 const char *ein_ocl_device_class(int platform, int device);
+/* What the tuner needs of a device.
+ * platform, device: its indices (the default resolved);
+ * class: its target class (ein_ocl_device_class); name: CL_DEVICE_NAME;
+ * max_group: CL_DEVICE_MAX_WORK_GROUP_SIZE;
+ * local_mem: CL_DEVICE_LOCAL_MEM_SIZE in bytes. */
+struct ein_ocl_device_info {
+	int platform;
+	int device;
+	char class[32];
+	char name[256];
+	size_t max_group;
+	size_t local_mem;
+};
+
+/* The information of device "device" of platform "platform" (-1: the
+ * default device) into *info.  Returns -1 after reporting
+ * EIN_ERROR_DEVICE (no OpenCL, no such device). */
+int ein_ocl_device_info(ein_ctx *ctx, int platform, int device,
+	struct ein_ocl_device_info *info);
 /* Print every OpenCL platform and device, one a line as "P:D", the
  * device's name, type and target class ("opencl-pocl", "opencl-nvidia",
  * ...).  Returns the number of devices, -1 if OpenCL fails. */

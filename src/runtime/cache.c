@@ -260,6 +260,7 @@ struct ein_code *ein_code_compile(ein_ctx *ctx, ein_program *prog,
 	code->job.timeout = ein_sched_choice_budget_left(opts, sched);
 	code->job.gpu = ein_options_get_opencl(opts, &code->job.cl_platform,
 		&code->job.cl_device);
+	code->job.cl_flags = ein_options_get_opencl_flags(opts);
 	ok = fixed_sizes(ctx, code, func, opts);
 	if (ok == 0)
 		ok = ein_compile(ctx, &code->job);

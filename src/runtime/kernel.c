@@ -78,11 +78,18 @@ static char *cache_key(ein_kernel *k, const ein_options *opts)
 	char *target = NULL;
 
 	if (ein_options_get_opencl(opts, &p, &d)) {
+		unsigned flags = ein_options_get_opencl_flags(opts);
+
 		/* The device itself, not "the default": EIN_OPENCL_DEVICE
-		 * may name another one at the next compile. */
-		if (ein_ocl_resolve(k->ctx, &p, &d) < 0)
+		 * may name another one at the next compile.  A lazy compile
+		 * of a device given explicitly loads no OpenCL (its
+		 * process may fork children that run it). */
+		if (!((flags & EIN_OCL_LAZY) && p >= 0) &&
+		    ein_ocl_resolve(k->ctx, &p, &d) < 0)
 			return NULL;
-		if (asprintf(&target, "opencl:%d:%d", p, d) < 0)
+		if (asprintf(&target, "opencl:%d:%d%s%s", p, d,
+				flags & EIN_OCL_LAZY ? "+lazy" : "",
+				flags & EIN_OCL_PROFILE ? "+profile" : "") < 0)
 			target = NULL;
 	} else {
 		target = ein_target_host_name(k->ctx);
@@ -416,6 +423,13 @@ static int check_descriptor(ein_kernel *k, int pos, const DLTensor *t)
 	return what ? -1 : 0;
 }
 
+double ein_kernel_get_device_seconds(ein_kernel *k)
+{
+	if (!k || !k->code || !k->code->job.ocl)
+		return -1;
+	return ein_ocl_code_get_seconds(k->code->job.ocl);
+}
+
 static int64_t n_elements(const DLTensor *t);
 
 /* Is "t" a tensor on an OpenCL device (its data a cl_mem)? */
@@ -670,7 +684,8 @@ ein_status ein_kernel_get_opencl(ein_kernel *k, void **context,
 			k->func->def->name);
 		return EIN_ERROR_INVALID;
 	}
-	ein_ocl_code_get_queue(k->code->job.ocl, &c, &q);
+	if (ein_ocl_code_get_queue(k->ctx, k->code->job.ocl, &c, &q) < 0)
+		return EIN_ERROR_DEVICE;
 	if (context)
 		*context = c;
 	if (queue)

@@ -6,8 +6,10 @@
  * buffers of the kernel's context, alone and mixed with host tensors),
  * every result against the reference interpreter; tensors on the wrong
  * device or of another context are errors; a second compile of the same
- * definition for the device is a compile-cache hit (no device build).  Exits 77 (skipped) only when
- * no OpenCL device exists.
+ * definition for the device is a compile-cache hit (no device build); a
+ * profiled kernel reports its device time; a lazy build happens at the
+ * first call, and fails there for a device that does not exist.  Exits
+ * 77 (skipped) only when no OpenCL device exists.
  *
  * The test makes its cl_mem with its own libOpenCL: the ICD loader
  * dispatches through the context's table to the driver that ein loaded.
@@ -18,9 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <CL/cl.h>
 #include "ein.h"
 #include "ctx.h"
+#include "driver/options.h"
 #include "runtime/cache.h"
 #include "testutil.h"
 
@@ -418,6 +422,107 @@ START_TEST(program_cached)
 }
 END_TEST
 
+/* Compile "def" for "target" with profiling "prof" and a lazy build
+ * "lazy". */
+static ein_kernel *compile_opts(ein_ctx *ctx, ein_program *prog,
+	const char *def, const char *target, int prof, int lazy)
+{
+	ein_options *opts = ein_options_alloc();
+	ein_kernel *k;
+
+	ck_assert_int_eq(ein_options_set_target(opts, target), EIN_OK);
+	ck_assert_int_eq(ein_options_set_opencl_profiling(opts, prof), EIN_OK);
+	ein_options_set_opencl_lazy(opts, lazy);
+	k = ein_kernel_compile_with(prog, def, opts);
+	ein_options_free(opts);
+	ck_assert_msg(k != NULL, "%s", ein_ctx_last_error(ctx));
+	return k;
+}
+
+/* The device time of a call (ein_options_set_opencl_profiling): none
+ * before the first call, then positive and within the host's time of the
+ * call, which also copies the tensors; none without profiling, none on
+ * the CPU. */
+START_TEST(device_time)
+{
+	ein_ctx *ctx = ein_ctx_alloc(), *plain_ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "mm.ein");
+	ein_program *plain_prog = ein_program_parse(plain_ctx, matmul_src,
+		"mm.ein");
+	ein_kernel *k, *plain, *cpu;
+	struct timespec t0, t1;
+	double host, dev;
+
+	ck_assert_msg(prog && plain_prog, "%s", ein_ctx_last_error(ctx));
+	k = compile_opts(ctx, prog, "matmul", "opencl", 1, 0);
+	ck_assert(ein_kernel_get_device_seconds(k) < 0);
+	ck_assert(matmul_once(k, 37, 29, 13, 1) < 1e-3);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert(matmul_once(k, 37, 29, 13, 2) < 1e-3);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	host = (double) (t1.tv_sec - t0.tv_sec) +
+		(double) (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	dev = ein_kernel_get_device_seconds(k);
+	ck_assert_msg(dev > 0 && dev < host, "device %g s, host %g s", dev,
+		host);
+	plain = compile_opts(plain_ctx, plain_prog, "matmul", "opencl", 0, 0);
+	ck_assert(matmul_once(plain, 5, 6, 7, 3) < 1e-3);
+	ck_assert(ein_kernel_get_device_seconds(plain) < 0);
+	cpu = ein_kernel_compile(prog, "matmul");
+	ck_assert(matmul_once(cpu, 5, 6, 7, 4) < 1e-3);
+	ck_assert(ein_kernel_get_device_seconds(cpu) < 0);
+	ein_kernel_free(k);
+	ein_kernel_free(plain);
+	ein_kernel_free(cpu);
+	ein_program_free(prog);
+	ein_program_free(plain_prog);
+	ein_ctx_free(ctx);
+	ein_ctx_free(plain_ctx);
+}
+END_TEST
+
+/* A lazy build (the tuner's: ein_options_set_opencl_lazy) happens at the
+ * first call or ein_kernel_get_opencl, and its failure (a device that
+ * does not exist) is that call's error, every time, never a crash. */
+START_TEST(lazy_build)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, matmul_src, "mm.ein");
+	ein_kernel *k, *bad;
+	void *context = NULL, *queue = NULL;
+	int64_t s4[2] = { 4, 4 }, sizes[3] = { 4, 4, 4 };
+	struct tt a, b, c;
+	DLTensor *t[3] = { &a.dl, &b.dl, &c.dl };
+	int i;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	k = compile_opts(ctx, prog, "matmul", "opencl:0:0", 1, 1);
+	ck_assert_int_eq(ein_kernel_get_opencl(k, &context, &queue), EIN_OK);
+	ck_assert(context && queue);
+	ck_assert(matmul_once(k, 19, 3, 11, 5) < 1e-3);
+	ck_assert(ein_kernel_get_device_seconds(k) > 0);
+	bad = compile_opts(ctx, prog, "matmul", "opencl:0:99", 0, 1);
+	tt_alloc(&a, 2, s4);
+	tt_alloc(&b, 2, s4);
+	tt_alloc(&c, 2, s4);
+	for (i = 0; i < 2; ++i) {
+		ck_assert_int_eq(ein_kernel_call(bad, t, 3, sizes, 3),
+			EIN_ERROR_DEVICE);
+		ck_assert_msg(strstr(ein_ctx_last_error(ctx), "OpenCL"), "%s",
+			ein_ctx_last_error(ctx));
+	}
+	tt_free(&a);
+	tt_free(&b);
+	tt_free(&c);
+	ck_assert_int_eq(ein_kernel_get_opencl(bad, &context, &queue),
+		EIN_ERROR_DEVICE);
+	ein_kernel_free(k);
+	ein_kernel_free(bad);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* Is there an OpenCL device to test on? */
 static int have_device(void)
 {
@@ -445,6 +550,8 @@ int main(void)
 	tcase_add_test(tc, device_tensors);
 	tcase_add_test(tc, wrong_device);
 	tcase_add_test(tc, program_cached);
+	tcase_add_test(tc, device_time);
+	tcase_add_test(tc, lazy_build);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	/* The device check above started the OpenCL driver's threads, which
