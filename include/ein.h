@@ -694,6 +694,11 @@ int ein_model_n_kernel(const ein_model *model);
 const char *ein_model_get_kernel_name(const ein_model *model, int pos);
 const char *ein_model_get_kernel_nodes(const ein_model *model, int pos);
 double ein_model_get_kernel_seconds(const ein_model *model, int pos);
+/* Kernel "pos" as compiled (owned by the model): its schedule file and
+ * the reason it was chosen (ein_kernel_get_schedule, ..._reason); NULL
+ * if pos is out of range, for a kernel whose results nobody reads (not
+ * compiled), and for a model of ein_model_plan. */
+const ein_kernel *ein_model_get_kernel(const ein_model *model, int pos);
 /* The bytes of the arena, and the sum of the bytes of the tensors in it
  * (what they would take without sharing); -1 if model is NULL. */
 int64_t ein_model_arena_bytes(const ein_model *model);

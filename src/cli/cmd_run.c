@@ -435,7 +435,7 @@ static int run_graph(struct run_opts *o)
 {
 	struct ein_cli_model_run r = { o->file, o->opts, o->n_input,
 		o->input, o->output, o->ranges, o->repeat, o->check != 0,
-		o->profile };
+		o->profile, NULL };
 	int ok = ein_cli_run_model(&r);
 
 	ein_options_free(o->opts);

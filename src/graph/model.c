@@ -637,6 +637,13 @@ double ein_model_get_kernel_seconds(const ein_model *m, int pos)
 	return m->seconds[pos];
 }
 
+const ein_kernel *ein_model_get_kernel(const ein_model *m, int pos)
+{
+	if (!m || pos < 0 || pos >= m->n_kernel)
+		return NULL;
+	return m->kernel[pos];
+}
+
 int64_t ein_model_arena_bytes(const ein_model *m)
 {
 	return m ? m->arena_bytes : -1;
