@@ -255,6 +255,22 @@ ein_status ein_options_set_strict_fp(ein_options *opts, int strict);
  * a number. */
 ein_status ein_options_set_compile_timeout(ein_options *opts,
 	double seconds);
+/* A function told of the progress of a long compile: "done" of "total"
+ * steps are behind, and the next is "what" (for ein_model_load: before
+ * each fused kernel is compiled, its name; then once with done ==
+ * total and what NULL).  It must not use the model being loaded. */
+typedef void (*ein_progress_fn)(void *user, int done, int total,
+	const char *what);
+/* Call "fn" (NULL: nothing) with "user" as the compiles under "opts"
+ * progress (the command line's --progress prints "[k/n] compiling
+ * kernel NAME" on stderr with it). */
+ein_status ein_options_set_progress(ein_options *opts, ein_progress_fn fn,
+	void *user);
+/* The progress function of "opts" (NULL if none), and its user pointer
+ * into *user (may be NULL): for a caller that compiles several
+ * definitions itself (ein_aot_add_def) and tells the same function. */
+ein_progress_fn ein_options_get_progress(const ein_options *opts,
+	void **user);
 
 /* ein_kernel_compile with options (NULL: the defaults). */
 ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,

@@ -166,10 +166,17 @@ double ein_cli_now(void);
 double ein_cli_median(double *v, int n);
 
 /* If argv[*i] is a compile option (--schedule FILE, --no-schedule,
- * --no-auto, --strict-fp, --compile-timeout SECONDS), apply it to "opts",
- * advance *i past its argument and
+ * --no-auto, --strict-fp, --compile-timeout SECONDS, --progress,
+ * --no-progress), apply it to "opts", advance *i past its argument and
  * return 1; return 0 if it is none, -1 after an error message. */
 int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i);
+/* The progress of a model's compile (ein_progress_fn): "[k/n] compiling
+ * kernel NAME" on stderr, one line each, or on a terminal one line
+ * rewritten and cleared at the end.  ein_cli_progress_default installs
+ * it in "opts" when stderr is a terminal (--progress: always;
+ * --no-progress: never), so that pipes and tests see nothing unasked. */
+void ein_cli_progress(void *user, int done, int total, const char *what);
+void ein_cli_progress_default(ein_options *opts);
 
 /* Pass the sizes of "M=512,N=256" (NULL: none) to "opts" as hints for
  * choosing a schedule, and if "fix", as sizes to specialise the kernel

@@ -453,6 +453,7 @@ int ein_cmd_run(int argc, char **argv)
 	int ok = -1;
 
 	o.opts = ein_options_alloc();
+	ein_cli_progress_default(o.opts);
 	if (parse_args(argc, argv, &o) < 0)
 		return (ein_options_free(o.opts), free(o.ranges), 2);
 	o.graph = o.graph && ein_cli_is_onnx(o.file) && !o.def;

@@ -59,6 +59,11 @@ static const struct help_opt compile_opts[] = {
 	  "limit).  Unroll factors "
 	  "and vector widths are also capped (docs/schedules.md, \"Compile "
 	  "time\")." },
+	{ "--progress", "Print \"[k/n] compiling kernel NAME\" on stderr "
+	  "before each kernel of a model (each definition for ein compile) "
+	  "is compiled; the default when stderr is a terminal, where one "
+	  "line is rewritten and cleared at the end." },
+	{ "--no-progress", "Print no progress, even on a terminal." },
 	{ NULL, NULL }
 };
 

@@ -293,7 +293,8 @@ int ein_cli_tune_model(const struct ein_tune_opts *o, const char *dir)
 	t.opts = ein_options_alloc();
 	if (!t.ctx || !t.opts)
 		fprintf(stderr, "ein tune: error: out of memory\n");
-	else if (ein_cli_size_hints("ein tune", t.opts, o->sizes, 1) < 0)
+	else if (ein_cli_progress_default(t.opts),
+		 ein_cli_size_hints("ein tune", t.opts, o->sizes, 1) < 0)
 		rc = 2;
 	else if (profile(&t) == 0 && write_source(&t) == 0 &&
 		 (t.target = o->target ? strdup(o->target) :

@@ -16,6 +16,7 @@
 #include <time.h>
 #include "ctx.h"
 #include "diag.h"
+#include "driver/options.h"
 #include "graph/ein_graph.h"
 #include "onnx/tograph.h"
 
@@ -274,9 +275,14 @@ static int build(ein_model *m, const char *path, const ein_options *opts)
 	m->prog = ein_program_parse(m->ctx, m->source, path);
 	if (!m->prog)
 		return -1;
-	for (k = 0; k < m->n_kernel; ++k)
+	for (k = 0; k < m->n_kernel; ++k) {
+		if (ein_graph_kernel_is_used(m->g, k))
+			ein_options_progress(opts, k, m->n_kernel,
+				ein_graph_kernel_name(m->g, k));
 		if (compile_kernel(m, k, opts) < 0)
 			return -1;
+	}
+	ein_options_progress(opts, m->n_kernel, m->n_kernel, NULL);
 	return bind(m);
 }
 
