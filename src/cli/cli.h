@@ -80,7 +80,10 @@ int ein_cli_profile_model(const struct ein_cli_model_run *r, ein_model *m,
  * kernels, each with the options "o" (its file the model, its sizes the
  * model's) and a share of o->time, writing their schedules under
  * "dir"/<target>/ (NULL: the first directory of $EIN_SCHEDULE_PATH, else
- * "schedules").  Returns the exit status (as ein_tune_run). */
+ * "schedules").  Returns the exit status: 0 once the model has run again
+ * and agreed with the reference (a kernel left without a schedule in its
+ * share is not an error), 1 on an error, 3 if a candidate gave a wrong
+ * answer (as ein_tune_run). */
 struct ein_tune_opts;
 int ein_cli_tune_model(const struct ein_tune_opts *o, const char *dir);
 

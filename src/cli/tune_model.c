@@ -219,7 +219,10 @@ static int write_source(struct tune_model *t)
 }
 
 /* Tune the planned kernels, largest share first; the time one leaves
- * unused (or overruns) goes to (or comes from) the next. */
+ * unused (or overruns) goes to (or comes from) the next.  A kernel left
+ * without a schedule (nothing verified within its share) is said so and
+ * keeps the one it had; returns 3 if a candidate gave a wrong answer (as
+ * ein tune does), else 0. */
 static int tune_all(struct tune_model *t)
 {
 	double start = ein_cli_now(), sum = 0, left;
@@ -241,7 +244,7 @@ static int tune_all(struct tune_model *t)
 			MIN_SECONDS / 10 ? left * t->share[i].seconds / sum :
 			MIN_SECONDS / 10);
 		sum -= t->share[i].seconds;
-		if (rc == 3 || (rc != 0 && worst == 0))
+		if (rc == 3)
 			worst = rc;
 	}
 	return worst;
