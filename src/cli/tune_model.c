@@ -114,9 +114,9 @@ static int profile(struct tune_model *t)
 	free(sec);
 	if (res < 0)
 		return -1;
-	printf("ein tune: model %s: %d fused kernels, compiled in %.1f s, "
-		"%.4f ms per run\n", t->o->file, t->n, ein_cli_now() - t0,
-		t->total * 1e3);
+	printf("ein tune: model %s: %d fused kernels, compiled and timed in "
+		"%.1f s, %.4f ms per run\n", t->o->file, t->n,
+		ein_cli_now() - t0, t->total * 1e3);
 	qsort(t->share, t->n, sizeof(*t->share), &by_time);
 	return 0;
 }

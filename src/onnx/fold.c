@@ -308,8 +308,12 @@ static int fold_size(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 	int d;
 
 	for (d = 0; d < x->rank; ++d) {
-		if (x->dim[d].sym < 0)
-			prod *= x->dim[d].value;
+		if (x->dim[d].sym < 0 &&
+		    __builtin_mul_overflow(prod, x->dim[d].value, &prod))
+			return ein_onnx_node_error(l, n, "the number of "
+				"elements does not fit in 64 bits");
+		else if (x->dim[d].sym < 0)
+			continue;
 		else if (v.sym >= 0)
 			return size_error(l, n);
 		else
@@ -379,9 +383,9 @@ static int fold_constant_of_shape(struct ein_onnx_lower *l,
 		if (dim[d].value < 0)
 			return ein_onnx_node_error(l, n, "dimension %d of the "
 				"shape is negative", d);
-		count *= dim[d].value;
-		if (count > MAX_FOLD_BYTES)
+		if (dim[d].value > 0 && count > MAX_FOLD_BYTES / dim[d].value)
 			return fold_error(l, n, NULL, 1);
+		count *= dim[d].value;
 	}
 	if (v && v->dtype == EIN_ONNX_INT64 && rank == 1 && count <= MAX_VALUES) {
 		struct ein_onnx_dim r[MAX_VALUES];
@@ -401,44 +405,83 @@ static int fold_constant_of_shape(struct ein_onnx_lower *l,
 	return 1;
 }
 
-/* The value of scalar constant "t" (one element of a number type) into
- * *v; 0 if it is none (or a symbolic dimension). */
-static int scalar_value(const struct ein_onnx_tensor *t, double *v)
+/* The value of scalar constant "t" (one element of a number type): an
+ * integer's into *iv exactly (and *v), a float's into *v; 0 if it is
+ * none (or a symbolic dimension). */
+static int scalar_value(const struct ein_onnx_tensor *t, double *v,
+	int64_t *iv)
 {
 	if (t->role != EIN_ONNX_CONST || !t->data ||
 	    t->bytes != ein_onnx_dtype_size(t->dtype) ||
 	    (t->sval && t->sval[0].sym >= 0))
 		return 0;
 	switch (t->dtype) {
-	case EIN_ONNX_INT64: *v = *(int64_t *) t->data; return 1;
-	case EIN_ONNX_INT32: *v = *(int32_t *) t->data; return 1;
+	case EIN_ONNX_INT64: *iv = *(int64_t *) t->data; break;
+	case EIN_ONNX_INT32: *iv = *(int32_t *) t->data; break;
 	case EIN_ONNX_FLOAT: *v = *(float *) t->data; return 1;
 	case EIN_ONNX_DOUBLE: *v = *(double *) t->data; return 1;
 	default: return 0;
 	}
+	*v = (double) *iv;
+	return 1;
+}
+
+/* The number of elements of an integer Range iv[0] (start), iv[1]
+ * (limit), iv[2] (delta, not 0): ceil((limit - start) / delta) if
+ * positive, else 0, in int64 without overflow.  -1 if it does not fit. */
+static int int_range_count(const int64_t *iv, int64_t *count)
+{
+	int64_t diff;
+
+	if (__builtin_sub_overflow(iv[1], iv[0], &diff) || diff == INT64_MIN)
+		return -1;
+	if (diff == 0 || (diff > 0) != (iv[2] > 0)) {
+		*count = 0;
+		return 0;
+	}
+	*count = diff / iv[2] + (diff % iv[2] != 0);
+	return 0;
 }
 
 /* Element k of Range(start, delta) of type "dtype" into "data": start +
- * k delta, as the ONNX specification defines it, exact for integers and
- * computed in double and rounded to the type for floats (k delta is
- * exact in double for a float32 delta and any k that fits). */
+ * k delta, as the ONNX specification defines it, exact for integers (iv:
+ * the integer start and delta; every element lies between start and
+ * limit) and computed in double and rounded to the type for floats (v;
+ * k delta is exact in double for a float32 delta and any k that
+ * fits). */
 static void range_elem(void *data, enum ein_onnx_dtype dtype, int64_t k,
-	double start, double delta)
+	const double *v, const int64_t *iv)
 {
 	switch (dtype) {
 	case EIN_ONNX_INT64:
-		((int64_t *) data)[k] = (int64_t) start + k * (int64_t) delta;
+		((int64_t *) data)[k] = iv[0] + k * iv[2];
 		break;
 	case EIN_ONNX_INT32:
-		((int32_t *) data)[k] = (int32_t) ((int64_t) start +
-			k * (int64_t) delta);
+		((int32_t *) data)[k] = (int32_t) (iv[0] + k * iv[2]);
 		break;
 	case EIN_ONNX_FLOAT:
-		((float *) data)[k] = (float) (start + k * delta);
+		((float *) data)[k] = (float) (v[0] + k * v[2]);
 		break;
 	default:
-		((double *) data)[k] = start + k * delta;
+		((double *) data)[k] = v[0] + k * v[2];
 	}
+}
+
+/* The number of elements of Range v (iv for integers) of type "dtype"
+ * into *count; -1 if more than MAX_FOLD_BYTES. */
+static int range_count(enum ein_onnx_dtype dtype, const double *v,
+	const int64_t *iv, int64_t *count)
+{
+	int64_t max = MAX_FOLD_BYTES / (int64_t) ein_onnx_dtype_size(dtype);
+	double c;
+
+	if (dtype == EIN_ONNX_INT64 || dtype == EIN_ONNX_INT32)
+		return int_range_count(iv, count) < 0 || *count > max ? -1 : 0;
+	c = ceil((v[1] - v[0]) / v[2]);
+	if (!(c <= max))
+		return -1;
+	*count = c > 0 ? (int64_t) c : 0;
+	return 0;
 }
 
 /* Range: start, limit and delta constant scalars of one type; the
@@ -448,9 +491,9 @@ static int fold_range(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, struct ein_onnx_tensor *y)
 {
 	const struct ein_onnx_tensor *t[3];
-	double v[3], c;
+	double v[3];
+	int64_t iv[3], count, k;
 	struct ein_onnx_dim dim;
-	int64_t count, k;
 	void *data;
 	int i;
 
@@ -460,22 +503,19 @@ static int fold_range(struct ein_onnx_lower *l,
 				"inputs");
 		t[i] = &l->g->tensor[n->in[i]];
 		if (t[i]->rank != 0 || t[i]->dtype != t[0]->dtype ||
-		    !scalar_value(t[i], &v[i]))
+		    !scalar_value(t[i], &v[i], &iv[i]))
 			return fold_error(l, n, "each of start, limit and "
 				"delta (scalars of one type)", 0);
 	}
 	if (v[2] == 0)
 		return ein_onnx_node_error(l, n, "delta is 0");
-	c = ceil((v[1] - v[0]) / v[2]);
-	if (!(c * ein_onnx_dtype_size(t[0]->dtype) <= MAX_FOLD_BYTES))
+	if (range_count(t[0]->dtype, v, iv, &count) < 0)
 		return fold_error(l, n, NULL, 1);
-	count = c > 0 ? (int64_t) c : 0;
 	if (t[0]->dtype == EIN_ONNX_INT64 && count <= MAX_VALUES) {
 		struct ein_onnx_dim r[MAX_VALUES];
 
 		for (k = 0; k < count; ++k)
-			r[k] = ein_onnx_dim_const((int64_t) v[0] +
-				k * (int64_t) v[2]);
+			r[k] = ein_onnx_dim_const(iv[0] + k * iv[2]);
 		return set_ints(y, r, count, 1);
 	}
 	dim = ein_onnx_dim_const(count);
@@ -483,7 +523,7 @@ static int fold_range(struct ein_onnx_lower *l,
 	if (!data)
 		return -1;
 	for (k = 0; k < count; ++k)
-		range_elem(data, t[0]->dtype, k, v[0], v[2]);
+		range_elem(data, t[0]->dtype, k, v, iv);
 	return 1;
 }
 

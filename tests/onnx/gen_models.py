@@ -658,6 +658,19 @@ def bad_models():
          helper.make_node("Add", ["x", "r"], ["y"], name="add_5")],
         [("x", [3]), ("b", [])],
         inits=[("a", np.float32(0)), ("d", np.float32(1))])
+    # Folds whose sizes overflow 64 bits on the way: an error, never a
+    # wrap (UBSan checks the arithmetic under make check-asan).
+    bad("huge_range",
+        [helper.make_node("Range", ["a", "b", "d"], ["r"], name="range_2"),
+         helper.make_node("Add", ["x", "r"], ["y"], name="add_6")],
+        [("x", [3])], inits=[("a", np.array(-2**63, dtype=np.int64)),
+                             ("b", np.array(2**63 - 1, dtype=np.int64)),
+                             ("d", np.array(-1, dtype=np.int64))])
+    bad("huge_constant_of_shape",
+        [helper.make_node("ConstantOfShape", ["s"], ["c"], name="cos_2"),
+         helper.make_node("Add", ["x", "c"], ["y"], name="add_7")],
+        [("x", [3])],
+        inits=[("s", np.array([2**62, 2**62, 3], dtype=np.int64))])
     # An initializer of shape (3, 4) with 5 floats of data.
     short = numpy_helper.from_array(rand(5), "w")
     del short.dims[:]
