@@ -134,12 +134,21 @@ static double elapsed(const struct run *r)
 
 /* ---- setup ------------------------------------------------------------- */
 
-/* "M=64,N=64" and the file-name tag "64" (all equal) or "64x32x16". */
+/* "M=64,N=64" and the file-name tag "64" (all equal) or "64x32x16".  A
+ * definition without sizes (a model's fused kernel, every shape fixed)
+ * is named by its lookup sizes, else "fixed". */
 static void size_texts(struct run *r)
 {
 	int i, same = 1;
 	size_t at = 0, tag = 0;
 
+	if (r->n_size == 0) {
+		snprintf(r->size_text, sizeof(r->size_text), "%s",
+			r->o->lookup_sizes && *r->o->lookup_sizes ?
+			r->o->lookup_sizes : "fixed");
+		snprintf(r->size_tag, sizeof(r->size_tag), "fixed");
+		return;
+	}
 	for (i = 0; i < r->n_size; ++i) {
 		at += snprintf(r->size_text + at, sizeof(r->size_text) - at,
 			"%s%s=%lld", i ? "," : "",
@@ -872,6 +881,29 @@ static char *provenance(const struct run *r)
 	return text;
 }
 
+/* The "sizes" header: the lookup sizes if given, else the definition's;
+ * none without sizes. */
+static void print_sizes_header(const struct run *r, FILE *f)
+{
+	const char *s = r->o->lookup_sizes;
+	int i;
+
+	if (s && *s) {
+		fputs("sizes ", f);
+		for (; *s; ++s)
+			fputc(*s == ',' ? ' ' : *s, f);
+		fputc('\n', f);
+		return;
+	}
+	if (s || r->n_size == 0)
+		return;
+	fputs("sizes", f);
+	for (i = 0; i < r->n_size; ++i)
+		fprintf(f, " %s=%lld", ein_kernel_get_size_name(r->k0, i),
+			(long long) r->sizes[i]);
+	fputc('\n', f);
+}
+
 /* The headers and directives of the best verified trial's schedule. */
 static char *schedule_text(struct run *r)
 {
@@ -880,22 +912,18 @@ static char *schedule_text(struct run *r)
 	size_t len = 0;
 	time_t now = time(NULL);
 	FILE *f = open_memstream(&text, &len);
-	int i;
 
 	if (!f)
 		return NULL;
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	fprintf(f, "ein-schedule 1\ntarget %s\ndef %s\nsizes ", r->target,
+	fprintf(f, "ein-schedule 1\ntarget %s\ndef %s\n", r->target,
 		r->def);
-	for (i = 0; i < r->n_size; ++i)
-		fprintf(f, "%s%s=%lld", i ? " " : "",
-			ein_kernel_get_size_name(r->k0, i),
-			(long long) r->sizes[i]);
+	print_sizes_header(r, f);
 	if (r->gpu)
-		fprintf(f, "\nmeasured %.2f GFLOP/s on %s", t->gflops,
+		fprintf(f, "measured %.2f GFLOP/s on %s", t->gflops,
 			r->device.name);
 	else
-		fprintf(f, "\nmeasured %.2f GFLOP/s, %d thread%s", t->gflops,
+		fprintf(f, "measured %.2f GFLOP/s, %d thread%s", t->gflops,
 			ein_get_num_threads(), ein_get_num_threads() > 1 ?
 			"s" : "");
 	if (r->baseline >= 0)
@@ -1394,6 +1422,34 @@ static void verify_symbolic(struct run *r)
 	}
 }
 
+/* The median time of the best trial: of its re-measurements if it was
+ * re-measured, else its one measurement; -1 if none. */
+static double best_seconds(const struct run *r)
+{
+	int i;
+
+	if (r->best < 0)
+		return -1;
+	for (i = 0; i < r->n_lead && r->lead_rounds > 0; ++i)
+		if (r->lead[i] == r->best && r->lead_median[i] > 0)
+			return r->lead_median[i];
+	return r->trial[r->best].rec.seconds;
+}
+
+/* Fill the caller's result, if any. */
+static void give_result(const struct run *r, int wrote)
+{
+	struct ein_tune_result *res = r->o->result;
+
+	if (!res)
+		return;
+	res->best_seconds = best_seconds(r);
+	res->default_seconds = r->baseline >= 0 ?
+		r->trial[r->baseline].rec.seconds : -1;
+	res->wrote = wrote;
+	snprintf(res->path, sizeof(res->path), "%s", r->out_path);
+}
+
 /* Log the completion, write the schedule, print the summary. */
 static int finish(struct run *r)
 {
@@ -1416,6 +1472,7 @@ static int finish(struct run *r)
 	if (r->best >= 0 && write_schedule(r) == 0)
 		wrote = 1;
 	summary(r, wrote);
+	give_result(r, wrote);
 	if (r->best < 0)
 		fprintf(stderr, "ein tune: error: no candidate was measured "
 			"and verified; no schedule written\n");
@@ -1458,6 +1515,8 @@ int ein_tune_run(const struct ein_tune_opts *o)
 	if (r->model)
 		ein_model_init(r->model);
 	r->start_time = ein_cli_now();
+	if (o->result)
+		*o->result = (struct ein_tune_result) { -1, -1, 0, "" };
 	res = r->model ? setup(r) : -1;
 	if (res == -1)
 		fprintf(stderr, "%s", r->ctx ? ein_ctx_last_error(r->ctx) :

@@ -25,6 +25,18 @@ enum ein_tune_output {
 	EIN_TUNE_JSON = 2	/* JSON lines on stdout */
 };
 
+/* The outcome of a run, for a caller that tunes several kernels.
+ * best_seconds, default_seconds: the median time of a call of the best
+ *	verified schedule and of the default schedule (-1: none);
+ * wrote: whether the schedule file was written;
+ * path: the schedule file's path. */
+struct ein_tune_result {
+	double best_seconds;
+	double default_seconds;
+	int wrote;
+	char path[1024];
+};
+
 /* The options of a run.
  * file, def: the .ein file and definition (NULL: the first);
  * sizes: "M=512,N=512,..."; target: the target name written in the
@@ -48,7 +60,13 @@ enum ein_tune_output {
  * slow_factor: stop a measurement whose first timed call takes over this
  *	many times the best's median (0: never; rank.h);
  * list_space: print the space, the analog seed and the seeds'
- *	directives, measure nothing. */
+ *	directives, measure nothing;
+ * lookup_sizes: "N=2,..." written as the schedule's sizes header in place
+ *	of the definition's own sizes (NULL: those): a fused kernel of a
+ *	model has every size fixed in its shapes, and lookup finds its
+ *	schedule by the model's sizes (docs/onnx.md); without any sizes the
+ *	header is left out;
+ * result: where the outcome is given (NULL: nowhere). */
 struct ein_tune_opts {
 	const char *file, *def, *sizes, *target, *output, *log;
 	int trials;
@@ -65,11 +83,13 @@ struct ein_tune_opts {
 	int verbose;
 	double slow_factor;
 	int list_space;
+	const char *lookup_sizes;
+	struct ein_tune_result *result;
 };
 
 /* Run the tuner.  Returns the exit status: 0, 1 on an error that stopped
  * it, 3 if a candidate gave a wrong answer (the run finishes, and that
- * candidate is never written). */
+ * candidate is never written).  Fills o->result, if any, in every case. */
 int ein_tune_run(const struct ein_tune_opts *o);
 
 /* Write an SVG plot of the best GFLOP/s so far over time in the log at

@@ -264,6 +264,22 @@ ein_status ein_options_set_strict_fp(ein_options *opts, int strict);
  * a number. */
 ein_status ein_options_set_compile_timeout(ein_options *opts,
 	double seconds);
+/* A function told of the progress of a long compile: "done" of "total"
+ * steps are behind, and the next is "what" (for ein_model_load: before
+ * each fused kernel is compiled, its name; then once with done ==
+ * total and what NULL).  It must not use the model being loaded. */
+typedef void (*ein_progress_fn)(void *user, int done, int total,
+	const char *what);
+/* Call "fn" (NULL: nothing) with "user" as the compiles under "opts"
+ * progress (the command line's --progress prints "[k/n] compiling
+ * kernel NAME" on stderr with it). */
+ein_status ein_options_set_progress(ein_options *opts, ein_progress_fn fn,
+	void *user);
+/* The progress function of "opts" (NULL if none), and its user pointer
+ * into *user (may be NULL): for a caller that compiles several
+ * definitions itself (ein_aot_add_def) and tells the same function. */
+ein_progress_fn ein_options_get_progress(const ein_options *opts,
+	void **user);
 
 /* ein_kernel_compile with options (NULL: the defaults). */
 ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
@@ -711,6 +727,11 @@ int ein_model_n_kernel(const ein_model *model);
 const char *ein_model_get_kernel_name(const ein_model *model, int pos);
 const char *ein_model_get_kernel_nodes(const ein_model *model, int pos);
 double ein_model_get_kernel_seconds(const ein_model *model, int pos);
+/* Kernel "pos" as compiled (owned by the model): its schedule file and
+ * the reason it was chosen (ein_kernel_get_schedule, ..._reason); NULL
+ * if pos is out of range, for a kernel whose results nobody reads (not
+ * compiled), and for a model of ein_model_plan. */
+const ein_kernel *ein_model_get_kernel(const ein_model *model, int pos);
 /* The bytes of the arena, and the sum of the bytes of the tensors in it
  * (what they would take without sharing); -1 if model is NULL. */
 int64_t ein_model_arena_bytes(const ein_model *model);

@@ -53,7 +53,8 @@ int ein_cli_parse_calibration(const char *cmd, const char *s,
  * input[0 .. n_input-1]: the --input NAME=FILE options; output: --output's
  * directory (NULL: none); ranges: the --range lists (NULL: none);
  * repeat: the most timed runs; check: compare with the reference
- * interpreter; profile: print each kernel's time. */
+ * interpreter; profile: print each kernel's time; seconds: where the
+ * median time of a run is given (NULL: nowhere). */
 struct ein_cli_model_run {
 	const char *file;
 	const ein_options *opts;
@@ -64,9 +65,27 @@ struct ein_cli_model_run {
 	int64_t repeat;
 	int check;
 	int profile;
+	double *seconds;
 };
 /* Load, run, check and profile the model; -1 after printing an error. */
 int ein_cli_run_model(const struct ein_cli_model_run *r);
+/* Run loaded model "m" as ein_cli_run_model times it (inputs from r's
+ * --input files, else random), without a check: the time of each kernel
+ * per run into seconds[0 .. ein_model_n_kernel(m) - 1], the median time
+ * of a run into *median.  -1 after printing an error. */
+int ein_cli_profile_model(const struct ein_cli_model_run *r, ein_model *m,
+	double *seconds, double *median);
+
+/* tune_model.c: "ein tune model.onnx --time T": tune the model's fused
+ * kernels, each with the options "o" (its file the model, its sizes the
+ * model's) and a share of o->time, writing their schedules under
+ * "dir"/<target>/ (NULL: the first directory of $EIN_SCHEDULE_PATH, else
+ * "schedules").  Returns the exit status: 0 once the model has run again
+ * and agreed with the reference (a kernel left without a schedule in its
+ * share is not an error), 1 on an error, 3 if a candidate gave a wrong
+ * answer (as ein_tune_run). */
+struct ein_tune_opts;
+int ein_cli_tune_model(const struct ein_tune_opts *o, const char *dir);
 
 /* help.c: the overview of the commands; the page of command "name"
  * (-1 if there is none); whether argv[1..] asks for help (--help, -h);
@@ -153,10 +172,17 @@ double ein_cli_now(void);
 double ein_cli_median(double *v, int n);
 
 /* If argv[*i] is a compile option (--schedule FILE, --no-schedule,
- * --no-auto, --strict-fp, --compile-timeout SECONDS), apply it to "opts",
- * advance *i past its argument and
+ * --no-auto, --strict-fp, --compile-timeout SECONDS, --progress,
+ * --no-progress), apply it to "opts", advance *i past its argument and
  * return 1; return 0 if it is none, -1 after an error message. */
 int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i);
+/* The progress of a model's compile (ein_progress_fn): "[k/n] compiling
+ * kernel NAME" on stderr, one line each, or on a terminal one line
+ * rewritten and cleared at the end.  ein_cli_progress_default installs
+ * it in "opts" when stderr is a terminal (--progress: always;
+ * --no-progress: never), so that pipes and tests see nothing unasked. */
+void ein_cli_progress(void *user, int done, int total, const char *what);
+void ein_cli_progress_default(ein_options *opts);
 
 /* Pass the sizes of "M=512,N=256" (NULL: none) to "opts" as hints for
  * choosing a schedule, and if "fix", as sizes to specialise the kernel

@@ -204,16 +204,26 @@ static ein_status embed_weights(ein_aot *aot, const ein_onnx *model)
 	return st;
 }
 
-/* Add the definitions asked for, or every definition. */
+/* Add the definitions asked for, or every definition, telling the
+ * progress function of the options (--progress) before each. */
 static ein_status add_defs(ein_aot *aot, ein_program *prog,
 	const struct compile_opts *o)
 {
 	ein_status st = EIN_OK;
 	int i, n = o->n_def ? o->n_def : ein_program_n_def(prog);
+	void *user;
+	ein_progress_fn progress = ein_options_get_progress(o->opts, &user);
 
-	for (i = 0; i < n && st == EIN_OK; ++i)
-		st = ein_aot_add_def(aot, o->n_def ? o->def[i] :
-			ein_program_get_def_name(prog, i), o->opts);
+	for (i = 0; i < n && st == EIN_OK; ++i) {
+		const char *name = o->n_def ? o->def[i] :
+			ein_program_get_def_name(prog, i);
+
+		if (progress)
+			progress(user, i, n, name);
+		st = ein_aot_add_def(aot, name, o->opts);
+	}
+	if (progress)
+		progress(user, n, n, NULL);
 	return st;
 }
 
@@ -272,6 +282,7 @@ int ein_cmd_compile(int argc, char **argv)
 	int bad = 0;
 
 	o.opts = ein_options_alloc();
+	ein_cli_progress_default(o.opts);
 	if (parse_args(argc, argv, &o) < 0 || (o.calibration &&
 			ein_cli_parse_calibration("ein compile", o.calibration,
 				&cal) < 0))

@@ -448,7 +448,7 @@ static int run_graph(struct run_opts *o)
 {
 	struct ein_cli_model_run r = { o->file, o->opts, o->n_input,
 		o->input, o->output, o->ranges, o->repeat, o->check != 0,
-		o->profile };
+		o->profile, NULL };
 	int ok = ein_cli_run_model(&r);
 
 	ein_options_free(o->opts);
@@ -469,6 +469,7 @@ int ein_cmd_run(int argc, char **argv)
 	/* On an OpenCL device, the kernels' own time is printed too (no
 	 * effect on the CPU). */
 	ein_options_set_opencl_profiling(o.opts, 1);
+	ein_cli_progress_default(o.opts);
 	if (parse_args(argc, argv, &o) < 0)
 		return (ein_options_free(o.opts), free(o.ranges), 2);
 	o.graph = o.graph && ein_cli_is_onnx(o.file) && !o.def;

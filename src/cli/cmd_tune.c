@@ -9,6 +9,7 @@
  *            [--slow-factor 3]
  *            [--list-space]
  *   ein tune --plot LOG -o FILE.svg
+ *   ein tune MODEL.onnx --time 5m [--sizes N=1] [--schedule-dir DIR] ...
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,11 +75,13 @@ static int slow_factor(const char *v, double *out)
 
 /* Parse one option at argv[*i] into "o"; plot gets --plot's log. */
 static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
-	const char **plot)
+	const char **plot, const char **dir)
 {
 	const char *v;
 
-	if ((v = value(argc, argv, i, "--def")))
+	if ((v = value(argc, argv, i, "--schedule-dir")))
+		*dir = v;
+	else if ((v = value(argc, argv, i, "--def")))
 		o->def = v;
 	else if ((v = value(argc, argv, i, "--sizes")))
 		o->sizes = v;
@@ -148,19 +151,52 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 	return 0;
 }
 
+/* The options that make no sense for a model (its kernels have their
+ * own names, files and logs), and the budget it needs; -1 after a
+ * message. */
+static int check_model_opts(const struct ein_tune_opts *o, const char *plot)
+{
+	const char *bad = o->def ? "--def" : o->output ? "-o" : o->log ?
+		"--log" : plot ? "--plot" : o->list_space ? "--list-space" :
+		NULL;
+
+	if (bad) {
+		fprintf(stderr, "ein tune: error: %s does not apply to a model "
+			"(each kernel's schedule goes to DIR/TARGET/KERNEL."
+			"SIZES.sched; --schedule-dir DIR)\n", bad);
+		return -1;
+	}
+	if (o->time <= 0) {
+		fprintf(stderr, "ein tune: error: a model needs --time (split "
+			"among its kernels by their share of the run time)\n");
+		return -1;
+	}
+	return 0;
+}
+
 int ein_cmd_tune(int argc, char **argv)
 {
 	struct ein_tune_opts o = { .seed = 1, .timeout = 10,
 		.compile_timeout = 10,
 		.min_time = 0.2, .mem_limit = 4L << 30,
 		.slow_factor = EIN_RANK_SLOW_FACTOR };
-	const char *plot = NULL;
+	const char *plot = NULL, *dir = NULL;
 	char command[1024];
 	int i;
 
 	for (i = 1; i < argc; ++i)
-		if (parse_one(argc, argv, &i, &o, &plot) < 0)
+		if (parse_one(argc, argv, &i, &o, &plot, &dir) < 0)
 			return 2;
+	command_text(argc, argv, command, sizeof(command));
+	o.command = command;
+	if (o.file && ein_cli_is_onnx(o.file))
+		return check_model_opts(&o, plot) < 0 ? 2 :
+			ein_cli_tune_model(&o, dir);
+	if (dir) {
+		fprintf(stderr, "ein tune: error: --schedule-dir is for a "
+			"model (-o FILE names the schedule of a definition)\n");
+		return 2;
+	}
 	if (plot) {
 		if (!o.output) {
 			fprintf(stderr, "ein tune: error: --plot needs -o "
@@ -176,7 +212,5 @@ int ein_cmd_tune(int argc, char **argv)
 	}
 	if (!o.trials && !o.time)
 		o.trials = 100;
-	command_text(argc, argv, command, sizeof(command));
-	o.command = command;
 	return ein_tune_run(&o);
 }

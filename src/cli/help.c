@@ -59,6 +59,11 @@ static const struct help_opt compile_opts[] = {
 	  "limit).  Unroll factors "
 	  "and vector widths are also capped (docs/schedules.md, \"Compile "
 	  "time\")." },
+	{ "--progress", "Print \"[k/n] compiling kernel NAME\" on stderr "
+	  "before each kernel of a model (each definition for ein compile) "
+	  "is compiled; the default when stderr is a terminal, where one "
+	  "line is rewritten and cleared at the end." },
+	{ "--no-progress", "Print no progress, even on a terminal." },
 	{ NULL, NULL }
 };
 
@@ -245,6 +250,9 @@ static const struct help_opt tune_opts[] = {
 	{ "--json", "Print the result as JSON." },
 	{ "--plot LOG", "Plot the best GFLOP/s over time of a tuning log "
 	  "as SVG, to the file given with -o." },
+	{ "--schedule-dir DIR", "For a model: write each kernel's schedule "
+	  "as DIR/TARGET/KERNEL.SIZES.sched (default: the first directory "
+	  "of EIN_SCHEDULE_PATH, else schedules)." },
 	{ NULL, NULL }
 };
 
@@ -326,13 +334,22 @@ static const struct help_cmd cmds[] = {
 	  "optimisation, the assembly, or the kernel as C text.", show_opts,
 	  1 },
 	{ "tune", "FILE.ein [--def NAME] --sizes M=512,... "
-	  "[--trials N | --time 60s] [--target opencl[:P:D]] [OPTIONS]",
+	  "[--trials N | --time 60s] [--target opencl[:P:D]] [OPTIONS] | "
+	  "MODEL.onnx --time T [--sizes N=1] [--schedule-dir DIR]",
 	  "search for a fast schedule and write it",
 	  "Searches the schedule space of a definition at the given sizes, "
 	  "measures candidates in child processes under time and memory "
 	  "limits, checks every new best against the reference interpreter, "
 	  "logs every trial and writes the best schedule atomically to "
 	  "schedules/TARGET/DEF.SIZES.sched (docs/tuning.md).\n"
+	  "ein tune MODEL.onnx --time T [--sizes N=1] tunes a model's fused "
+	  "kernels instead: it times each kernel in a run of the model, "
+	  "splits T among them by their share of the run time (a kernel "
+	  "whose share is under a second is left as it is), tunes each, "
+	  "the largest first, writing DIR/TARGET/KERNEL.SIZES.sched with the "
+	  "model's sizes as its sizes header, then runs the model again "
+	  "with them (ein run finds them by lookup on EIN_SCHEDULE_PATH; "
+	  "docs/onnx.md).\n"
 	  "ein tune --plot LOG -o FILE.svg plots a log instead.",
 	  tune_opts, 0 },
 	{ "demo", "[--sizes 128,256,...] [--threads N]",

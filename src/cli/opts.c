@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
 /* --compile-timeout DURATION: a duration as ein_cli_parse_seconds reads
@@ -33,9 +34,41 @@ static int parse_compile_timeout(ein_options *opts, int argc, char **argv,
 	return 1;
 }
 
+void ein_cli_progress(void *user, int done, int total, const char *what)
+{
+	int tty = isatty(STDERR_FILENO);
+
+	(void) user;
+	if (!what) {
+		if (tty)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "%s[%d/%d] compiling kernel ", tty ? "\r" : "",
+		done + 1, total);
+	ein_cli_print_quoted(stderr, what, 200);
+	fputs(tty ? "\033[K" : "\n", stderr);
+	fflush(stderr);
+}
+
+void ein_cli_progress_default(ein_options *opts)
+{
+	if (isatty(STDERR_FILENO))
+		ein_options_set_progress(opts, &ein_cli_progress, NULL);
+}
+
 int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i];
+
+	if (!strcmp(arg, "--progress")) {
+		ein_options_set_progress(opts, &ein_cli_progress, NULL);
+		return 1;
+	}
+	if (!strcmp(arg, "--no-progress")) {
+		ein_options_set_progress(opts, NULL, NULL);
+		return 1;
+	}
 
 	if (!strcmp(arg, "--compile-timeout") ||
 	    !strncmp(arg, "--compile-timeout=", 18))

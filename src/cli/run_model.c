@@ -87,16 +87,16 @@ static int check_input_names(const struct ein_cli_model_run *r,
 }
 
 /* Allocate the model's inputs (from --input's files, else random, in
- * --range's range if any) and outputs (twice: the kernels', the
+ * --range's range if any) and outputs ("copies" times: the kernels', the
  * reference's); t holds inputs, then outputs, then reference outputs. */
 static int alloc_all(ein_ctx *ctx, const struct ein_cli_model_run *r,
-	ein_model *m, struct ein_cli_tensor *t)
+	ein_model *m, struct ein_cli_tensor *t, int copies)
 {
 	int ni = ein_model_n_input(m), no = ein_model_n_output(m), i;
 	uint64_t seed = 42;
 	DLTensor desc;
 
-	for (i = 0; i < ni + 2 * no; ++i) {
+	for (i = 0; i < ni + copies * no; ++i) {
 		const char *name, *file;
 		double lo, hi;
 
@@ -229,6 +229,23 @@ static int write_outputs(ein_ctx *ctx, const struct ein_cli_model_run *r,
 	return 0;
 }
 
+/* The schedule of each kernel that a file gives (a tuned one, ein tune
+ * model.onnx), with the reason lookup chose it; the automatic ones go
+ * unsaid (ein show --stage=schedule on the kernels' source shows them). */
+static void print_schedules(const ein_model *m)
+{
+	int k;
+
+	for (k = 0; k < ein_model_n_kernel(m); ++k) {
+		const ein_kernel *kernel = ein_model_get_kernel(m, k);
+
+		if (kernel && ein_kernel_get_schedule(kernel))
+			printf("  schedule %s: %s\n",
+				ein_model_get_kernel_name(m, k),
+				ein_kernel_get_schedule_reason(kernel));
+	}
+}
+
 /* Time, check, profile and write the outputs of loaded model "m". */
 static int run_loaded(ein_ctx *ctx, const struct ein_cli_model_run *r,
 	ein_model *m)
@@ -241,14 +258,16 @@ static int run_loaded(ein_ctx *ctx, const struct ein_cli_model_run *r,
 	int64_t runs = 1;
 
 	memset(t, 0, sizeof(t));
-	ok = alloc_all(ctx, r, m, t);
+	ok = alloc_all(ctx, r, m, t, 2);
 	for (i = 0; i < n; ++i)
 		args[i] = &t[i].dl;
 	if (ok == 0 && (sec = time_runs(r, m, args, args + ni, base,
-			&runs)) >= 0)
+			&runs)) >= 0) {
 		printf("  run: median %.3f ms over up to %lld runs\n",
 			sec * 1e3, (long long) r->repeat);
-	else
+		if (r->seconds)
+			*r->seconds = sec;
+	} else
 		ok = -1;
 	if (ok == 0 && r->profile)
 		print_profile(m, base, runs);
@@ -276,11 +295,41 @@ int ein_cli_run_model(const struct ein_cli_model_run *r)
 			(ein_cli_now() - t0) * 1e3,
 			(long long) ein_model_arena_bytes(m),
 			(long long) ein_model_tensor_bytes(m));
+		print_schedules(m);
 		ok = run_loaded(ctx, r, m);
 	}
 	if (ein_ctx_last_status(ctx) != EIN_OK)
 		fputs(ein_ctx_last_error(ctx), stderr);
 	ein_model_free(m);
+	ein_ctx_free(ctx);
+	return ok;
+}
+
+int ein_cli_profile_model(const struct ein_cli_model_run *r, ein_model *m,
+	double *seconds, double *median)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	int ni = ein_model_n_input(m), no = ein_model_n_output(m), i, ok;
+	int n = ni + no, nk = ein_model_n_kernel(m);
+	struct ein_cli_tensor t[n + 1];
+	DLTensor *args[n + 1];
+	double base[nk + 1];
+	int64_t runs = 1;
+
+	memset(t, 0, sizeof(t));
+	ok = ctx ? alloc_all(ctx, r, m, t, 1) : -1;
+	for (i = 0; i < n; ++i)
+		args[i] = &t[i].dl;
+	if (ok == 0 && (*median = time_runs(r, m, args, args + ni, base,
+			&runs)) < 0)
+		ok = -1;
+	for (i = 0; ok == 0 && i < nk; ++i)
+		seconds[i] = (ein_model_get_kernel_seconds(m, i) - base[i]) /
+			runs;
+	if (ok < 0 && ctx && ein_ctx_last_status(ctx) != EIN_OK)
+		fputs(ein_ctx_last_error(ctx), stderr);
+	for (i = 0; i < n; ++i)
+		ein_cli_tensor_free(&t[i]);
 	ein_ctx_free(ctx);
 	return ok;
 }

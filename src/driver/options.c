@@ -35,7 +35,8 @@
  * cl_lazy: build the OpenCL program at the first call, in the calling
  *	process (ein_options_set_opencl_lazy);
  * no_cost_model: the automatic schedule takes its rules' first legal
- *	candidate, without asking the cost model. */
+ *	candidate, without asking the cost model;
+ * progress, progress_user: ein_options_set_progress. */
 struct ein_options {
 	char *schedule;
 	int opencl;
@@ -52,6 +53,8 @@ struct ein_options {
 	long *size_value;
 	char *size_fixed;
 	double compile_timeout;
+	ein_progress_fn progress;
+	void *progress_user;
 };
 
 ein_options *ein_options_alloc(void)
@@ -113,6 +116,31 @@ ein_status ein_options_set_cost_model(ein_options *opts, int enable)
 		return EIN_ERROR_INVALID;
 	opts->no_cost_model = !enable;
 	return EIN_OK;
+}
+
+ein_status ein_options_set_progress(ein_options *opts, ein_progress_fn fn,
+	void *user)
+{
+	if (!opts)
+		return EIN_ERROR_INVALID;
+	opts->progress = fn;
+	opts->progress_user = user;
+	return EIN_OK;
+}
+
+ein_progress_fn ein_options_get_progress(const ein_options *opts,
+	void **user)
+{
+	if (user)
+		*user = opts ? opts->progress_user : NULL;
+	return opts ? opts->progress : NULL;
+}
+
+void ein_options_progress(const ein_options *opts, int done, int total,
+	const char *what)
+{
+	if (opts && opts->progress)
+		opts->progress(opts->progress_user, done, total, what);
 }
 
 ein_status ein_options_set_strict_fp(ein_options *opts, int strict)

@@ -67,5 +67,9 @@ long ein_options_get_size_value(const ein_options *opts, int pos);
 int ein_options_size_is_fixed(const ein_options *opts, int pos);
 /* The value ein_options_fix_size gave size "name", 0 if it is not fixed. */
 long ein_options_fixed_value(const ein_options *opts, const char *name);
+/* Tell the progress function of "opts", if any (ein_options_set_progress),
+ * that "done" of "total" steps are behind and "what" is next. */
+void ein_options_progress(const ein_options *opts, int done, int total,
+	const char *what);
 
 #endif

@@ -16,6 +16,7 @@
 #include <time.h>
 #include "ctx.h"
 #include "diag.h"
+#include "driver/options.h"
 #include "graph/ein_graph.h"
 #include "onnx/tograph.h"
 
@@ -274,9 +275,14 @@ static int build(ein_model *m, const char *path, const ein_options *opts)
 	m->prog = ein_program_parse(m->ctx, m->source, path);
 	if (!m->prog)
 		return -1;
-	for (k = 0; k < m->n_kernel; ++k)
+	for (k = 0; k < m->n_kernel; ++k) {
+		if (ein_graph_kernel_is_used(m->g, k))
+			ein_options_progress(opts, k, m->n_kernel,
+				ein_graph_kernel_name(m->g, k));
 		if (compile_kernel(m, k, opts) < 0)
 			return -1;
+	}
+	ein_options_progress(opts, m->n_kernel, m->n_kernel, NULL);
 	return bind(m);
 }
 
@@ -635,6 +641,13 @@ double ein_model_get_kernel_seconds(const ein_model *m, int pos)
 	if (!m || pos < 0 || pos >= m->n_kernel)
 		return -1;
 	return m->seconds[pos];
+}
+
+const ein_kernel *ein_model_get_kernel(const ein_model *m, int pos)
+{
+	if (!m || pos < 0 || pos >= m->n_kernel)
+		return NULL;
+	return m->kernel[pos];
 }
 
 int64_t ein_model_arena_bytes(const ein_model *m)

@@ -466,6 +466,63 @@ def cnn():
                 ("minus1", np.array([-1], dtype=np.int64))], sizes="N=2")
 
 
+def shape_folding():
+    """The shape computations exporters write, all folded at import with
+    the batch N symbolic through them: PyTorch's flatten (Shape, Gather,
+    Unsqueeze, Concat with Neg(1) for -1, Reshape), a reshape back by an
+    INT64 Range, the expanded LayerNormalization's reduced shape (Size of a
+    Shape, Sub, ConstantOfShape of INT64 ones, Concat), Size of a weight,
+    and data made by ConstantOfShape (FLOAT 1.5) and a FLOAT Range."""
+    x = rand(2, 3, 4)
+    def k(name, op, ins, **attrs):
+        return helper.make_node(op, ins, [name], name=name + "_node", **attrs)
+    def i64(*v):
+        return np.array(v, dtype=np.int64)
+    def scalar(v, dtype):
+        return numpy_helper.from_array(np.array(v, dtype=dtype))
+    nodes = [
+        k("shp", "Shape", ["x"]),
+        k("batch", "Gather", ["shp", "zero"], axis=0),
+        k("batch1", "Unsqueeze", ["batch", "axes0"]),
+        k("minus1", "Neg", ["one1"]),
+        k("flat_shape", "Concat", ["batch1", "minus1"], axis=0),
+        k("flat", "Reshape", ["x", "flat_shape"]),
+        k("inner", "Range", ["three", "five", "step"]),
+        k("back_shape", "Concat", ["batch1", "inner"], axis=0),
+        k("back", "Reshape", ["flat", "back_shape"]),
+        k("inner_shape", "Slice", ["shp", "one1", "three1"]),
+        k("ones", "ConstantOfShape", ["inner_shape"],
+          value=scalar([1.5], np.float32)),
+        k("ramp", "Range", ["half", "four_half", "fstep"]),
+        k("s", "Add", ["back", "ones"]),
+        k("y", "Add", ["s", "ramp"]),
+        k("rank", "Size", ["shp"]),
+        k("n_reduced", "Sub", ["rank", "one1"]),
+        k("suffix", "ConstantOfShape", ["n_reduced"],
+          value=scalar([1], np.int64)),
+        k("reduced_shape", "Concat", ["batch1", "suffix"], axis=0),
+        k("mean", "ReduceMean", ["x"], axes=[1, 2], keepdims=0),
+        k("z", "Reshape", ["mean", "reduced_shape"]),
+        k("wsize", "Size", ["w"]),
+        k("wsize1", "Unsqueeze", ["wsize", "axes0"]),
+        k("w_shape", "Concat", ["batch1", "wsize1"], axis=0),
+        k("v", "Reshape", ["x", "w_shape"]),
+    ]
+    y = x + np.float32(1.5) + np.arange(0.5, 4.5, 1.0, dtype=np.float32)
+    save("shape_folding", nodes, [("x", x, ["N", 3, 4])],
+         [("y", y), ("z", x.mean(axis=(1, 2)).reshape(2, 1, 1)),
+          ("v", x.reshape(2, 12))],
+         inits=[("zero", np.array(0, dtype=np.int64)), ("axes0", i64(0)),
+                ("one1", i64(1)), ("three1", i64(3)),
+                ("three", np.array(3, dtype=np.int64)),
+                ("five", np.array(5, dtype=np.int64)),
+                ("step", np.array(1, dtype=np.int64)),
+                ("half", np.array(0.5, dtype=np.float32)),
+                ("four_half", np.array(4.5, dtype=np.float32)),
+                ("fstep", np.array(1.0, dtype=np.float32)),
+                ("w", rand(3, 4))], sizes="N=2")
+
+
 def bn_params(c):
     return rand(c) * 0.2 + 1, rand(c) * 0.1, rand(c) * 0.1, rand(c) * 0.2 + 1
 
@@ -589,6 +646,31 @@ def bad_models():
     bad("dynamic_reshape",
         [helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape_1")],
         [("x", [2, 3]), ("s", [2])])
+    # Shape computations that cannot be folded: a ConstantOfShape of a
+    # symbolic shape, a Range whose limit is read at run time.
+    bad("symbolic_constant_of_shape",
+        [helper.make_node("Shape", ["x"], ["s"], name="shape_2"),
+         helper.make_node("ConstantOfShape", ["s"], ["c"], name="cos_1"),
+         helper.make_node("Add", ["x", "c"], ["y"], name="add_4")],
+        [("x", ["N", 3])])
+    bad("runtime_range",
+        [helper.make_node("Range", ["a", "b", "d"], ["r"], name="range_1"),
+         helper.make_node("Add", ["x", "r"], ["y"], name="add_5")],
+        [("x", [3]), ("b", [])],
+        inits=[("a", np.float32(0)), ("d", np.float32(1))])
+    # Folds whose sizes overflow 64 bits on the way: an error, never a
+    # wrap (UBSan checks the arithmetic under make check-asan).
+    bad("huge_range",
+        [helper.make_node("Range", ["a", "b", "d"], ["r"], name="range_2"),
+         helper.make_node("Add", ["x", "r"], ["y"], name="add_6")],
+        [("x", [3])], inits=[("a", np.array(-2**63, dtype=np.int64)),
+                             ("b", np.array(2**63 - 1, dtype=np.int64)),
+                             ("d", np.array(-1, dtype=np.int64))])
+    bad("huge_constant_of_shape",
+        [helper.make_node("ConstantOfShape", ["s"], ["c"], name="cos_2"),
+         helper.make_node("Add", ["x", "c"], ["y"], name="add_7")],
+        [("x", [3])],
+        inits=[("s", np.array([2**62, 2**62, 3], dtype=np.int64))])
     # An initializer of shape (3, 4) with 5 floats of data.
     short = numpy_helper.from_array(rand(5), "w")
     del short.dims[:]
@@ -607,6 +689,7 @@ elementwise()
 convolutions()
 matrices()
 cnn()
+shape_folding()
 mobilenet_block()
 resnet_block()
 bad_models()

@@ -894,6 +894,21 @@ static void mlp_expected(const float *x, const float *w1, const float *b1,
 		}
 }
 
+/* What a progress function was told (ein_options_set_progress): each
+ * call as "done/total name" (NULL: "end"), one per line. */
+struct progress_log {
+	char text[512];
+	size_t len;
+};
+
+static void log_progress(void *user, int done, int total, const char *what)
+{
+	struct progress_log *log = user;
+
+	log->len += snprintf(log->text + log->len, sizeof(log->text) - log->len,
+		"%d/%d %s\n", done, total, what ? "kernel" : "end");
+}
+
 /* A model through the graph level: fused into two kernels (matmul + bias
  * + relu, matmul + the output's copy) with the hidden layer in the arena,
  * run on DLPack tensors and compared with plain loops and with the
@@ -911,6 +926,8 @@ START_TEST(model_through_graph_level)
 	DLTensor tr = ty, d, *in[] = { &tx }, *out[] = { &ty };
 	DLTensor *outr[] = { &tr };
 	char path[] = "/tmp/check_api_mlpXXXXXX";
+	struct progress_log plog = { "", 0 };
+	void *user = NULL;
 	ein_model *m;
 	int i, fd = mkstemp(path);
 
@@ -928,8 +945,24 @@ START_TEST(model_through_graph_level)
 		"tensor 'x' has a symbolic dimension (N, 4)"));
 	ein_options_fix_size(opts, "N", 2);
 	ein_options_set_auto(opts, 0);
+	/* The progress function: before each kernel, then once at the end. */
+	ck_assert_int_eq(ein_options_set_progress(NULL, &log_progress, &plog),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_progress(opts, &log_progress, &plog),
+		EIN_OK);
 	m = ein_model_load(ctx, path, opts);
 	ck_assert_msg(m != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_str_eq(plog.text, "0/2 kernel\n1/2 kernel\n2/2 end\n");
+	ck_assert(ein_options_get_progress(opts, &user) == &log_progress);
+	ck_assert_ptr_eq(user, &plog);
+	ein_options_set_progress(opts, NULL, NULL);
+	ck_assert(ein_options_get_progress(opts, NULL) == NULL);
+	/* Each kernel as compiled: no schedule file (--no-auto: the
+	 * default schedule). */
+	ck_assert_ptr_nonnull(ein_model_get_kernel(m, 1));
+	ck_assert_ptr_null(ein_kernel_get_schedule(ein_model_get_kernel(m, 1)));
+	ck_assert_ptr_null(ein_model_get_kernel(m, 2));
+	ck_assert_ptr_null(ein_model_get_kernel(NULL, 0));
 	ck_assert_int_eq(ein_model_n_input(m), 1);
 	ck_assert_int_eq(ein_model_n_output(m), 1);
 	ck_assert_str_eq(ein_model_get_input_name(m, 0), "x");
