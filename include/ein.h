@@ -595,7 +595,10 @@ ein_status ein_onnx_get_const(const ein_onnx *model, int pos, DLTensor *t);
  */
 typedef enum {
 	EIN_CALIBRATION_MINMAX = 0,	/* the range seen, with 0 */
-	EIN_CALIBRATION_PERCENTILE = 1	/* the 0.01 and 99.99 percentiles */
+	EIN_CALIBRATION_PERCENTILE = 1,	/* the 0.01 and 99.99 percentiles */
+	EIN_CALIBRATION_KL = 2		/* the clipping threshold of least
+					   KL divergence (TensorRT's entropy
+					   calibration, on |x|) */
 } ein_calibration;
 ein_onnx *ein_onnx_import_profiling(ein_ctx *ctx, const char *path,
 	const ein_options *opts);

@@ -5,8 +5,10 @@
  * Activations are uint8 with a zero point: r = S (q - Z), S and Z from
  * the profiled range [lo, hi] (widened to hold 0, so that zero and the
  * padding are exact): S = (hi - lo) / 255 rounded to float32, Z =
- * round(-lo / S).  The range is the one seen (minmax) or the 0.01 and
- * 99.99 percentiles of the histogram (percentile), which clips outliers.
+ * round(-lo / S).  The range is the one seen (minmax), or one that
+ * clips outliers, chosen from the histogram (calib.h): the 0.01 and
+ * 99.99 percentiles (percentile) or the threshold of least KL
+ * divergence (kl).
  * Weights are int8, symmetric (Z = 0), one scale per output channel:
  * S_w[m] = max |W[m]| / 127, W_q = round(W / S_w) (half away from zero).
  * The bias is int32 with scale S_x S_w[m].  A node computes
@@ -26,10 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diag.h"
+#include "onnx/calib.h"
 #include "onnx/quantize.h"
-
-/* The percentile calibration's tail, cut from each end (0.01%). */
-#define PERCENTILE_TAIL 1e-4
 
 /* What the plan does with a node. */
 enum qkind {
@@ -124,46 +124,31 @@ static int get_number(json_object *o, const char *key, double *v)
 	return isfinite(*v) ? 0 : -1;
 }
 
-/* The percentile range of histogram "h" (over [lo, hi] in equal bins)
- * into *a, *b; -1 if it is malformed. */
-static int percentile_range(json_object *h, double *a, double *b)
+/* The range that q's calibration chooses from histogram "h" (over [lo,
+ * hi] in equal bins) into *a, *b; -1 if it is malformed, -2 when out
+ * of memory. */
+static int calibrated_range(struct ein_onnx_quant *q, json_object *h,
+	double *a, double *b)
 {
 	json_object *counts;
-	double lo, hi, total = 0, cum = 0, width;
+	double lo, hi, *c;
 	size_t i, n;
+	int r;
 
 	if (get_number(h, "lo", &lo) < 0 || get_number(h, "hi", &hi) < 0 ||
 	    !json_object_object_get_ex(h, "counts", &counts) ||
-	    !json_object_is_type(counts, json_type_array) || hi < lo)
+	    !json_object_is_type(counts, json_type_array))
 		return -1;
 	n = json_object_array_length(counts);
-	for (i = 0; i < n; ++i) {
-		double c = json_object_get_double(
+	c = malloc((n + 1) * sizeof(*c));
+	if (!c)
+		return -2;
+	for (i = 0; i < n; ++i)
+		c[i] = json_object_get_double(
 			json_object_array_get_idx(counts, i));
-
-		if (!(c >= 0))
-			return -1;
-		total += c;
-	}
-	if (!n || total <= 0)
-		return -1;
-	width = (hi - lo) / n;
-	for (i = 0; i < n; ++i) {
-		cum += json_object_get_double(
-			json_object_array_get_idx(counts, i));
-		if (cum > total * PERCENTILE_TAIL)
-			break;
-	}
-	*a = lo + width * i;
-	cum = 0;
-	for (i = n; i-- > 0;) {
-		cum += json_object_get_double(
-			json_object_array_get_idx(counts, i));
-		if (cum > total * PERCENTILE_TAIL)
-			break;
-	}
-	*b = lo + width * (i + 1);
-	return 0;
+	r = ein_calib_range(q->cal, lo, hi, c, n, a, b);
+	free(c);
+	return r;
 }
 
 /* The scale and zero point of range [lo, hi], widened to hold 0. */
@@ -188,16 +173,20 @@ static int read_tensor(struct ein_onnx_quant *q, json_object *tensors,
 {
 	json_object *e, *h;
 	double lo, hi;
+	int r = 0;
 
 	if (!json_object_object_get_ex(tensors, name, &e))
 		return 0;
 	if (get_number(e, "min", &lo) < 0 || get_number(e, "max", &hi) < 0 ||
 	    hi < lo)
 		return bad_entry(q, name, "needs numbers \"min\" <= \"max\"");
-	if (q->cal == EIN_CALIBRATION_PERCENTILE &&
+	if (q->cal != EIN_CALIBRATION_MINMAX &&
 	    (!json_object_object_get_ex(e, "histogram", &h) ||
-		percentile_range(h, &lo, &hi) < 0))
-		return bad_entry(q, name, "the percentile calibration needs "
+		(r = calibrated_range(q, h, &lo, &hi)) < 0))
+		return r == -2 ? -1 : bad_entry(q, name, q->cal ==
+			EIN_CALIBRATION_KL ? "the kl calibration needs a "
+			"\"histogram\" with \"lo\", \"hi\" and non-negative "
+			"\"counts\"" : "the percentile calibration needs "
 			"a \"histogram\" with \"lo\", \"hi\" and non-negative "
 			"\"counts\"");
 	choose_params(lo, hi, t);
@@ -619,7 +608,8 @@ struct ein_onnx_quant *ein_onnx_quant_plan(ein_ctx *ctx, const char *path,
 	int i, ok;
 
 	if (calibration != EIN_CALIBRATION_MINMAX &&
-	    calibration != EIN_CALIBRATION_PERCENTILE) {
+	    calibration != EIN_CALIBRATION_PERCENTILE &&
+	    calibration != EIN_CALIBRATION_KL) {
 		ein_error(ctx, EIN_ERROR_INVALID, "unknown calibration %d",
 			(int) calibration);
 		return (free(q), NULL);
