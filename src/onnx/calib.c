@@ -21,6 +21,8 @@
 /* At most this many thresholds are compared (a stride through the bins
  * beyond), which bounds the search at O(n * KL_STEPS). */
 #define KL_STEPS 2048
+/* The most magnitude bins, in times the histogram's (kl_range). */
+#define MAX_SPAN 4
 
 /* The sum of counts[0 .. n-1]; -1 if one is negative or NaN. */
 static double total_count(const double *counts, size_t n)
@@ -122,14 +124,20 @@ static double kl_at(const double *mag, size_t m, size_t i, size_t nlev,
 	return kl;
 }
 
-/* The KL threshold's range into [*a, *b]; -1 when out of memory. */
+/* The KL threshold's range into [*a, *b]; -1 when out of memory.  A
+ * histogram far from 0 (its largest |x| more than MAX_SPAN times its
+ * width) keeps [lo, hi]: magnitudes from 0 in its bins would be too
+ * many, and clipping towards 0 is not what such a range needs. */
 static int kl_range(double lo, double hi, double width, const double *counts,
 	size_t n, double *a, double *b)
 {
 	size_t m, i, best, step;
-	double *mag = magnitudes(lo, hi, width, counts, n, &m), *p, *q;
+	double *mag, *p, *q;
 	double best_kl = INFINITY;
 
+	if (fmax(fabs(lo), fabs(hi)) / width > MAX_SPAN * (double) n)
+		return 0;
+	mag = magnitudes(lo, hi, width, counts, n, &m);
 	p = malloc(m * sizeof(*p));
 	q = malloc(m * sizeof(*q));
 	if (!mag || !p || !q)

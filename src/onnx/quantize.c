@@ -948,7 +948,7 @@ static int lower_int8_add(struct ein_onnx_lower *l,
 	int d;
 
 	if (a->dtype != EIN_ONNX_FLOAT || b->dtype != EIN_ONNX_FLOAT ||
-	    a->rank != b->rank)
+	    a->rank != b->rank || a->rank < 1)
 		return 1;
 	for (d = 0; d < a->rank; ++d)
 		if (!ein_onnx_dim_eq(a->dim[d], b->dim[d]))

@@ -345,8 +345,8 @@ END_TEST
 
 /* Without an outlier KL keeps (nearly) the whole range: a uniform
  * histogram loses more by clipping than by rounding; a histogram no finer
- * than the levels gives minmax's range; a negative count or no count is
- * malformed. */
+ * than the levels gives minmax's range, and so does one far from 0; a
+ * negative count or no count is malformed. */
 START_TEST(calibration_kl_edges)
 {
 	double c[2048], a, b;
@@ -361,6 +361,10 @@ START_TEST(calibration_kl_edges)
 	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 0, 100, c, 64,
 		&a, &b), 0);
 	ck_assert(a == 0 && b == 100);
+	/* Far from 0 (a million bins of magnitude): the range kept. */
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 1e6, 1e6 + 1, c,
+		64, &a, &b), 0);
+	ck_assert(a == 1e6 && b == 1e6 + 1);
 	c[3] = -1;
 	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 0, 100, c, 64,
 		&a, &b), -1);
