@@ -618,8 +618,11 @@ ein_status ein_onnx_get_const(const ein_onnx *model, int pos, DLTensor *t);
  * accumulated in int32 and requantised with qmul (per output channel
  * for the weights, quantised at import), each fused with a Relu that
  * alone reads its result (and a MatMul with the Add of a constant bias
- * vector that alone reads it); every other operator stays in float, with
- * quantisation and dequantisation statements at the boundaries.
+ * vector that alone reads it); an Add of two computed tensors of one
+ * shape that an int8 node reads (with its Relu) rescales both to the
+ * output's scale in int32, and MaxPool, AveragePool and their Global
+ * forms run on the uint8 values; every other operator stays in float,
+ * with quantisation and dequantisation statements at the boundaries.
  * Nodes the profile's "precision" object names with "float" stay in
  * float.  The quantised weights, multipliers and shifts are weights of
  * the result (ein_onnx_get_const).  EIN_ERROR_IO for a profile that
@@ -628,7 +631,10 @@ ein_status ein_onnx_get_const(const ein_onnx *model, int pos, DLTensor *t);
  */
 typedef enum {
 	EIN_CALIBRATION_MINMAX = 0,	/* the range seen, with 0 */
-	EIN_CALIBRATION_PERCENTILE = 1	/* the 0.01 and 99.99 percentiles */
+	EIN_CALIBRATION_PERCENTILE = 1,	/* the 0.01 and 99.99 percentiles */
+	EIN_CALIBRATION_KL = 2		/* the clipping threshold of least
+					   KL divergence (TensorRT's entropy
+					   calibration, on |x|) */
 } ein_calibration;
 ein_onnx *ein_onnx_import_profiling(ein_ctx *ctx, const char *path,
 	const ein_options *opts);

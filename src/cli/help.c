@@ -123,9 +123,12 @@ static const struct help_opt profile_opts[] = {
 static const struct help_opt quantize_opts[] = {
 	{ "--profile PROFILE.json", "The ranges of the tensors, as ein "
 	  "profile writes them (required)." },
-	{ "--calibration minmax|percentile", "How the range of an "
-	  "activation is chosen: the range seen (default), or its 0.01 and "
-	  "99.99 percentiles from the histogram, which clips outliers." },
+	{ "--calibration minmax|percentile|kl", "How the range of an "
+	  "activation is chosen: the range seen (default), or, clipping "
+	  "outliers, from the histogram: its 0.01 and 99.99 percentiles, or "
+	  "the threshold of least KL divergence between the clipped and the "
+	  "quantised histograms of |x| (TensorRT's entropy calibration; "
+	  "profile with --bins 2048 for it)." },
 	{ "-o FILE.ein", "Write the int8 source here (required)." },
 	{ "--weights DIR", "Write the weights there as DIR/NAME.npy "
 	  "(default: FILE.weights, after -o without .ein)." },
@@ -175,7 +178,7 @@ static const struct help_opt compile_cmd_opts[] = {
 	{ "--quantize PROFILE.json", "Compile the ONNX model in int8 from "
 	  "this profile, as ein quantize writes it (docs/quantization.md), "
 	  "its int8 weights embedded." },
-	{ "--calibration minmax|percentile", "With --quantize, how the "
+	{ "--calibration minmax|percentile|kl", "With --quantize, how the "
 	  "activations' ranges are chosen (default minmax)." },
 	{ "--graph FILE.c", "For an ONNX model (with --header and every size "
 	  "fixed): compile the graph level's fused kernels instead of one "
@@ -310,7 +313,7 @@ static const struct help_cmd cmds[] = {
 	  "object (empty) may name nodes to keep in float: "
 	  "{\"gemm_0\": \"float\"} (docs/quantization.md).", profile_opts, 1 },
 	{ "quantize", "MODEL.onnx --profile PROFILE.json [--calibration "
-	  "minmax|percentile] -o FILE.ein [--weights DIR]",
+	  "minmax|percentile|kl] -o FILE.ein [--weights DIR]",
 	  "write an ONNX model as int8 ein source from a profile",
 	  "Writes an ONNX model as ein source computing in int8: scales and "
 	  "zero points from the profile (uint8 activations), weights "

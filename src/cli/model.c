@@ -53,9 +53,11 @@ int ein_cli_parse_calibration(const char *cmd, const char *s,
 		*cal = EIN_CALIBRATION_MINMAX;
 	else if (!strcmp(s, "percentile"))
 		*cal = EIN_CALIBRATION_PERCENTILE;
+	else if (!strcmp(s, "kl"))
+		*cal = EIN_CALIBRATION_KL;
 	else {
 		ein_cli_bad_value(cmd, "--calibration", s,
-			"minmax or percentile");
+			"minmax, percentile or kl");
 		return -1;
 	}
 	return 0;

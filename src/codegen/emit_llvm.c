@@ -394,7 +394,8 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 		.relaxed = relaxed, .poison = env && strcmp(env, "") &&
 		strcmp(env, "0"),
 		.avx512 = target && ein_target_has_avx512(target),
-		.vnni = target && ein_target_has_avx512_vnni(target) };
+		.vnni = target && ein_target_has_avx512_vnni(target),
+		.pmaddwd = target && ein_target_has_avx2(target) };
 	struct ein_emitter em = { .user = &e,
 		.expr_int = &ein_llvm_expr_int, .expr_id = &ein_llvm_expr_id,
 		.expr_op = &ein_llvm_expr_op, .for_open = &for_open,

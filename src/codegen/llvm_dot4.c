@@ -19,12 +19,20 @@
  * vpdpbusd adds, in each 32-bit lane, the four products of unsigned and
  * signed bytes (each within 16 bits, their sum within 18) to the
  * accumulator, wrapping: exactly the int32 sum the statement means, whose
- * additions wrap and so may be regrouped.  Lanes go by 16 (512 bits),
- * 8 or 4 (256 and 128, AVX512VL); a wider vector is cut into 16s.
+ * additions wrap and so may be regrouped.  Lanes (a power of two) go by
+ * 16 (512 bits), 8 or 4 (256 and 128, AVX512VL); a wider vector is cut
+ * into 16s.
  *
- * Only targets with AVX512-VNNI get it (ein_target_has_avx512_vnni);
- * elsewhere the statement is not explicit-vector code (its int8 accesses
- * stride by 4 along j) and LLVM's loop vectoriser takes it.
+ * Targets with AVX2 but not AVX512-VNNI get the exact AVX2 form
+ * instead: the bytes widened to 16 bits (vpmovzxbw for the unsigned,
+ * vpmovsxbw for the signed: each product then fits 16 bits, 255 x 128),
+ * vpmaddwd (the two products of each pair of 16-bit lanes summed in 32
+ * bits, exactly), then the two pair sums of each lane added.  Not
+ * vpmaddubsw, which would save the widening: it saturates the sum of two
+ * products to 16 bits (2 x 255 x 127 > 32767), not the language's
+ * arithmetic.  Elsewhere the statement is not explicit-vector code (its
+ * int8 accesses stride by 4 along j) and LLVM's loop vectoriser takes
+ * it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -159,7 +167,7 @@ static int match(struct llvm_emit *e, const struct ein_user_stmt *us,
 		++n_iter;
 	long step[n_iter + 1];
 
-	if (!e->vnni || lanes < 4 || lanes % 4 ||
+	if ((!e->vnni && !e->pmaddwd) || lanes < 4 || (lanes & (lanes - 1)) ||
 	    stmt->kind != EIN_STMT_COMPUTE || stmt->is_init ||
 	    ein_llvm_tensor_type(e, stmt->access[0].tensor) != EIN_TYPE_I32)
 		return 0;
@@ -199,6 +207,55 @@ static LLVMValueRef vpdpbusd(struct llvm_emit *e, int n, LLVMValueRef acc,
 	fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
 	fty = LLVMIntrinsicGetType(e->c, id, NULL, 0);
 	return LLVMBuildCall2(e->b, fty, fn, args, 3, "");
+}
+
+/* Elements lo, lo + step, ... (n of them) of "v" and "w" joined. */
+static LLVMValueRef pick(struct llvm_emit *e, LLVMValueRef v, LLVMValueRef w,
+	int lo, int step, int n)
+{
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(e->c);
+	LLVMValueRef mask[n];
+	int l;
+
+	for (l = 0; l < n; ++l)
+		mask[l] = LLVMConstInt(i32, lo + l * step, 0);
+	return LLVMBuildShuffleVector(e->b, v, w, LLVMConstVector(mask, n), "");
+}
+
+/* vpmaddwd (256 bits) of the 16-bit vectors "u" and "s" of 16 lanes. */
+static LLVMValueRef vpmaddwd(struct llvm_emit *e, LLVMValueRef u,
+	LLVMValueRef s)
+{
+	static const char name[] = "llvm.x86.avx2.pmadd.wd";
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(e->c, id, NULL, 0);
+	LLVMValueRef args[2] = { u, s };
+
+	return LLVMBuildCall2(e->b, fty, fn, args, 2, "");
+}
+
+/* The AVX2 form of vpdpbusd on n = 4 or 8 i32 lanes (the head comment):
+ * the 4n bytes of u and s widened to 16 bits, cut into vpmaddwd's 16,
+ * the pair sums of each piece joined (2n), and each lane's two added. */
+static LLVMValueRef dot4_avx2(struct llvm_emit *e, int n, LLVMValueRef acc,
+	LLVMValueRef u, LLVMValueRef s)
+{
+	LLVMBuilderRef b = e->b;
+	LLVMTypeRef i8v = LLVMVectorType(LLVMInt8TypeInContext(e->c), 4 * n);
+	LLVMTypeRef i16v = LLVMVectorType(LLVMInt16TypeInContext(e->c), 4 * n);
+	LLVMValueRef uw, sw, pair[2], sum;
+	int k;
+
+	uw = LLVMBuildZExt(b, LLVMBuildBitCast(b, u, i8v, ""), i16v, "");
+	sw = LLVMBuildSExt(b, LLVMBuildBitCast(b, s, i8v, ""), i16v, "");
+	for (k = 0; k < n / 4; ++k)
+		pair[k] = vpmaddwd(e, n == 4 ? uw : pick(e, uw, uw, 16 * k, 1,
+			16), n == 4 ? sw : pick(e, sw, sw, 16 * k, 1, 16));
+	sum = n == 4 ? pair[0] : pick(e, pair[0], pair[1], 0, 1, 16);
+	sum = LLVMBuildAdd(b, pick(e, sum, sum, 0, 2, n),
+		pick(e, sum, sum, 1, 2, n), "");
+	return LLVMBuildAdd(b, acc, sum, "");
 }
 
 /* Lanes [lo, lo + n) of vector "v". */
@@ -243,7 +300,8 @@ LLVMValueRef ein_llvm_dot4_build(struct llvm_emit *e,
 	LLVMBuilderRef b = e->b;
 	LLVMTypeRef i32 = LLVMInt32TypeInContext(e->c);
 	LLVMTypeRef vty = LLVMVectorType(i32, e->lanes);
-	int n = e->lanes < 16 ? e->lanes : 16, k = e->lanes / n, i;
+	int w = e->vnni ? 16 : 8;
+	int n = e->lanes < w ? e->lanes : w, k = e->lanes / n, i;
 	LLVMValueRef ua, sa, u, s, acc, part[k];
 	struct dot4 d;
 
@@ -260,7 +318,8 @@ LLVMValueRef ein_llvm_dot4_build(struct llvm_emit *e,
 	LLVMSetAlignment(s, 1);
 	acc = ein_llvm_load_value(e, acc_addr, EIN_TYPE_I32, 0, "");
 	for (i = 0; i < k; ++i)
-		part[i] = vpdpbusd(e, n, lanes_of(e, acc, i * n, n),
-			lanes_of(e, u, i * n, n), lanes_of(e, s, i * n, n));
+		part[i] = (e->vnni ? vpdpbusd : dot4_avx2)(e, n,
+			lanes_of(e, acc, i * n, n), lanes_of(e, u, i * n, n),
+			lanes_of(e, s, i * n, n));
 	return join(e, part, n);
 }

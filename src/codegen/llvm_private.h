@@ -65,7 +65,8 @@ struct block_frame {
  *	stores to tensors are non-temporal (store_streamed);
  * streamed: the current function made a non-temporal store;
  * avx512: the target has AVX-512 (mathfn.h);
- * vnni: the target has AVX512-VNNI (llvm_dot4.c). */
+ * vnni: the target has AVX512-VNNI (llvm_dot4.c);
+ * pmaddwd: it has not, but AVX2: the same dot products by vpmaddwd. */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -98,6 +99,7 @@ struct llvm_emit {
 	int streamed;
 	int avx512;
 	int vnni;
+	int pmaddwd;
 };
 
 /* ---- llvm_expr.c: the integer expressions of isl's AST ---- */
@@ -243,8 +245,9 @@ int ein_llvm_user_stmt(void *user, const struct ein_user_stmt *us);
 
 /* Is the statement of "us", in a loop over "iter" emitted as explicit
  * vectors of "lanes", a sum of four u8 x s8 products that
- * ein_llvm_dot4_build computes with vpdpbusd (the head comment of
- * llvm_dot4.c)?  Never unless the target has AVX512-VNNI (e->vnni). */
+ * ein_llvm_dot4_build computes with vpdpbusd, or vpmaddwd on AVX2 (the
+ * head comment of llvm_dot4.c)?  Never unless the target has AVX512-VNNI
+ * or AVX2 (e->vnni, e->pmaddwd). */
 int ein_llvm_dot4_stmt_matches(struct llvm_emit *e,
 	const struct ein_user_stmt *us, __isl_keep isl_id *iter, int lanes);
 

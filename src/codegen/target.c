@@ -191,6 +191,11 @@ static int has_avx2(const struct ein_target *t)
 		has_class(t, "x86_64-avx", "skylake-avx512");
 }
 
+int ein_target_has_avx2(const struct ein_target *t)
+{
+	return has_avx2(t);
+}
+
 int ein_target_has_avx512(const struct ein_target *t)
 {
 	return has_class(t, "x86_64-avx512", "skylake-avx512");

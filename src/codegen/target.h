@@ -39,6 +39,9 @@ const char *ein_target_get_triple(const struct ein_target *target);
  * CPU of the named target x86_64-avx512): its 512-bit vectors may use
  * AVX-512's instructions (mathfn.h). */
 int ein_target_has_avx512(const struct ein_target *target);
+/* 1 if "target" is an x86-64 target with AVX2 (or AVX-512): vpmaddwd
+ * on 256-bit vectors (llvm_dot4.c). */
+int ein_target_has_avx2(const struct ein_target *target);
 /* Has "target" the AVX512-VNNI dot products (vpdpbusd)? */
 int ein_target_has_avx512_vnni(const struct ein_target *target);
 /* 1 if the target stores numbers least significant byte first. */

@@ -149,6 +149,15 @@ int ein_onnx_lower_avgpool(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_global_pool(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
+/* The reduction of a quantised pool (MaxPool, AveragePool and their
+ * Global forms) on the uint8 view "xq" (zero point zx) of x into "acc",
+ * y's shape set; *count: the divisor of an average.  1 (nothing
+ * written) where int8 does not compute it exactly (quantize.c then keeps
+ * the node in float). */
+int ein_onnx_print_qpool_acc(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
+	struct ein_onnx_tensor *xq, int zx, struct ein_onnx_tensor *y,
+	const char *acc, int64_t *count);
 int ein_onnx_lower_batchnorm(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_gemm(struct ein_onnx_lower *l, const struct ein_onnx_node *n);

@@ -655,6 +655,95 @@ int ein_onnx_lower_avgpool(struct ein_onnx_lower *l,
 	return 0;
 }
 
+/* Does the window read padding anywhere? */
+static int qpool_padded(const struct window *w)
+{
+	int d;
+
+	for (d = 0; d < w->s; ++d)
+		if (window_low(w, d) || window_high(w, d))
+			return 1;
+	return 0;
+}
+
+/* The global form of ein_onnx_print_qpool_acc: every spatial position. */
+static int print_qglobal_acc(struct ein_onnx_lower *l,
+	struct ein_onnx_tensor *x, struct ein_onnx_tensor *xq, int zx,
+	struct ein_onnx_tensor *y, const char *acc, int max, int64_t *count)
+{
+	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
+	struct ein_onnx_tensor a;
+	int d;
+
+	if (x->rank < 3)
+		return 1;
+	for (d = 0, *count = 1; d < x->rank; ++d) {
+		if (d >= 2 && x->dim[d].sym >= 0)
+			return 1;
+		if (d >= 2)
+			*count *= x->dim[d].value;
+		dim[d] = d < 2 ? x->dim[d] : ein_onnx_dim_const(1);
+		snprintf(idx[d], sizeof(idx[d]), d < 2 ? "i%d" : "r%d",
+			d < 2 ? d : d - 2);
+	}
+	ein_onnx_set_shape(y, x->dtype, x->rank, dim);
+	a = *y;
+	a.id = (char *) acc;
+	ein_onnx_print_lhs(l, &a, max ? "max=!" : "+=!");
+	ein_onnx_print_access(l, xq, idx);
+	if (!max)
+		fprintf(l->out, " - %d", zx);
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}
+
+/* The statement of a quantised pool's reduction (quantize.c), on the
+ * uint8 view "xq" of x: y's shape set as the float pool sets it, then
+ * for MaxPool and GlobalMaxPool "ACC(...) max=! guard ? XQ(...) :
+ * uint8(0)" (uint8 0 is the lowest value, and every window holds an
+ * element of the input, so the padding never wins: exact), for
+ * AveragePool and GlobalAveragePool "ACC(...) +=! guard ? XQ(...) - ZX :
+ * 0" (int32; the padding is the real 0) with *count the number the sum
+ * is divided by.  1 (nothing written) for an AveragePool whose divisor
+ * varies (padding without count_include_pad) or with ceil_mode. */
+int ein_onnx_print_qpool_acc(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
+	struct ein_onnx_tensor *xq, int zx, struct ein_onnx_tensor *y,
+	const char *acc, int64_t *count)
+{
+	int global = !strncmp(n->op, "Global", 6), max = !!strstr(n->op, "Max");
+	int64_t k[MAX_SPATIAL];
+	struct ein_onnx_tensor a;
+	struct window w;
+	int d, guard;
+
+	if (global)
+		return print_qglobal_acc(l, x, xq, zx, y, acc, max, count);
+	if (pool_kernel(l, n, x, k) < 0 || window_init(l, n, x, k, &w) < 0)
+		return -1;
+	for (d = 0, *count = 1; d < w.s; ++d)
+		*count *= w.k[d];
+	if (!max && (ein_onnx_node_int(n, "ceil_mode", 0) ||
+	    (!ein_onnx_node_int(n, "count_include_pad", 0) &&
+		qpool_padded(&w))))
+		return 1;
+	window_shape(y, x, x->dim[1], &w);
+	a = *y;
+	a.id = (char *) acc;
+	ein_onnx_print_lhs(l, &a, max ? "max=!" : "+=!");
+	guard = print_guard(l, &w, 0);
+	fputs(guard ? " ? " : "", l->out);
+	print_window_read(l, xq, &w, "i1", 0);
+	if (!max)
+		fprintf(l->out, " - %d", zx);
+	if (guard)
+		fputs(max ? " : uint8(0)" : " : 0", l->out);
+	ein_onnx_print_where(l, y, 1);
+	print_window_ranges(l, &w, 0);
+	return 0;
+}
+
 /* GlobalAveragePool, GlobalMaxPool: every spatial position reduced, the
  * output keeping extent-1 spatial dimensions. */
 int ein_onnx_lower_global_pool(struct ein_onnx_lower *l,

@@ -5,8 +5,10 @@
  * Activations are uint8 with a zero point: r = S (q - Z), S and Z from
  * the profiled range [lo, hi] (widened to hold 0, so that zero and the
  * padding are exact): S = (hi - lo) / 255 rounded to float32, Z =
- * round(-lo / S).  The range is the one seen (minmax) or the 0.01 and
- * 99.99 percentiles of the histogram (percentile), which clips outliers.
+ * round(-lo / S).  The range is the one seen (minmax), or one that
+ * clips outliers, chosen from the histogram (calib.h): the 0.01 and
+ * 99.99 percentiles (percentile) or the threshold of least KL
+ * divergence (kl).
  * Weights are int8, symmetric (Z = 0), one scale per output channel:
  * S_w[m] = max |W[m]| / 127, W_q = round(W / S_w) (half away from zero).
  * The bias is int32 with scale S_x S_w[m].  A node computes
@@ -26,10 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diag.h"
+#include "onnx/calib.h"
 #include "onnx/quantize.h"
-
-/* The percentile calibration's tail, cut from each end (0.01%). */
-#define PERCENTILE_TAIL 1e-4
 
 /* What the plan does with a node. */
 enum qkind {
@@ -37,6 +37,9 @@ enum qkind {
 	Q_CONV,		/* int8 statements */
 	Q_GEMM,
 	Q_MATMUL,
+	Q_ADD,		/* int8 statements without weights */
+	Q_MAXPOOL,
+	Q_AVGPOOL,
 	Q_FUSED		/* a Relu computed by the int8 node before it */
 };
 
@@ -121,46 +124,31 @@ static int get_number(json_object *o, const char *key, double *v)
 	return isfinite(*v) ? 0 : -1;
 }
 
-/* The percentile range of histogram "h" (over [lo, hi] in equal bins)
- * into *a, *b; -1 if it is malformed. */
-static int percentile_range(json_object *h, double *a, double *b)
+/* The range that q's calibration chooses from histogram "h" (over [lo,
+ * hi] in equal bins) into *a, *b; -1 if it is malformed, -2 when out
+ * of memory. */
+static int calibrated_range(struct ein_onnx_quant *q, json_object *h,
+	double *a, double *b)
 {
 	json_object *counts;
-	double lo, hi, total = 0, cum = 0, width;
+	double lo, hi, *c;
 	size_t i, n;
+	int r;
 
 	if (get_number(h, "lo", &lo) < 0 || get_number(h, "hi", &hi) < 0 ||
 	    !json_object_object_get_ex(h, "counts", &counts) ||
-	    !json_object_is_type(counts, json_type_array) || hi < lo)
+	    !json_object_is_type(counts, json_type_array))
 		return -1;
 	n = json_object_array_length(counts);
-	for (i = 0; i < n; ++i) {
-		double c = json_object_get_double(
+	c = malloc((n + 1) * sizeof(*c));
+	if (!c)
+		return -2;
+	for (i = 0; i < n; ++i)
+		c[i] = json_object_get_double(
 			json_object_array_get_idx(counts, i));
-
-		if (!(c >= 0))
-			return -1;
-		total += c;
-	}
-	if (!n || total <= 0)
-		return -1;
-	width = (hi - lo) / n;
-	for (i = 0; i < n; ++i) {
-		cum += json_object_get_double(
-			json_object_array_get_idx(counts, i));
-		if (cum > total * PERCENTILE_TAIL)
-			break;
-	}
-	*a = lo + width * i;
-	cum = 0;
-	for (i = n; i-- > 0;) {
-		cum += json_object_get_double(
-			json_object_array_get_idx(counts, i));
-		if (cum > total * PERCENTILE_TAIL)
-			break;
-	}
-	*b = lo + width * (i + 1);
-	return 0;
+	r = ein_calib_range(q->cal, lo, hi, c, n, a, b);
+	free(c);
+	return r;
 }
 
 /* The scale and zero point of range [lo, hi], widened to hold 0. */
@@ -185,16 +173,20 @@ static int read_tensor(struct ein_onnx_quant *q, json_object *tensors,
 {
 	json_object *e, *h;
 	double lo, hi;
+	int r = 0;
 
 	if (!json_object_object_get_ex(tensors, name, &e))
 		return 0;
 	if (get_number(e, "min", &lo) < 0 || get_number(e, "max", &hi) < 0 ||
 	    hi < lo)
 		return bad_entry(q, name, "needs numbers \"min\" <= \"max\"");
-	if (q->cal == EIN_CALIBRATION_PERCENTILE &&
+	if (q->cal != EIN_CALIBRATION_MINMAX &&
 	    (!json_object_object_get_ex(e, "histogram", &h) ||
-		percentile_range(h, &lo, &hi) < 0))
-		return bad_entry(q, name, "the percentile calibration needs "
+		(r = calibrated_range(q, h, &lo, &hi)) < 0))
+		return r == -2 ? -1 : bad_entry(q, name, q->cal ==
+			EIN_CALIBRATION_KL ? "the kl calibration needs a "
+			"\"histogram\" with \"lo\", \"hi\" and non-negative "
+			"\"counts\"" : "the percentile calibration needs "
 			"a \"histogram\" with \"lo\", \"hi\" and non-negative "
 			"\"counts\"");
 	choose_params(lo, hi, t);
@@ -470,6 +462,75 @@ static int fusable(struct ein_onnx_quant *q, const struct ein_onnx_graph *g,
 	return last;
 }
 
+/* The kind of node "n" among those int8 computes without weights (Add
+ * of two computed tensors, the pools), Q_FLOAT if none. */
+static enum qkind weightless_kind(const struct ein_onnx_graph *g,
+	const struct ein_onnx_node *n)
+{
+	const char *op = n->op;
+
+	if (n->n_in < 1 || n->in[0] < 0 || n->n_out < 1 || n->out[0] < 0 ||
+	    (n->n_out > 1 && n->out[1] >= 0))
+		return Q_FLOAT;
+	if (!strcmp(op, "MaxPool") || !strcmp(op, "GlobalMaxPool"))
+		return Q_MAXPOOL;
+	if (!strcmp(op, "AveragePool") || !strcmp(op, "GlobalAveragePool"))
+		return Q_AVGPOOL;
+	if (strcmp(op, "Add") || n->n_in != 2 || n->in[1] < 0 ||
+	    g->tensor[n->in[0]].role == EIN_ONNX_CONST ||
+	    g->tensor[n->in[1]].role == EIN_ONNX_CONST)
+		return Q_FLOAT;
+	return Q_ADD;
+}
+
+/* Does a node that int8 can compute read tensor "t"?  (An Add whose
+ * result only float operators read stays in float: requantising the sum
+ * before a layer normalisation only adds an error.) */
+static int int8_reader(const struct ein_onnx_graph *g, int t)
+{
+	int i, k, tb;
+
+	for (i = 0; i < g->n_node; ++i)
+		for (k = 0; k < g->node[i].n_in; ++k)
+			if (g->node[i].in[k] == t &&
+			    (int8_kind(g, &g->node[i], &tb) != Q_FLOAT ||
+				weightless_kind(g, &g->node[i]) != Q_FLOAT))
+				return 1;
+	return 0;
+}
+
+/* Plan node "pos" of a kind without weights: int8 if its inputs and
+ * output (or its Relu's, for an Add) have ranges and, for an Add, an int8
+ * node reads its result.  A max pool's output
+ * takes its input's scale and zero point (the profile's range of it is
+ * within the input's), which makes it exact on the uint8 values. */
+static int plan_weightless(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
+	int pos, enum qkind kind)
+{
+	struct ein_onnx_node *n = &g->node[pos];
+	struct qnode *qn = &q->n[pos];
+	int x = n->in[0];
+
+	qn->out = n->out[0];
+	if (kind == Q_MAXPOOL && q->t[x].qp) {
+		q->t[qn->out].qp = 1;
+		q->t[qn->out].scale = q->t[x].scale;
+		q->t[qn->out].zp = q->t[x].zp;
+	}
+	if (kind == Q_ADD)
+		qn->relu = fusable(q, g, qn->out, "Relu", &qn->out, 0, NULL);
+	if (!q->t[x].qp || !q->t[qn->out].qp ||
+	    (kind == Q_ADD && (!q->t[n->in[1]].qp ||
+		!int8_reader(g, qn->out)))) {
+		qn->relu = 0;
+		return 0;
+	}
+	qn->kind = kind;
+	if (qn->relu)
+		q->n[qn->relu].kind = Q_FUSED;
+	return 0;
+}
+
 /* Plan node "pos": int8 if it can be, its input and output (or its
  * Relu's) have ranges, and the profile does not force it to float. */
 static int plan_node(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
@@ -482,8 +543,12 @@ static int plan_node(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 
 	if (forced_float(q, n->name, &forced) < 0)
 		return -1;
-	if (kind == Q_FUSED || kind == Q_FLOAT || forced)
+	if (kind == Q_FUSED || forced)
 		return 0;
+	if (kind == Q_FLOAT) {
+		kind = weightless_kind(g, n);
+		return kind == Q_FLOAT ? 0 : plan_weightless(q, g, pos, kind);
+	}
 	x = n->in[0];
 	qn->out = n->out[0];
 	qn->bias = n->n_in > 2 ? n->in[2] : -1;
@@ -543,7 +608,8 @@ struct ein_onnx_quant *ein_onnx_quant_plan(ein_ctx *ctx, const char *path,
 	int i, ok;
 
 	if (calibration != EIN_CALIBRATION_MINMAX &&
-	    calibration != EIN_CALIBRATION_PERCENTILE) {
+	    calibration != EIN_CALIBRATION_PERCENTILE &&
+	    calibration != EIN_CALIBRATION_KL) {
 		ein_error(ctx, EIN_ERROR_INVALID, "unknown calibration %d",
 			(int) calibration);
 		return (free(q), NULL);
@@ -782,6 +848,123 @@ static int lower_int8_conv(struct ein_onnx_lower *l,
 	return print_requant(l, qn, y, name, "i1");
 }
 
+/* Forget the uint8 name of "t" given before nothing was written. */
+static void unname_q(struct ein_onnx_lower *l, const struct ein_onnx_tensor *t)
+{
+	struct qtensor *qt = &l->quant->t[t - l->g->tensor];
+
+	free(qt->qid);
+	qt->qid = NULL;
+}
+
+/* "Y_q(i...) = uint8(clamp(qmul(EXPR, m, s) + Z_y, lo, 255))" for the
+ * node's output (qn->out) of shape "y", with EXPR the text "expr" in y's
+ * indices and m, s literals. */
+static int print_requant_lit(struct ein_onnx_lower *l, const struct qnode *qn,
+	struct ein_onnx_tensor *y, const char *expr, int32_t m, int32_t s)
+{
+	struct ein_onnx_tensor oq = *y;
+	struct qtensor *qo = &l->quant->t[qn->out];
+
+	if (name_q(l, &l->g->tensor[qn->out]) < 0)
+		return -1;
+	oq.id = qo->qid;
+	oq.dtype = EIN_ONNX_UINT8;
+	ein_onnx_print_lhs(l, &oq, "=");
+	fprintf(l->out, "uint8(clamp(qmul(%s, %d, %d) + %d, %d, 255))", expr,
+		(int) m, (int) s, qo->zp, qn->relu ? qo->zp : 0);
+	ein_onnx_print_where(l, y, 0);
+	return 0;
+}
+
+/* A pool on uint8 values (ein_onnx_print_qpool_acc): a max pool writes
+ * the output's uint8 values directly (it has the input's scale and zero
+ * point); an average pool sums X_q - Z_x in int32 and requantises with
+ * M = S_x / (S_y count). */
+static int lower_int8_pool(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct qnode *qn)
+{
+	struct ein_onnx_graph *g = l->g;
+	struct ein_onnx_tensor *x = &g->tensor[n->in[0]];
+	struct ein_onnx_tensor *y = &g->tensor[n->out[0]], xq;
+	struct qtensor *qx = &l->quant->t[n->in[0]], *qy = &l->quant->t[qn->out];
+	char name[256], a[512];
+	int64_t count;
+	int32_t m, s;
+	int r;
+
+	if (x->dtype != EIN_ONNX_FLOAT || x->rank < 3)
+		return 1;
+	if (need_q(l, x) < 0 || (qn->kind == Q_MAXPOOL && name_q(l, y) < 0))
+		return -1;
+	xq = q_view(l, x);
+	if (qn->kind == Q_MAXPOOL)
+		snprintf(name, sizeof(name), "%s", qy->qid);
+	else
+		ein_onnx_aux_name(l, y, "sum", name, sizeof(name));
+	r = ein_onnx_print_qpool_acc(l, n, x, &xq, qx->zp, y, name, &count);
+	if (r == 1 && qn->kind == Q_MAXPOOL)
+		unname_q(l, y);
+	if (r != 0 || qn->kind == Q_MAXPOOL)
+		return r;
+	quantize_multiplier(qx->scale / (qy->scale * count), &m, &s);
+	access_text(name, y->rank, a, sizeof(a));
+	return print_requant_lit(l, qn, y, a, m, s);
+}
+
+/* The multipliers of an int8 Add: ma / 2^s and mb / 2^s are S_a / S_y
+ * and S_b / S_y, the larger in [2^21, 2^22], so that (A_q - Z_a) ma +
+ * (B_q - Z_b) mb (at most 2 * 255 * 2^22 < 2^31) is exact in int32 and
+ * rounded once by qmul.  -1 if the ratios do not fit (s outside 1..63). */
+static int add_multipliers(double ra, double rb, int32_t *ma, int32_t *mb,
+	int32_t *s)
+{
+	int e;
+
+	frexp(ra > rb ? ra : rb, &e);
+	*s = 22 - e;
+	if (*s < 1 || *s > 63)
+		return -1;
+	*ma = (int32_t) llround(ldexp(ra, *s));
+	*mb = (int32_t) llround(ldexp(rb, *s));
+	return 0;
+}
+
+/* Add of two tensors of the same shape, both rescaled to the output's
+ * scale: Y_q = clamp(qmul((A_q - Z_a) ma + (B_q - Z_b) mb, 1, s) + Z_y),
+ * the Relu fused as for the other nodes.  1 if the shapes differ (a
+ * broadcast) or the scales are too far apart. */
+static int lower_int8_add(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, const struct qnode *qn)
+{
+	struct ein_onnx_graph *g = l->g;
+	struct ein_onnx_tensor *a = &g->tensor[n->in[0]];
+	struct ein_onnx_tensor *b = &g->tensor[n->in[1]];
+	struct ein_onnx_tensor *y = &g->tensor[n->out[0]];
+	struct qtensor *qa = &l->quant->t[n->in[0]], *qb = &l->quant->t[n->in[1]];
+	double sy = l->quant->t[qn->out].scale;
+	char ta[512], tb[512], expr[1200];
+	int32_t ma, mb, s;
+	int d;
+
+	if (a->dtype != EIN_ONNX_FLOAT || b->dtype != EIN_ONNX_FLOAT ||
+	    a->rank != b->rank || a->rank < 1)
+		return 1;
+	for (d = 0; d < a->rank; ++d)
+		if (!ein_onnx_dim_eq(a->dim[d], b->dim[d]))
+			return 1;
+	if (add_multipliers(qa->scale / sy, qb->scale / sy, &ma, &mb, &s) < 0)
+		return 1;
+	if (need_q(l, a) < 0 || need_q(l, b) < 0)
+		return -1;
+	ein_onnx_set_shape(y, EIN_ONNX_FLOAT, a->rank, a->dim);
+	access_text(qa->qid, a->rank, ta, sizeof(ta));
+	access_text(qb->qid, b->rank, tb, sizeof(tb));
+	snprintf(expr, sizeof(expr), "(%s - %d) * %d + (%s - %d) * %d", ta,
+		qa->zp, (int) ma, tb, qb->zp, (int) mb);
+	return print_requant_lit(l, qn, y, expr, 1, s);
+}
+
 /* The node in float: its inputs dequantised first. */
 static int lower_float(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 	const struct ein_onnx_op *op)
@@ -826,6 +1009,10 @@ int ein_onnx_quant_lower_node(struct ein_onnx_lower *l,
 		r = lower_int8_conv(l, n, qn);
 	else if (qn->kind == Q_GEMM || qn->kind == Q_MATMUL)
 		r = lower_int8_matrix(l, n, qn);
+	else if (qn->kind == Q_MAXPOOL || qn->kind == Q_AVGPOOL)
+		r = lower_int8_pool(l, n, qn);
+	else if (qn->kind == Q_ADD)
+		r = lower_int8_add(l, n, qn);
 	if (r <= 0)
 		return r;
 	/* Not in int8 after all: the shapes seen are not those it takes. */

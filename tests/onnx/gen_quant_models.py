@@ -210,7 +210,57 @@ def ffn():
     onnx.save(model, os.path.join(OUT, "ffn.onnx"))
 
 
+def resnet_block():
+    """For tests/quant.test (not in models.txt): a small ResNet, batch N of
+    4 x 12 x 12: conv 3x3 + Relu, max pool 3x3 stride 2 (padded), a basic
+    block (conv + Relu, conv, the residual Add, Relu), average pool 2x2, a
+    1x1 projection beside a conv, their Add and Relu, global average pool,
+    flatten, dense 8 -> 10, softmax."""
+    def w(*shape):
+        fan = np.prod(shape[1:])
+        return RNG.uniform(-1, 1, shape) * np.sqrt(3.0 / fan)
+    inits = [("w0", w(8, 4, 3, 3)), ("b0", RNG.uniform(-0.1, 0.1, 8)),
+             ("w1", w(8, 8, 3, 3)), ("w2", w(8, 8, 3, 3)),
+             ("w3", w(8, 8, 3, 3)), ("w4", w(8, 8, 1, 1)),
+             ("fw", w(10, 8)), ("fb", RNG.uniform(-0.1, 0.1, 10))]
+    pad = dict(pads=[1, 1, 1, 1])
+    nodes = [
+        helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], name="conv0",
+                         **pad),
+        helper.make_node("Relu", ["c0"], ["r0"], name="relu0"),
+        helper.make_node("MaxPool", ["r0"], ["p0"], name="maxpool0",
+                         kernel_shape=[3, 3], strides=[2, 2], **pad),
+        helper.make_node("Conv", ["p0", "w1"], ["c1"], name="conv1", **pad),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2", **pad),
+        helper.make_node("Add", ["c2", "p0"], ["s1"], name="add1"),
+        helper.make_node("Relu", ["s1"], ["r2"], name="relu2"),
+        helper.make_node("AveragePool", ["r2"], ["a0"], name="avgpool0",
+                         kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["a0", "w3"], ["c3"], name="conv3", **pad),
+        helper.make_node("Conv", ["a0", "w4"], ["c4"], name="conv4"),
+        helper.make_node("Add", ["c3", "c4"], ["s2"], name="add2"),
+        helper.make_node("Relu", ["s2"], ["r3"], name="relu3"),
+        helper.make_node("GlobalAveragePool", ["r3"], ["g0"], name="gap0"),
+        helper.make_node("Flatten", ["g0"], ["f0"], name="flatten0"),
+        helper.make_node("Gemm", ["f0", "fw", "fb"], ["d0"], name="gemm0",
+                         transB=1),
+        helper.make_node("Softmax", ["d0"], ["y"], name="softmax0", axis=1)]
+    graph = helper.make_graph(
+        nodes, "resnet_block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["N", 4, 12, 12])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])],
+        initializer=[numpy_helper.from_array(np.asarray(a, dtype=np.float32),
+                                             n) for n, a in inits])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(OUT, "resnet_block.onnx"))
+
+
 ffn()
+resnet_block()
 quantize_linear()
 dequantize_linear()
 matrices()

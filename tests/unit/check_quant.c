@@ -12,12 +12,14 @@
  * 2^31; then random values over the whole int32 range, and the
  * requantisation to int8 with negative zero points and saturation.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
 #include "ein.h"
+#include "onnx/calib.h"
 #include "testutil.h"
 
 /* The reference: x * m / 2^s (s clamped to 0..63), rounded to nearest,
@@ -301,6 +303,77 @@ START_TEST(qgemm_vnni_vs_loop)
 }
 END_TEST
 
+/* The calibrations on synthetic histograms (src/onnx/calib.c).  The
+ * bulk: 2048 bins, counts 1000 exp(-(x / 1.5)^2) for |x| < 5; one
+ * outlier, a single value in the last bin.  "lo" is 0 (a Relu's output,
+ * one-sided) or -5 (two-sided).  KL must clip the outlier (the range
+ * ends below 20, far from 100: its smallest threshold is the one of as
+ * many bins as levels, 255 / 2048 of 100 here, as TensorRT's is 128 of
+ * 2048) and keep the bulk (beyond 2, where the counts are still 170);
+ * minmax keeps the outlier; percentile cuts both tails. */
+static void bulk_with_outlier(double lo, double hi, double *c, int n)
+{
+	double w = (hi - lo) / n;
+	int k;
+
+	for (k = 0; k < n; ++k) {
+		double x = lo + (k + 0.5) * w;
+
+		c[k] = fabs(x) < 5 ? floor(1000 * exp(-(x / 1.5) * (x / 1.5))) : 0;
+	}
+	c[n - 1] = 1;
+}
+
+START_TEST(calibration_clips_an_outlier)
+{
+	static const double los[] = { 0, -5 };
+	double c[2048], a, b;
+
+	bulk_with_outlier(los[_i], 100, c, 2048);
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_MINMAX, los[_i], 100,
+		c, 2048, &a, &b), 0);
+	ck_assert(a == los[_i] && b == 100);
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, los[_i], 100, c,
+		2048, &a, &b), 0);
+	ck_assert_msg(b > 2 && b < 20 && a == los[_i], "kl: [%g, %g]", a, b);
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_PERCENTILE, los[_i],
+		100, c, 2048, &a, &b), 0);
+	ck_assert_msg(b > 2 && b < 5 && a >= los[_i] && a <= 0,
+		"percentile: [%g, %g]", a, b);
+}
+END_TEST
+
+/* Without an outlier KL keeps (nearly) the whole range: a uniform
+ * histogram loses more by clipping than by rounding; a histogram no finer
+ * than the levels gives minmax's range, and so does one far from 0; a
+ * negative count or no count is malformed. */
+START_TEST(calibration_kl_edges)
+{
+	double c[2048], a, b;
+	int k;
+
+	for (k = 0; k < 2048; ++k)
+		c[k] = 10;
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, -1, 1, c, 2048,
+		&a, &b), 0);
+	ck_assert_msg(a <= -0.95 && b >= 0.95, "uniform: [%g, %g]", a, b);
+	bulk_with_outlier(0, 100, c, 64);
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 0, 100, c, 64,
+		&a, &b), 0);
+	ck_assert(a == 0 && b == 100);
+	/* Far from 0 (a million bins of magnitude): the range kept. */
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 1e6, 1e6 + 1, c,
+		64, &a, &b), 0);
+	ck_assert(a == 1e6 && b == 1e6 + 1);
+	c[3] = -1;
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 0, 100, c, 64,
+		&a, &b), -1);
+	memset(c, 0, sizeof(c));
+	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 0, 100, c, 64,
+		&a, &b), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("quant");
@@ -315,6 +388,8 @@ int main(void)
 	tcase_add_test(tc, qmul_of_float_is_an_error);
 	tcase_add_loop_test(tc, qgemm_vnni_vs_loop, 0,
 		sizeof(qgemm_src) / sizeof(qgemm_src[0]));
+	tcase_add_loop_test(tc, calibration_clips_an_outlier, 0, 2);
+	tcase_add_test(tc, calibration_kl_edges);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

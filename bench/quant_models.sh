@@ -1,0 +1,144 @@
+#!/bin/sh
+# Quantised ResNet-50 against ein's float build (issue 25), one thread.
+#
+#   sh bench/quant_models.sh
+#   N=16 SAMPLES=4 ROUNDS=3 REPEAT=3 CAL=minmax sh bench/quant_models.sh
+#
+# bench/onnx_models.py writes ResNet-50 v1.5 (random weights from a fixed
+# seed, batch 1, 224x224) and its input; this script also writes a copy
+# whose batch is a size N (the same graph and weights), for the accuracy.
+# Then:
+# - ein profile on SAMPLES batches of random inputs (uniform in [-1, 1),
+#   --bins 2048) and ein quantize (calibration CAL, default minmax) of
+#   both models (the profile is keyed by ONNX names, which they share);
+# - latency: ROUNDS interleaved rounds of "ein run resnet50.onnx" (the
+#   float model at the graph level, automatic schedules) and "ein run
+#   resnet50.q.ein --weights ..." (the int8 definition, automatic
+#   schedules), each --repeat REPEAT --no-check, EIN_NUM_THREADS=1;
+#   prints the medians over the rounds of each one's median and their
+#   ratio;
+# - accuracy: both batch-N models on the same N random inputs (another
+#   seed than the profile's), top-1 agreement and the largest difference
+#   of the logits relative to the largest float logit;
+# - where $ORT_PY (default: bench/onnx_models.sh's venv) has onnxruntime
+#   and onnx: bench/quant_ort.py, onnxruntime's quantize_static of the
+#   same model (QDQ, per-channel int8 weights, minmax on SAMPLES random
+#   inputs), its float and int8 latencies on one thread (REPEAT x ROUNDS
+#   runs) and its own top-1 agreement on the same N inputs.
+# Not part of make check (minutes on a loaded machine).
+set -u
+if [ -z "${EIN:-}" ] && [ -x .libs/ein ]; then
+	EIN=.libs/ein
+	LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+fi
+ein=${EIN:-./ein}
+n=${N:-16}
+samples=${SAMPLES:-4}
+rounds=${ROUNDS:-3}
+repeat=${REPEAT:-3}
+cal=${CAL:-minmax}
+py=/usr/bin/python3
+here=$(dirname "$0")
+EIN_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+export EIN_NUM_THREADS OPENBLAS_NUM_THREADS OMP_NUM_THREADS
+tmp=${QUANT_TMP:-$(mktemp -d)}
+[ -n "${QUANT_TMP:-}" ] || trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "quant_models.sh: $*" >&2
+	exit 1
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+field() { sed -n "s/.*$1 \\([0-9.e+-]*\\).*/\\1/p" | head -1; }
+now() { date +%s.%N; }
+
+$py "$here/onnx_models.py" "$tmp" resnet50 > /dev/null || fail "onnx_models.py"
+m=$tmp/resnet50
+$py - "$m" "$n" <<'EOF' || fail "the batch-N model"
+import sys, numpy as np, onnx
+m, n = sys.argv[1], int(sys.argv[2])
+model = onnx.load(m + ".onnx")
+for v in list(model.graph.input) + list(model.graph.output):
+    v.type.tensor_type.shape.dim[0].dim_param = "N"
+onnx.save(model, m + "_n.onnx")
+np.save(m + ".acc.npy", np.random.RandomState(2511).uniform(
+    -1, 1, (n, 3, 224, 224)).astype(np.float32))
+EOF
+
+echo "$(grep 'model name' /proc/cpuinfo | head -1 | sed 's/.*: //'),"\
+	"$(grep -c ^processor /proc/cpuinfo) CPUs ($(nproc) available to this process), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+t0=$(now)
+$ein profile "$m.onnx" --samples "$samples" --bins 2048 -o "$tmp/p.json" \
+	> "$tmp/profile.log" 2>&1 || fail "ein profile: $(tail -3 "$tmp/profile.log")"
+t1=$(now)
+$ein quantize "$m.onnx" --profile "$tmp/p.json" --calibration "$cal" \
+	-o "$m.q.ein" --weights "$m.q.weights" > /dev/null &&
+	$ein quantize "${m}_n.onnx" --profile "$tmp/p.json" --calibration "$cal" \
+		-o "${m}_n.q.ein" --weights "${m}_n.q.weights" > /dev/null ||
+	fail "ein quantize"
+t2=$(now)
+echo "profile ($samples samples) $(echo "$t1 - $t0" | bc -l | cut -c1-6) s, quantize $(echo "$t2 - $t1" | bc -l | cut -c1-5) s;" \
+	"int8 statements: $(grep -c "= uint8(clamp(qmul(" "$m.q.ein") requantisations," \
+	"$(grep -c "^    [a-z_0-9]* *([^)]*) = ([a-z_0-9]*_q[0-9]*(" "$m.q.ein") dequantisations"
+
+: > "$tmp/f.t"; : > "$tmp/q.t"; : > "$tmp/f.c"; : > "$tmp/q.c"
+r=0
+while [ $r -lt "$rounds" ]; do
+	$ein run "$m.onnx" --input x="$m.in.x.npy" --repeat "$repeat" \
+		--no-check > "$tmp/f.log" 2>&1 || fail "float run: $(tail -3 "$tmp/f.log")"
+	$ein run "$m.q.ein" --weights "$m.q.weights" --input x="$m.in.x.npy" \
+		--repeat "$repeat" --no-check > "$tmp/q.log" 2>&1 ||
+		fail "int8 run: $(tail -3 "$tmp/q.log")"
+	field 'run: median' < "$tmp/f.log" >> "$tmp/f.t"
+	field 'run: median' < "$tmp/q.log" >> "$tmp/q.t"
+	field 'compiled in' < "$tmp/f.log" >> "$tmp/f.c"
+	field 'compiled in' < "$tmp/q.log" >> "$tmp/q.c"
+	r=$((r + 1))
+done
+f=$(median < "$tmp/f.t")
+q=$(median < "$tmp/q.t")
+printf 'resnet50 (batch 1, 1 thread): float %.2f ms, int8 (%s) %.2f ms; float / int8 %.2f;' \
+	"$f" "$cal" "$q" "$(echo "$f / $q" | bc -l)"
+printf ' compile %.1f s and %.1f s\n' "$(echo "$(median < "$tmp/f.c") / 1000" | bc -l)" \
+	"$(echo "$(median < "$tmp/q.c") / 1000" | bc -l)"
+
+mkdir -p "$tmp/af" "$tmp/aq"
+$ein run "${m}_n.onnx" --sizes N="$n" --input x="$m.acc.npy" --repeat 1 \
+	--no-check --output "$tmp/af" > "$tmp/af.log" 2>&1 ||
+	fail "float run (accuracy): $(tail -3 "$tmp/af.log")"
+$ein run "${m}_n.q.ein" --weights "${m}_n.q.weights" --sizes N="$n" \
+	--input x="$m.acc.npy" --repeat 1 --no-check --output "$tmp/aq" \
+	> "$tmp/aq.log" 2>&1 || fail "int8 run (accuracy): $(tail -3 "$tmp/aq.log")"
+$py - "$tmp" "$n" <<'EOF'
+import glob, sys, numpy as np
+d, n = sys.argv[1], int(sys.argv[2])
+out = [glob.glob("%s/%s/*.npy" % (d, k)) for k in ("af", "aq")]
+a, b = (np.load(f[0]).reshape(n, -1) for f in out)
+print("top-1 agreement %d/%d (%.1f%%); max |int8 - float| / max |float| %.3f"
+      % ((a.argmax(1) == b.argmax(1)).sum(), n,
+         100 * np.mean(a.argmax(1) == b.argmax(1)),
+         np.abs(a - b).max() / np.abs(a).max()))
+EOF
+
+# onnxruntime's quantize_static, where a Python with onnxruntime and onnx
+# is at hand ($ORT_PY, default the venv of bench/onnx_models.sh, which
+# needs "pip install onnx" beside onnxruntime): its float and int8
+# ResNet-50 on one thread, and its own top-1 agreement on the same N
+# inputs.
+ort_py=${ORT_PY:-${XDG_CACHE_HOME:-$HOME/.cache}/ein-bench-ort/bin/python}
+if "$ort_py" -c 'import onnxruntime.quantization' 2> /dev/null; then
+	"$ort_py" "$here/quant_ort.py" "$m.onnx" "$m.in.x.npy" "$m.acc.npy" \
+		"$samples" "$((repeat * rounds))" "$tmp" > "$tmp/ort.log" 2>&1 ||
+		fail "quant_ort.py: $(tail -3 "$tmp/ort.log")"
+	of=$(echo "$(field float_median < "$tmp/ort.log") * 1000" | bc -l)
+	oq=$(echo "$(field int8_median < "$tmp/ort.log") * 1000" | bc -l)
+	printf 'onnxruntime %s (1 thread): float %.2f ms, int8 (quantize_static, QDQ, minmax) %.2f ms; float / int8 %.2f; ein int8 / ort int8 %.2f\n' \
+		"$("$ort_py" -c 'import onnxruntime; print(onnxruntime.__version__)')" \
+		"$of" "$oq" "$(echo "$of / $oq" | bc -l)" "$(echo "$q / $oq" | bc -l)"
+	sed -n 's/^top1 \([0-9]*\) \([0-9]*\)/onnxruntime int8 top-1 agreement with its float model \1\/\2/p' \
+		"$tmp/ort.log"
+else
+	echo "onnxruntime's quantize_static: skipped ($ort_py has no onnxruntime.quantization; ORT_PY=...)"
+fi
