@@ -57,7 +57,11 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] :
 field() { sed -n "s/.*$1 \\([0-9.e+-]*\\).*/\\1/p" | head -1; }
 # ratio PEER AUTO: how many times faster the automatic schedule is.
 ratio() {
-	case "$1$2" in *-*) echo - ;; *) echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }' ;; esac
+	if [ "$1" = - ] || [ "$2" = - ]; then
+		echo -
+	else
+		echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'
+	fi
 }
 
 # ein_run VARIANT DEF SIZES DIR ROUND [FLAGS]: one timed ein run, its
@@ -120,7 +124,7 @@ while read -r def sizes; do
 	for v in auto noauto tuned adams mullapudi blas; do
 		eval "m_$v=\$(median < \"\$d/\$v.t\")"
 	done
-	best=$(printf '%s\n%s\n' "$m_adams" "$m_mullapudi" | grep -v -- - | sort -g | head -1)
+	best=$(printf '%s\n%s\n' "$m_adams" "$m_mullapudi" | grep -vx -- - | sort -g | head -1)
 	line=$(printf '%-14s %-28s %8s %8s %8s %8s %8s %8s | %s %s %s %s' "$def" "$sizes" \
 		"$m_auto" "$m_noauto" "$m_tuned" "$m_adams" "$m_mullapudi" "$m_blas" \
 		"$(ratio "$m_tuned" "$m_auto")" "$(ratio "${best:--}" "$m_auto")" \
