@@ -4,6 +4,7 @@
 #
 #   sh bench/auto_defs.sh                          # every shape of bench/auto_defs.sizes
 #   DEFS="mm2 blur3" SHAPES=1 ROUNDS=3 sh bench/auto_defs.sh
+#   SHAPE=2 sh bench/auto_defs.sh                 # the second shapes only
 #   RESULTS=auto.tsv sh bench/auto_defs.sh        # also one tab-separated line per shape
 #
 # For each definition of bench/auto_defs.ein at each shape of
@@ -95,7 +96,8 @@ echo "halide $("$venv/bin/pip" show halide 2>/dev/null | sed -n 's/^Version: //p
 echo "ms (median of the rounds' medians); auto/X = X's time / the automatic one's"
 printf '%-14s %-28s %8s %8s %8s %8s %8s %8s | %s\n' def sizes auto no-auto tuned \
 	Adams Mullapudi blas "auto/tuned auto/best-Halide auto/blas auto/no-auto"
-grep -v '^#' "$here/auto_defs.sizes" | awk -v n="${SHAPES:-2}" '++seen[$1] <= n' |
+grep -v '^#' "$here/auto_defs.sizes" |
+	awk -v n="${SHAPES:-2}" -v only="${SHAPE:-0}" '++seen[$1] <= n && (!only || seen[$1] == only)' |
 while read -r def sizes; do
 	case " ${DEFS:-$def} " in *" $def "*) ;; *) continue ;; esac
 	d=$tmp/$def.$(echo "$sizes" | tr ',=' '__')
