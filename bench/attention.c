@@ -103,6 +103,10 @@ int bench_attention(struct bench_program *p, const struct bench_opts *o)
 	static const char *const sizes[2] = {
 		"B=12,S=128,T=128,D=64", "B=12,S=512,T=512,D=64"
 	};
+	static const char *const tuned[2][2] = {
+		{ "attention_scores.s128", "attention.s128" },
+		{ "attention_scores.s512", "attention.s512" },
+	};
 	static const char *const label[2][2] = {
 		{ "scores Q K^T, 12 x 128x64 @ 64x128",
 		  "softmax(Q K^T / 8) V, 12 heads, sequence 128" },
@@ -124,7 +128,7 @@ int bench_attention(struct bench_program *p, const struct bench_opts *o)
 		for (whole = 0; whole < 2; ++whole) {
 			struct i22_kernel k = { label[i][whole], prog,
 				whole ? "attention" : "attention_scores",
-				sizes[i], { { 0 } }, 0 };
+				sizes[i], tuned[i][whole], { { 0 } }, 0 };
 
 			failed += i22_run(p, o, &k, &make_peers,
 				whole ? (void *) &k : NULL, &r);

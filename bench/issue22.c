@@ -5,7 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "issue22.h"
 
 /* ein's ways of compiling a kernel, in the table's order. */
@@ -16,7 +19,8 @@ static const char *const way_name[N_WAY] = {
 
 /* One implementation: an ein kernel "k" or the peer "peer".
  * out: its outputs; args: every tensor in signature order (ein);
- * inp, outp: the inputs' and outputs' data (peers). */
+ * inp, outp: the inputs' and outputs' data (peers); first: the seconds
+ * of its first call (-1: stopped at the time limit). */
 struct impl {
 	const char *name;
 	ein_kernel *k;
@@ -27,6 +31,7 @@ struct impl {
 	int n_arg;
 	float *inp[I22_MAX_TENSOR], *outp[I22_MAX_TENSOR];
 	const struct i22_data *d;
+	double first;
 };
 
 ein_program *i22_read(struct bench_program *p, const struct bench_opts *o,
@@ -172,21 +177,15 @@ static int impl_run(void *arg)
 		m->d->n_size) == EIN_OK ? 0 : -1;
 }
 
-/* Run "m" once and compare its outputs with the reference's: within
- * 1e-3 relative plus 1e-4 of the reference's largest magnitude (float32
- * sums in other orders, ein's exp within an ulp; a wrong index is off by
- * the values themselves).  Returns 0 if all agree. */
-static int check(struct impl *m, const struct impl *ref, const char *def,
-	ein_ctx *ctx)
+/* Compare m's outputs with the reference's: within 1e-3 relative plus
+ * 1e-4 of the reference's largest magnitude (float32 sums in other
+ * orders, ein's exp within an ulp; a wrong index is off by the values
+ * themselves).  Returns 0 if all agree. */
+static int compare(const struct impl *m, const struct impl *ref,
+	const char *def)
 {
 	int i;
 
-	if (impl_run(m) != 0) {
-		fprintf(stderr, "bench: %s: %s failed%s%s\n", def, m->name,
-			m->k ? ": " : "",
-			m->k ? ein_ctx_last_error(ctx) : "");
-		return -1;
-	}
 	for (i = 0; m != ref && i < m->n_out; ++i) {
 		double big = 0, err;
 		int64_t j, bad;
@@ -206,6 +205,59 @@ static int check(struct impl *m, const struct impl *ref, const char *def,
 	return 0;
 }
 
+/* Run "m" once, timed, and compare its outputs with the reference's;
+ * 0 if it ran and agrees. */
+static int check(struct impl *m, const struct impl *ref, const char *def,
+	ein_ctx *ctx)
+{
+	double t = bench_now();
+
+	if (impl_run(m) != 0) {
+		fprintf(stderr, "bench: %s: %s failed%s%s\n", def, m->name,
+			m->k ? ": " : "", m->k ? ein_ctx_last_error(ctx) : "");
+		return -1;
+	}
+	m->first = bench_now() - t;
+	return compare(m, ref, def);
+}
+
+/* check() in a child process stopped after "limit" seconds, so that an
+ * ein way far slower than its peers (--no-auto on a large contraction
+ * takes minutes) costs at most that: m->first is then -1.  Returns 0 if
+ * the call agrees with the reference or ran out of time. */
+static int check_limited(struct impl *m, const struct impl *ref,
+	const char *def, ein_ctx *ctx, double limit)
+{
+	struct pollfd pfd;
+	double first = -1;
+	int fd[2], status = 0, ok = 0, ready;
+	pid_t pid;
+
+	fflush(NULL);
+	if (pipe(fd) != 0 || (pid = fork()) < 0)
+		return check(m, ref, def, ctx);
+	if (pid == 0) {
+		first = check(m, ref, def, ctx) == 0 ? m->first : -2;
+		_exit(write(fd[1], &first, sizeof(first)) == sizeof(first) ?
+			0 : 1);
+	}
+	close(fd[1]);
+	pfd = (struct pollfd) { fd[0], POLLIN, 0 };
+	ready = poll(&pfd, 1, (int) (limit * 1e3));
+	if (ready == 1 && read(fd[0], &first, sizeof(first)) == sizeof(first))
+		ok = first >= 0;
+	else if (ready == 0) {
+		kill(pid, SIGKILL);
+		ok = 1;
+	} else
+		fprintf(stderr, "bench: %s: %s: its check ended without a "
+			"result\n", def, m->name);
+	waitpid(pid, &status, 0);
+	close(fd[0]);
+	m->first = first;
+	return ok ? 0 : -1;
+}
+
 void i22_print_head(const char *peers)
 {
 	printf("\n| kernel | GFLOP | %s | ein default | ein --no-auto | "
@@ -218,14 +270,20 @@ void i22_print_head(const char *peers)
 	printf("---|---|---|---|---|---|\n");
 }
 
-static void print_ms(double s)
+/* A median in ms; "one": a single call's time (marked *), or a call
+ * stopped at the limit (s < 0: "> limit"). */
+static void print_ms(double s, int one, double limit)
 {
-	if (s < 0)
+	if (one && s < 0)
+		printf(" > %.0f s |", limit);
+	else if (s < 0)
 		printf(" - |");
 	else
-		printf(" %.4g |", s * 1e3);
+		printf(" %.*f%s |", s >= 1 ? 0 : s >= 0.01 ? 2 : 4, s * 1e3,
+			one ? "*" : "");
 }
 
+/* The ratio of the peer's time over x's ("-" for a time not known). */
 static void print_ratio(double peer, double x)
 {
 	if (peer < 0 || x <= 0)
@@ -235,10 +293,11 @@ static void print_ratio(double peer, double x)
 }
 
 /* Print the row of "n" implementations (the peers, then ein's ways in
- * "ways" order, absent ones NULL) and fill *r. */
+ * way_name's order, absent ones left out) and fill *r.  A median of a
+ * single call is marked (slow[i]). */
 static void print_row(const struct i22_kernel *k, double gflop,
-	const struct bench_variant *v, const struct impl *m, int n,
-	struct i22_result *r)
+	const struct bench_variant *v, const struct impl *m, const int *slow,
+	int n, double limit, struct i22_result *r)
 {
 	int i, w = 0;
 	double *ein[N_WAY] = { &r->dflt, &r->noauto, &r->tuned };
@@ -247,24 +306,53 @@ static void print_row(const struct i22_kernel *k, double gflop,
 	printf("| %s | %.3g |", k->label, gflop);
 	for (i = 0; i < n; ++i) {
 		if (m[i].peer) {
-			print_ms(v[i].median);
+			print_ms(v[i].median, slow[i], limit);
 			if (v[i].median > 0 &&
 			    (r->peer < 0 || v[i].median < r->peer))
 				r->peer = v[i].median;
 			continue;
 		}
 		for (; w < N_WAY && strcmp(way_name[w], m[i].name); ++w)
-			print_ms(-1);
+			print_ms(-1, 0, limit);
 		*ein[w] = v[i].median;
-		print_ms(v[i].median);
+		print_ms(v[i].median, slow[i], limit);
 		w++;
 	}
 	for (; w < N_WAY; ++w)
-		print_ms(-1);
+		print_ms(-1, 0, limit);
 	print_ratio(r->peer, r->dflt);
 	print_ratio(r->peer, r->tuned);
 	printf("\n");
 	fflush(stdout);
+}
+
+/* The time limit of one ein call's check, in seconds:
+ * EIN_BENCH_CALL_LIMIT, else 30. */
+static double call_limit(void)
+{
+	const char *s = getenv("EIN_BENCH_CALL_LIMIT");
+
+	return s && atof(s) > 0 ? atof(s) : 30;
+}
+
+/* Time every implementation: those whose checked call took over a
+ * second (or ran out of time) keep that call's time (slow[i]), the
+ * others are measured in interleaved rounds.  Returns the failures. */
+static int measure(struct impl *m, struct bench_variant *v, int *slow,
+	int n, const struct bench_opts *o)
+{
+	int i, failed;
+
+	for (i = 0; i < n; ++i) {
+		slow[i] = m[i].first < 0 || m[i].first > 1;
+		v[i] = (struct bench_variant) { m[i].name,
+			slow[i] ? NULL : &impl_run, &m[i], -1 };
+	}
+	failed = bench_measure(v, n, o);
+	for (i = 0; i < n; ++i)
+		if (slow[i])
+			v[i].median = m[i].first;
+	return failed;
 }
 
 /* Compile ein's ways of k into kern[] (the tuned one only where its file
@@ -278,7 +366,7 @@ static int add_ein(struct bench_program *p, const struct bench_opts *o,
 	if (read_sizes(d, k) != 0)
 		return 1;
 	snprintf(tuned, sizeof(tuned), "%s/schedules/issue22/%s.sched",
-		o->dir, k->def);
+		o->dir, k->tuned ? k->tuned : k->def);
 	for (w = 0; w < N_WAY; ++w) {
 		if (w == WAY_TUNED && access(tuned, R_OK) != 0)
 			continue;
@@ -298,8 +386,8 @@ int i22_run(struct bench_program *p, const struct bench_opts *o,
 	struct impl m[I22_MAX_IMPL];
 	struct bench_variant v[I22_MAX_IMPL];
 	ein_kernel *kern[N_WAY] = { NULL, NULL, NULL };
-	int i, n = 0, failed = 0;
-	double gflop = 0;
+	int i, n = 0, failed = 0, slow[I22_MAX_IMPL];
+	double gflop = 0, limit = call_limit();
 
 	memset(&d, 0, sizeof(d));
 	memset(m, 0, sizeof(m));
@@ -326,14 +414,12 @@ int i22_run(struct bench_program *p, const struct bench_opts *o,
 		n++;
 	}
 	for (i = 0; !failed && i < n; ++i)
-		failed += check(&m[i], &m[0], k->def, p->ctx) != 0;
+		failed += (m[i].k ? check_limited(&m[i], &m[0], k->def, p->ctx,
+			limit) : check(&m[i], &m[0], k->def, p->ctx)) != 0;
 	if (!failed) {
-		for (i = 0; i < n; ++i)
-			v[i] = (struct bench_variant) { m[i].name, &impl_run,
-				&m[i], -1 };
 		gflop = ein_kernel_flops(m[n - 1].k, d.values, d.n_size) / 1e9;
-		failed += bench_measure(v, n, o);
-		print_row(k, gflop, v, m, n, r);
+		failed += measure(m, v, slow, n, o);
+		print_row(k, gflop, v, m, slow, n, limit, r);
 	}
 	for (i = 0; i < N_WAY; ++i)
 		ein_kernel_free(kern[i]);

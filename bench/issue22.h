@@ -31,13 +31,15 @@ struct i22_peer {
 
 /* One kernel of a section.
  * label: its row's name; def: the definition in "prog"; sizes: its sizes
- * as "A=1,B=2"; peers: n_peer peers, the first of which is the reference
- * of every check. */
+ * as "A=1,B=2"; tuned: the name of its tuned schedule,
+ * bench/schedules/issue22/<tuned>.sched (NULL: def); peers: n_peer
+ * peers, the first of which is the reference of every check. */
 struct i22_kernel {
 	const char *label;
 	ein_program *prog;
 	const char *def;
 	const char *sizes;
+	const char *tuned;
 	struct i22_peer peers[3];
 	int n_peer;
 };

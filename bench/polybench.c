@@ -182,7 +182,7 @@ int bench_polybench(struct bench_program *p, const struct bench_opts *o)
 	i22_print_head("clang Polly | OpenBLAS");
 	for (i = 0; i < sizeof(pbs) / sizeof(pbs[0]); ++i) {
 		struct i22_kernel k = { pbs[i].def, prog, pbs[i].def,
-			pbs[i].sizes, { { 0 } }, 0 };
+			pbs[i].sizes, NULL, { { 0 } }, 0 };
 
 		failed += i22_run(p, o, &k, &make_peers, (void *) &pbs[i], &r);
 	}

@@ -114,7 +114,7 @@ int bench_tccg(struct bench_program *p, const struct bench_opts *o)
 	for (i = 0; i < n; ++i) {
 		char def[64];
 		struct i22_kernel k = { tcs[i].tccg, prog, def, tcs[i].sizes,
-			{ { 0 } }, 0 };
+			NULL, { { 0 } }, 0 };
 		size_t j;
 
 		snprintf(def, sizeof(def), "tccg_%s", tcs[i].tccg);
