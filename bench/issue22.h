@@ -6,7 +6,11 @@
  * bench/schedules/issue22/<def>.sched, written by "ein tune --time 60s"),
  * next to C peers, every result checked against the first peer's before
  * anything is timed, then all timed in interleaved rounds (bench_measure)
- * and printed as one row of a Markdown table.
+ * and printed as one row of a Markdown table.  An implementation whose
+ * checked call takes over a second is not called again: that call's time
+ * is its figure (marked *).  ein's checked calls run in a child process
+ * stopped after EIN_BENCH_CALL_LIMIT seconds (30 by default; "> 30 s"),
+ * since --no-auto on a large contraction takes minutes.
  */
 #ifndef BENCH_ISSUE22_H
 #define BENCH_ISSUE22_H
