@@ -9,6 +9,11 @@
  *  - int8 GEMM against oneDNN (int8.c),
  *  - SGEMM on OpenCL (PoCL here) against CLBlast on the same device
  *    (opencl.c),
+ *  - issue 22's kernels, only when --only names them (make bench-issue22,
+ *    issue22.h): the TCCG contractions against OpenBLAS TTGT (tccg.c),
+ *    BERT-base attention against OpenBLAS (attention.c), PolyBench
+ *    against clang with Polly (polybench.c), ein default, --no-auto and
+ *    tuned,
  * each as a fraction of the FP32 peak of an FMA loop (peak.c).  The output is
  * Markdown, ready for docs/performance.md.
  *
@@ -30,6 +35,7 @@
 #include <cblas.h>
 #include <config.h>
 #include "bench.h"
+#include "issue22.h"
 #include "onednn.h"
 
 /* The sections, in the order they run. */
@@ -44,6 +50,9 @@ static const struct section sections[] = {
 	{ "memory", &bench_memory },
 	{ "int8", &bench_int8 },
 	{ "opencl", &bench_opencl },
+	{ "tccg", &bench_tccg },
+	{ "attention", &bench_attention },
+	{ "polybench", &bench_polybench },
 };
 
 /* The value of "key" in a "key : value" file such as /proc/cpuinfo, in
@@ -175,7 +184,8 @@ static void print_method(const struct bench_opts *o)
 static int usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s [--quick | --small] [--threads 1|2] "
-		"[--only gemm,conv,memory,int8,opencl] [--dir DIR]\n", argv0);
+		"[--only gemm,conv,memory,int8,opencl,tccg,attention,polybench] "
+		"[--dir DIR]\n", argv0);
 	return 2;
 }
 

@@ -36,7 +36,7 @@ struct bench_opts {
  * dl: its DLPack view; shape: dl's shape; f: the data; n: elements. */
 struct bench_tensor {
 	DLTensor dl;
-	int64_t shape[4];
+	int64_t shape[8];
 	float *f;
 	int64_t n;
 };
