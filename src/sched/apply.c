@@ -712,6 +712,31 @@ static int constant_dim(const struct ein_scop_access *acc, int d)
 	return cst == isl_bool_true;
 }
 
+/* Do the reads of "tensor" by "st" read its dimension "d" at more than
+ * one value (A(i, k, 0) ... A(i, k, 3) of the int8 GEMM's sums of four
+ * products)? */
+static int read_at_several(const struct ein_scop_stmt *st, int tensor, int d)
+{
+	isl_pw_aff *first = NULL;
+	int k, several = 0;
+
+	for (k = 0; k < st->n_access && !several; ++k) {
+		isl_pw_aff *pa;
+
+		if (st->access[k].is_write || st->access[k].tensor != tensor)
+			continue;
+		pa = isl_multi_pw_aff_get_pw_aff(st->access[k].index, d);
+		if (!first) {
+			first = pa;
+			continue;
+		}
+		several = isl_pw_aff_is_equal(first, pa) != isl_bool_true;
+		isl_pw_aff_free(pa);
+	}
+	isl_pw_aff_free(first);
+	return several;
+}
+
 /* The dimension of "acc" that the index of layout term "arg" is; -1
  * (with an error) if none. */
 static int layout_dim(struct apply *a, const struct ein_scop_stmt *st,
@@ -779,8 +804,11 @@ static int check_dim_use(struct apply *a, const struct ein_sched_arg *t,
  * dimension of local->tensor that it is in the statement's first read of
  * it (pack) or in its write (accumulate), whole or split into blocks of N
  * (the block "j/N" and the place in it "j%N", both listed).  Dimensions
- * read at a constant may be left out: they are a single element of the
- * buffer, placed outermost. */
+ * read at a constant may be left out: one read at a single constant is a
+ * single element of the buffer, placed outermost; one read at several
+ * (the four bytes q of A(i, k, q) in the int8 GEMM) goes innermost, in
+ * the tensor's order, so that "layout i/6 k i%6" of A keeps each group
+ * of four bytes together as VNNI's vpdpbusd reads it. */
 static int local_layout(struct apply *a, int stmt, int first,
 	struct ein_local *local)
 {
@@ -792,6 +820,7 @@ static int local_layout(struct apply *a, int stmt, int first,
 	int write = local->kind == EIN_LOCAL_ACCUMULATE;
 	int i, k, d, n, n_term = a->dir->n_arg - first, n_listed;
 	int dim[EIN_LOCAL_MAX_DIM], used[EIN_LOCAL_MAX_DIM];
+	int inner[EIN_LOCAL_MAX_DIM], n_inner = 0;
 
 	if (n_term <= 0)
 		return 0;
@@ -827,12 +856,20 @@ static int local_layout(struct apply *a, int stmt, int first,
 			hint_dims(a, st, acc, tensor);
 			return -1;
 		}
+		if (read_at_several(st, local->tensor, d)) {
+			inner[n_inner++] = d;
+			continue;
+		}
 		local->block[k] = 0;
 		local->layout[k++] = d;
 	}
 	for (i = 0; i < n_term; ++i) {
 		local->block[k] = t[i].value;
 		local->layout[k++] = dim[i];
+	}
+	for (i = 0; i < n_inner; ++i) {
+		local->block[k] = 0;
+		local->layout[k++] = inner[i];
 	}
 	local->n_layout = k;
 	return 0;
