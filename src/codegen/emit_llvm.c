@@ -232,8 +232,6 @@ static int full_temp(struct llvm_emit *e, int i)
 static void emit_temp_alloc(struct llvm_emit *e)
 {
 	const struct ein_func *func = e->scop->func;
-	LLVMValueRef fn = libc_function(e, "malloc", e->ptr, e->i64);
-	LLVMTypeRef ty = LLVMGlobalGetValueType(fn);
 	int i, d;
 
 	for (i = 0; i < func->n_tensor; ++i) {
@@ -244,8 +242,10 @@ static void emit_temp_alloc(struct llvm_emit *e)
 			continue;
 		for (d = 0; d < func->tensor[i].n_dim; ++d)
 			bytes = LLVMBuildMul(e->b, bytes, e->extent[i][d], "");
-		e->tensor[i] = LLVMBuildCall2(e->b, ty, fn, &bytes, 1,
-			func->tensor[i].name);
+		e->tensor[i] = ein_llvm_call_alloc(e, e->b, "malloc", 1,
+			&e->i64, &bytes);
+		LLVMSetValueName2(e->tensor[i], func->tensor[i].name,
+			strlen(func->tensor[i].name));
 		ein_llvm_poison(e, e->b, e->tensor[i], bytes);
 	}
 }

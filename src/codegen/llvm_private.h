@@ -167,6 +167,12 @@ LLVMValueRef ein_llvm_call_libc(struct llvm_emit *e, LLVMBuilderRef b,
 	const char *name, LLVMTypeRef ret, int n, LLVMTypeRef *ty,
 	LLVMValueRef *args);
 
+/* Call the C library's allocation function "name" (malloc,
+ * aligned_alloc) with arguments "args" of types "ty", through an
+ * internal function of the module (llvm_mem.c says why). */
+LLVMValueRef ein_llvm_call_alloc(struct llvm_emit *e, LLVMBuilderRef b,
+	const char *name, int n, LLVMTypeRef *ty, LLVMValueRef *args);
+
 /* Fill the "bytes" bytes at "ptr" with 0xff, at "b", if e->poison. */
 void ein_llvm_poison(struct llvm_emit *e, LLVMBuilderRef b, LLVMValueRef ptr,
 	LLVMValueRef bytes);
