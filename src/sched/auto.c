@@ -872,21 +872,30 @@ static int64_t index_extent(struct autosched *a, const struct stmt *st,
 	return n;
 }
 
+/* The bytes a convolution's accumulated tile (columns x two vectors)
+ * stays below: at 1 KiB or more LLVM 16 left it in memory (ResNet-50's
+ * 3x3 convolution at 56 x 56, 64 channels, one thread: 21 GFLOP/s with
+ * 8 columns of 2 x 16 floats, 166-174 with 7, 140 with 4;
+ * docs/performance.md). */
+#define CONV_TILE_BYTES 1024
+
 /* The columns of a convolution's register tile on "m" for an output
  * "width" wide: the widest divisor of the width that fits the tile's
- * rows (so that no partial tile is left: ResNet's widths 112 ... 7 are
- * multiples of 7 or 8), else two thirds of the rows (a partial tile is
- * left); never wider than the width. */
+ * rows and CONV_TILE_BYTES (so that no partial tile is left: ResNet's
+ * widths 112 ... 7 are multiples of 7), else two thirds of that (a
+ * partial tile is left); never wider than the width. */
 static int conv_columns(const struct machine *m, int64_t width)
 {
-	int d;
+	int d, most = m->rows;
 
-	if (width >= 1 && width <= m->rows)
+	if (most >= CONV_TILE_BYTES / (2 * m->vector_bytes))
+		most = CONV_TILE_BYTES / (2 * m->vector_bytes) - 1;
+	if (width >= 1 && width <= most)
 		return width;
-	for (d = m->rows; d >= m->rows / 2; --d)
+	for (d = most; d >= most / 2; --d)
 		if (width > 0 && width % d == 0)
 			return d;
-	return 2 * m->rows / 3;
+	return 2 * most / 3;
 }
 
 /* Print "ix"'s subscripts of access "e" with index "last" moved last,
