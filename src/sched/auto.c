@@ -767,6 +767,7 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
  * depthwise: X reads f too (a grouped convolution of one channel per
  *	group), its vectors are gathers;
  * width: w's extent at the sizes (the model's stand-in when not known);
+ * lanes, n_vec: the tile's vectors along f, of "lanes" elements each;
  * unit: unit[p] when index p has one value (a 1x1 window's r and s),
  *	left out of the weights' pack layout (it reads them at a constant). */
 struct conv {
@@ -774,6 +775,7 @@ struct conv {
 	int f, w;
 	int depthwise;
 	int64_t width;
+	int lanes, n_vec;
 	int unit[MAX_INDEX];
 };
 
@@ -879,17 +881,44 @@ static int64_t index_extent(struct autosched *a, const struct stmt *st,
  * docs/performance.md). */
 #define CONV_TILE_BYTES 1024
 
+/* The vectors of a convolution's tile along f for "channels" output
+ * channels (-1: not known) and vectors of "lanes" elements: the widest
+ * vectors, of at least 4 lanes, and then 2, 3 or 1 of them, that divide
+ * the channels, so that no partial vector or block is left (MobileNetV2's
+ * 24 channels: 3 vectors of 8; its 144: 1 vector of 16, as 2 x 16 left a
+ * partial block, 0.6 GFLOP/s); else 2 vectors of "lanes" (the last block
+ * partial). */
+static void conv_vectors(struct conv *c, int lanes, int64_t channels)
+{
+	int v = lanes;
+
+	while (channels > 0 && v > 4 && channels % v)
+		v /= 2;
+	c->lanes = v;
+	if (channels <= 0 || channels % v) {
+		c->lanes = lanes;
+		c->n_vec = 2;
+	} else if (channels % (2 * v) == 0)
+		c->n_vec = 2;
+	else if (channels % (3 * v) == 0)
+		c->n_vec = 3;
+	else
+		c->n_vec = 1;
+}
+
 /* The columns of a convolution's register tile on "m" for an output
- * "width" wide: the widest divisor of the width that fits the tile's
- * rows and CONV_TILE_BYTES (so that no partial tile is left: ResNet's
- * widths 112 ... 7 are multiples of 7), else two thirds of that (a
- * partial tile is left); never wider than the width. */
-static int conv_columns(const struct machine *m, int64_t width)
+ * "width" wide, of "col_bytes" bytes each: the widest divisor of the
+ * width that fits the tile's rows and CONV_TILE_BYTES (so that no
+ * partial tile is left: ResNet's widths 112 ... 7 are multiples of 7),
+ * else two thirds of that (a partial tile is left); never wider than the
+ * width. */
+static int conv_columns(const struct machine *m, int64_t width,
+	int col_bytes)
 {
 	int d, most = m->rows;
 
-	if (most >= CONV_TILE_BYTES / (2 * m->vector_bytes))
-		most = CONV_TILE_BYTES / (2 * m->vector_bytes) - 1;
+	if (most >= CONV_TILE_BYTES / col_bytes)
+		most = CONV_TILE_BYTES / col_bytes - 1;
 	if (width >= 1 && width <= most)
 		return width;
 	for (d = most; d >= most / 2; --d)
@@ -935,13 +964,13 @@ static void print_conv_order(FILE *f, const struct stmt *st,
 
 /* The convolution template for "c" at "level": 0 everything, 1 without
  * pack, 2 without accumulate either; register tiles of "cols" columns
- * of w by two vectors of f (bench/schedules/conv3x3.sched). */
+ * of w by c->n_vec vectors of f (bench/schedules/conv3x3.sched). */
 static char *conv_text(const struct stmt *st, const struct conv *c, int cols,
 	int level)
 {
 	const char *const *ix = st->fs->index;
 	const char *n = st->name;
-	int v = st->lanes;
+	int v = c->lanes;
 	char *text = NULL;
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -949,7 +978,7 @@ static char *conv_text(const struct stmt *st, const struct conv *c, int cols,
 	if (!f)
 		return NULL;
 	fprintf(f, "%s: split %s %d\n%s: split %s.i %d\n%s: split %s %d\n",
-		n, ix[c->f], 2 * v, n, ix[c->f], v, n, ix[c->w], cols);
+		n, ix[c->f], c->n_vec * v, n, ix[c->f], v, n, ix[c->w], cols);
 	print_conv_order(f, st, c);
 	if (level < 1) {
 		fprintf(f, "%s: pack %s at %s.o layout", n, c->k->name,
@@ -991,7 +1020,9 @@ static int conv_group(struct autosched *a, const struct stmt *st,
 	for (p = 0; p < st->fs->n_index; ++p)
 		c->unit[p] = index_extent(a, st, p) == 1;
 	c->width = index_extent(a, st, c->w);
-	cols = conv_columns(&a->m, c->width);
+	conv_vectors(c, st->lanes, index_extent(a, st, c->f));
+	cols = conv_columns(&a->m, c->width, c->n_vec * c->lanes *
+		(a->m.vector_bytes / st->lanes));
 	for (level = 0; level < 3; ++level) {
 		char label[160];
 
