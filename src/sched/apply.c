@@ -702,11 +702,17 @@ static void hint_dims(struct apply *a, const struct ein_scop_stmt *stmt,
 		a->dir->stmt.tensor, verb, tensor, buf);
 }
 
-/* Is dimension "d" of access "acc" a constant (as in Wt(f, c, 0, 0))? */
-static int constant_dim(const struct ein_scop_access *acc, int d)
+/* Is dimension "d" of access "acc" of "st" a constant on its domain (as
+ * in Wt(f, c, 0, 0), or Wt(f, c, r, s) with r and s in 0:1, the 1x1
+ * convolutions that ONNX's import writes)? */
+static int constant_dim(const struct ein_scop_stmt *st,
+	const struct ein_scop_access *acc, int d)
 {
 	isl_pw_aff *pa = isl_multi_pw_aff_get_pw_aff(acc->index, d);
-	isl_bool cst = isl_pw_aff_is_cst(pa);
+	isl_bool cst;
+
+	pa = isl_pw_aff_gist(pa, isl_set_copy(st->domain));
+	cst = isl_pw_aff_is_cst(pa);
 
 	isl_pw_aff_free(pa);
 	return cst == isl_bool_true;
@@ -849,7 +855,7 @@ static int local_layout(struct apply *a, int stmt, int first,
 	for (d = 0; d < n; ++d) {
 		if (used[d])
 			continue;
-		if (!constant_dim(acc, d)) {
+		if (!constant_dim(st, acc, d)) {
 			ein_error_at(a->ctx, t[0].loc, "the layout of '%s' "
 				"leaves out its dimension %d, which is not "
 				"read at a constant", tensor, d);

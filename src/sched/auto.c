@@ -23,6 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <isl/set.h>
+#include <isl/val.h>
+#include <isl/aff.h>
+#include <isl/ilp.h>
+#include <isl/local_space.h>
 #include "diag.h"
 #include "ctx.h"
 #include "frontend/type.h"
@@ -749,6 +754,296 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
 	return 0;
 }
 
+/* ---- convolutions ------------------------------------------------------ */
+
+/* A direct convolution O(.., f, .., w) += X(.. w ..) * K(.. f ..), with
+ * its padding's guard "cond ? X * K : 0" if any (ONNX's Conv as
+ * src/onnx/ops_nn.c writes it, bench/kernels.ein's conv1x1):
+ * x, k: the input's and the weights' accesses (K's subscripts index
+ *	variables only, none of them w; X reads w, and f only when the
+ *	convolution is depthwise);
+ * f, w: the output channel (vectors run along it) and the output's last
+ *	index (the register tile's columns), as positions in the indices;
+ * depthwise: X reads f too (a grouped convolution of one channel per
+ *	group), its vectors are gathers;
+ * width: w's extent at the sizes (the model's stand-in when not known);
+ * lanes, n_vec: the tile's vectors along f, of "lanes" elements each;
+ * unit: unit[p] when index p has one value (a 1x1 window's r and s),
+ *	left out of the weights' pack layout (it reads them at a constant). */
+struct conv {
+	const struct ein_ast_expr *x, *k;
+	int f, w;
+	int depthwise;
+	int64_t width;
+	int lanes, n_vec;
+	int unit[MAX_INDEX];
+};
+
+/* Is "e" the literal 0? */
+static int is_zero(const struct ein_ast_expr *e)
+{
+	e = strip(e);
+	return (e->kind == EIN_EXPR_INT && e->ival == 0) ||
+		(e->kind == EIN_EXPR_FLOAT && e->fval == 0);
+}
+
+/* The product of a convolution's right-hand side "e": "e" itself, or
+ * the product a padding guard "cond ? product : 0" selects; NULL if it
+ * is neither. */
+static const struct ein_ast_expr *conv_product(const struct ein_ast_expr *e)
+{
+	e = strip(e);
+	if (e->kind == EIN_EXPR_SELECT && is_zero(e->args[2]))
+		e = strip(e->args[1]);
+	if (e->kind != EIN_EXPR_BINARY || e->op != EIN_OP_MUL)
+		return NULL;
+	return e;
+}
+
+/* The output channel of a convolution: the first output index other
+ * than "c->w" that the weights read, -1 if none. */
+static int conv_channel(const struct ein_ast_expr *lhs, struct conv *c)
+{
+	int d;
+
+	for (d = 0; d + 1 < lhs->n_arg; ++d)
+		if (mentions(c->k, lhs->args[d]->slot))
+			return lhs->args[d]->slot;
+	return -1;
+}
+
+/* Is statement "st" a direct convolution (see struct conv)?  Fills "c"
+ * but its width. */
+static int is_conv(const struct stmt *st, struct conv *c)
+{
+	const struct ein_ast_stmt *s = st->fs->ast;
+	const struct ein_ast_expr *p, *f0, *f1;
+
+	if (s->op != EIN_ASSIGN_ADD || !plain_access(s->lhs) ||
+	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
+	    st->fs->n_index == st->fs->n_lhs)
+		return 0;
+	p = conv_product(s->rhs);
+	if (!p)
+		return 0;
+	f0 = strip(p->args[0]);
+	f1 = strip(p->args[1]);
+	if (f0->kind != EIN_EXPR_ACCESS || f1->kind != EIN_EXPR_ACCESS)
+		return 0;
+	c->w = s->lhs->args[s->lhs->n_arg - 1]->slot;
+	if (mentions(f0, c->w) == mentions(f1, c->w))
+		return 0;
+	c->x = mentions(f0, c->w) ? f0 : f1;
+	c->k = c->x == f0 ? f1 : f0;
+	if (!plain_access(c->k))
+		return 0;
+	c->f = conv_channel(s->lhs, c);
+	if (c->f < 0)
+		return 0;
+	c->depthwise = mentions(c->x, c->f);
+	return 1;
+}
+
+/* The extent of index "pos" of statement "st" at the sizes, -1 if not
+ * bounded. */
+static int64_t index_extent(struct autosched *a, const struct stmt *st,
+	int pos)
+{
+	isl_set *params, *dom;
+	isl_aff *var;
+	isl_val *lo, *hi;
+	int64_t n = -1;
+	int i;
+
+	params = isl_set_universe(ein_func_get_param_space(a->ctx, a->func));
+	for (i = 0; i < a->func->n_size; ++i)
+		params = ein_specialize_fix(params, isl_dim_param, i,
+			a->sizes[i]);
+	dom = isl_set_intersect_params(isl_set_copy(st->fs->domain), params);
+	var = dom ? isl_aff_var_on_domain(isl_local_space_from_space(
+		isl_set_get_space(dom)), isl_dim_set, pos) : NULL;
+	lo = isl_set_min_val(dom, var);
+	hi = isl_set_max_val(dom, var);
+	isl_aff_free(var);
+	isl_set_free(dom);
+	if (isl_val_is_int(lo) == isl_bool_true &&
+	    isl_val_is_int(hi) == isl_bool_true)
+		n = isl_val_get_num_si(hi) - isl_val_get_num_si(lo) + 1;
+	isl_val_free(lo);
+	isl_val_free(hi);
+	return n;
+}
+
+/* The bytes a convolution's accumulated tile (columns x two vectors)
+ * stays below: at 1 KiB or more LLVM 16 left it in memory (ResNet-50's
+ * 3x3 convolution at 56 x 56, 64 channels, one thread: 21 GFLOP/s with
+ * 8 columns of 2 x 16 floats, 166-174 with 7, 140 with 4;
+ * docs/performance.md). */
+#define CONV_TILE_BYTES 1024
+
+/* The vectors of a convolution's tile along f for "channels" output
+ * channels (-1: not known) and vectors of "lanes" elements: the widest
+ * vectors, of at least 4 lanes, and then 2, 3 or 1 of them, that divide
+ * the channels, so that no partial vector or block is left (MobileNetV2's
+ * 24 channels: 3 vectors of 8; its 144: 1 vector of 16, as 2 x 16 left a
+ * partial block, 0.6 GFLOP/s); else 2 vectors of "lanes" (the last block
+ * partial). */
+static void conv_vectors(struct conv *c, int lanes, int64_t channels)
+{
+	int v = lanes;
+
+	while (channels > 0 && v > 4 && channels % v)
+		v /= 2;
+	c->lanes = v;
+	if (channels <= 0 || channels % v) {
+		c->lanes = lanes;
+		c->n_vec = 2;
+	} else if (channels % (2 * v) == 0)
+		c->n_vec = 2;
+	else if (channels % (3 * v) == 0)
+		c->n_vec = 3;
+	else
+		c->n_vec = 1;
+}
+
+/* The columns of a convolution's register tile on "m" for an output
+ * "width" wide, of "col_bytes" bytes each: the widest divisor of the
+ * width that fits the tile's rows and CONV_TILE_BYTES (so that no
+ * partial tile is left: ResNet's widths 112 ... 7 are multiples of 7),
+ * else two thirds of that (a partial tile is left); never wider than the
+ * width. */
+static int conv_columns(const struct machine *m, int64_t width,
+	int col_bytes)
+{
+	int d, most = m->rows;
+
+	if (most >= CONV_TILE_BYTES / col_bytes)
+		most = CONV_TILE_BYTES / col_bytes - 1;
+	if (width >= 1 && width <= most)
+		return width;
+	for (d = most; d >= most / 2; --d)
+		if (width > 0 && width % d == 0)
+			return d;
+	return 2 * most / 3;
+}
+
+/* Print "ix"'s subscripts of access "e" with index "last" moved last,
+ * leaving out those that "skip" marks (NULL: none). */
+static void print_moved_last(FILE *f, const char *const *ix,
+	const struct ein_ast_expr *e, int last, const int *skip)
+{
+	int d, p;
+
+	for (d = 0; d < e->n_arg; ++d) {
+		p = e->args[d]->slot;
+		if (!is_index(e->args[d], last) && !(skip && skip[p]))
+			fprintf(f, " %s", ix[p]);
+	}
+	fprintf(f, " %s", ix[last]);
+}
+
+/* Print the loop order of the convolution template: the output's
+ * indices with f and w split (f.o, w.o), the reductions, then the
+ * register tile w.i x f.i.o x f.i.i. */
+static void print_conv_order(FILE *f, const struct stmt *st,
+	const struct conv *c)
+{
+	const char *const *ix = st->fs->index;
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	int d, p;
+
+	fprintf(f, "%s: reorder", st->name);
+	for (d = 0; d < lhs->n_arg; ++d) {
+		p = lhs->args[d]->slot;
+		fprintf(f, " %s%s", ix[p], p == c->f || p == c->w ? ".o" : "");
+	}
+	for (p = st->fs->n_lhs; p < st->fs->n_index; ++p)
+		fprintf(f, " %s", ix[p]);
+	fprintf(f, " %s.i %s.i.o %s.i.i\n", ix[c->w], ix[c->f], ix[c->f]);
+}
+
+/* The convolution template for "c" at "level": 0 everything, 1 without
+ * pack, 2 without accumulate either; register tiles of "cols" columns
+ * of w by c->n_vec vectors of f (bench/schedules/conv3x3.sched). */
+static char *conv_text(const struct stmt *st, const struct conv *c, int cols,
+	int level)
+{
+	const char *const *ix = st->fs->index;
+	const char *n = st->name;
+	int v = c->lanes;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s: split %s %d\n%s: split %s.i %d\n%s: split %s %d\n",
+		n, ix[c->f], c->n_vec * v, n, ix[c->f], v, n, ix[c->w], cols);
+	print_conv_order(f, st, c);
+	if (level < 1) {
+		fprintf(f, "%s: pack %s at %s.o layout", n, c->k->name,
+			ix[c->f]);
+		print_moved_last(f, ix, c->k, c->f, c->unit);
+		fputc('\n', f);
+	}
+	if (level < 2) {
+		fprintf(f, "%s: accumulate %s.o layout", n, ix[c->w]);
+		print_moved_last(f, ix, st->fs->ast->lhs, c->f, NULL);
+		fputc('\n', f);
+	}
+	fprintf(f, "%s: unroll %s.i full\n%s: unroll %s.i.o full\n"
+		"%s: vectorize %s.i.i %d\n", n, ix[c->w], n, ix[c->f], n,
+		ix[c->f], v);
+	if (!st->serial)
+		fprintf(f, "%s: parallel %s.o\n", n, ix[c->f]);
+	if (st->fs->ast->init && level < 2)
+		fprintf(f, "%s.init: compute_at %s %s.o\n", n, n, ix[c->w]);
+	else if (st->fs->ast->init && !st->serial)
+		fprintf(f, "%s.init: parallel %s\n", n, ix[0]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The alternatives of the convolution rule for "st", each level of the
+ * template at the machine's tile. */
+static int conv_group(struct autosched *a, const struct stmt *st,
+	struct conv *c, struct group *g)
+{
+	static const char *const what[] = {
+		"convolution (register tile, packed weights)",
+		"convolution without pack",
+		"convolution without pack and accumulate",
+	};
+	int level, cols, p;
+
+	for (p = 0; p < st->fs->n_index; ++p)
+		c->unit[p] = index_extent(a, st, p) == 1;
+	c->width = index_extent(a, st, c->w);
+	conv_vectors(c, st->lanes, index_extent(a, st, c->f));
+	cols = conv_columns(&a->m, c->width, c->n_vec * c->lanes *
+		(a->m.vector_bytes / st->lanes));
+	for (level = 0; level < 3; ++level) {
+		char label[160];
+
+		snprintf(label, sizeof(label), "%s%s, vectors %s, %d columns "
+			"of %s", what[level], c->depthwise ? " (depthwise)" :
+			"", st->fs->index[c->f], cols, st->fs->index[c->w]);
+		if (add_alt(g, conv_text(st, c, cols, level), label) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Is statement "st" a convolution that the convolution rule schedules
+ * (not depthwise: its input's vectors along f would be gathers)? */
+static int is_dense_conv(const struct stmt *st)
+{
+	struct conv c;
+
+	return is_conv(st, &c) && !c.depthwise;
+}
+
 /* ---- any statement ----------------------------------------------------- */
 
 /* The loop to vectorise in "st": its innermost default loop, if an access
@@ -864,9 +1159,11 @@ static int is_chain(const struct autosched *a)
 	for (k = 0; k + 1 < a->n_stmt; ++k) {
 		const struct ein_ast_expr *lhs = func->stmt[k].ast->lhs;
 
-		/* A contraction computed a row at a time would lose its
-		 * register tile (matmul_bias_relu). */
+		/* A contraction or a convolution computed a row at a time
+		 * would lose its register tile (matmul_bias_relu, an
+		 * imported Conv with its bias and activation). */
 		if (is_contraction(&a->stmt[k], &c) ||
+		    is_dense_conv(&a->stmt[k]) ||
 		    func->tensor[lhs->slot].role != EIN_ROLE_TEMP ||
 		    lhs->n_arg < 1 || lhs->args[0]->kind != EIN_EXPR_IDENT)
 			return 0;
@@ -936,12 +1233,16 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 {
 	struct stmt *st = &a->stmt[k];
 	struct contraction c;
+	struct conv cv;
 	int last = k == a->n_stmt - 1;
 
 	if (set_serial(a, k) < 0)
 		return -1;
 	if (!a->chain && is_contraction(st, &c) &&
 	    contraction_group(a, st, &c, g) < 0)
+		return -1;
+	if (!a->chain && !is_contraction(st, &c) && is_conv(st, &cv) &&
+	    !cv.depthwise && conv_group(a, st, &cv, g) < 0)
 		return -1;
 	/* A producer placed in the chain's loop keeps its own inner loops
 	 * only: its outermost is the consumer's. */
