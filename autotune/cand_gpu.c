@@ -391,36 +391,34 @@ static int pick_mapped(const struct ein_gpu_plan *p, uint64_t *rng)
 	return p->n_map ? p->map[ein_rng_below(rng, p->n_map)] : -1;
 }
 
+/* Double or halve, at random, field[v] of a mapped loop v of plan "p". */
+static void double_or_halve(const struct ein_gpu_plan *p, int *field,
+	uint64_t *rng)
+{
+	int v = pick_mapped(p, rng);
+
+	if (v < 0)
+		return;
+	if (ein_rng_below(rng, 2))
+		field[v] *= 2;
+	else
+		field[v] /= 2;
+}
+
 /* Double or halve the group's tile along a mapped loop. */
 static void mutate_block(const struct ein_space *space, struct ein_cand *c,
 	int s, uint64_t *rng)
 {
-	struct ein_gpu_plan *p = &c->s[s].gpu;
-	int v = pick_mapped(p, rng);
-
 	(void) space;
-	if (v < 0)
-		return;
-	if (ein_rng_below(rng, 2))
-		p->block[v] *= 2;
-	else
-		p->block[v] /= 2;
+	double_or_halve(&c->s[s].gpu, c->s[s].gpu.block, rng);
 }
 
 /* Double or halve the register tile along a mapped loop. */
 static void mutate_reg(const struct ein_space *space, struct ein_cand *c,
 	int s, uint64_t *rng)
 {
-	struct ein_gpu_plan *p = &c->s[s].gpu;
-	int v = pick_mapped(p, rng);
-
 	(void) space;
-	if (v < 0)
-		return;
-	if (ein_rng_below(rng, 2))
-		p->reg[v] *= 2;
-	else
-		p->reg[v] /= 2;
+	double_or_halve(&c->s[s].gpu, c->s[s].gpu.reg, rng);
 }
 
 /* Another split of the reduction (or none). */

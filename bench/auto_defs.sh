@@ -31,12 +31,7 @@
 # wrong result) prints as "-" and is left out of the means.  Not part of
 # make check.
 set -u
-if [ -z "${EIN:-}" ] && [ -x .libs/ein ]; then
-	EIN=.libs/ein
-	LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-ein=${EIN:-./ein}
+. "$(dirname "$0")/ein_env.sh"
 rounds=${ROUNDS:-3}
 repeat=${REPEAT:-20}
 venv=${HALIDE_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ein-bench-halide}

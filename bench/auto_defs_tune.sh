@@ -7,12 +7,7 @@
 # into bench/schedules/auto_defs/ (each file's tuned-by header repeats
 # the command); the logs are gzipped beside them.  Not part of make check.
 set -u
-if [ -z "${EIN:-}" ] && [ -x .libs/ein ]; then
-	EIN=.libs/ein
-	LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-ein=${EIN:-./ein}
+. "$(dirname "$0")/ein_env.sh"
 here=$(dirname "$0")
 out=$here/schedules/auto_defs
 time=${TIME:-60s}

@@ -16,12 +16,7 @@
 set -eu
 # The real binary, not libtool's wrapper script, whose start-up would
 # dilute the ratio.
-if [ -z "${EIN:-}" ] && [ -x .libs/ein ]; then
-	EIN=.libs/ein
-	LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-ein=${EIN:-./ein}
+. "$(dirname "$0")/ein_env.sh"
 repeat=${REPEAT:-11}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -21,12 +21,7 @@
 # onnxruntime's (the bar: 1e-3).  A model that ein cannot run prints
 # ein's error and the next model follows.  Not part of make check.
 set -u
-if [ -z "${EIN:-}" ] && [ -x .libs/ein ]; then
-	EIN=.libs/ein
-	LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-ein=${EIN:-./ein}
+. "$(dirname "$0")/ein_env.sh"
 models=${MODELS:-bert_layer mobilenetv2 resnet50}
 rounds=${ROUNDS:-3}
 repeat=${REPEAT:-20}

@@ -15,12 +15,7 @@
 # median wall time of each whole process and the ratios.  Each compile
 # writes a new object (the previous one removed first, untimed).
 set -eu
-if [ -z "${EIN:-}" ] && [ -x .libs/ein ]; then
-	EIN=.libs/ein
-	LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-ein=${EIN:-./ein}
+. "$(dirname "$0")/ein_env.sh"
 src=${EIN_SRCDIR:-.}
 repeat=${REPEAT:-5}
 layers=${LAYERS:-5}

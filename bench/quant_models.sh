@@ -27,12 +27,7 @@
 #   runs) and its own top-1 agreement on the same N inputs.
 # Not part of make check (minutes on a loaded machine).
 set -u
-if [ -z "${EIN:-}" ] && [ -x .libs/ein ]; then
-	EIN=.libs/ein
-	LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-ein=${EIN:-./ein}
+. "$(dirname "$0")/ein_env.sh"
 n=${N:-16}
 samples=${SAMPLES:-4}
 rounds=${ROUNDS:-3}
