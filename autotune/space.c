@@ -26,22 +26,6 @@
 #include "sched/schedule.h"
 #include "autotune/space.h"
 
-uint64_t ein_rng_next(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-int ein_rng_below(uint64_t *state, int n)
-{
-	if (n < 1)
-		return 0;
-	return (int) (ein_rng_next(state) % (uint64_t) n);
-}
-
 /* The size in bytes of a cache size text such as "32K" or "8M", 0 if
  * unreadable. */
 static long read_cache_size(const char *dir)

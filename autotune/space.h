@@ -47,6 +47,7 @@
 
 #include <stdint.h>
 #include "ein.h"
+#include "rng.h"
 
 #define EIN_SPACE_MAX_LOOP 8
 #define EIN_SPACE_MAX_STMT 12
@@ -192,12 +193,6 @@ struct ein_cand {
 	int n_stmt;
 	struct ein_cand_stmt s[EIN_SPACE_MAX_STMT];
 };
-
-/* A small deterministic random generator (splitmix64); the state is the
- * tuner's, never global. */
-uint64_t ein_rng_next(uint64_t *state);
-/* A uniform integer in 0 .. n - 1 (0 if n < 1). */
-int ein_rng_below(uint64_t *state, int n);
 
 /* The machine this process runs on (caches from
  * /sys/devices/system/cpu/cpu0/cache, defaults where unreadable), whose

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "bench.h"
 #include "onednn.h"
+#include "rng.h"
 
 /* A shape: C is m x n, the reduction is k long (a multiple of 4). */
 struct shape {
@@ -43,15 +44,6 @@ struct int8_case {
 	struct bench_call call[2];
 	struct bench_onednn_qgemm *dnn;
 };
-
-static uint64_t next(uint64_t *seed)
-{
-	uint64_t z = (*seed += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* DLPack view "i" of "data": type code/bits, shape d0 x d1 (x d2). */
 static DLTensor *view(struct int8_case *g, int i, void *data, uint8_t code,
@@ -89,9 +81,9 @@ static int case_alloc(struct int8_case *g, const struct shape *s)
 	if (!g->a || !g->b || !g->bp || !g->c[0] || !g->c[1] || !g->c[2])
 		return -1;
 	for (i = 0; i < mk; ++i)
-		g->a[i] = (uint8_t) next(&seed);
+		g->a[i] = (uint8_t) ein_rng_next(&seed);
 	for (i = 0; i < kn; ++i)
-		g->b[i] = (int8_t) next(&seed);
+		g->b[i] = (int8_t) ein_rng_next(&seed);
 	for (p = 0; p < s->k; ++p)
 		for (j = 0; j < s->n; ++j)
 			g->bp[(p / 4 * s->n + j) * 4 + p % 4] =

@@ -10,6 +10,7 @@
 #include <cblas.h>
 #include "bench.h"
 #include "onednn.h"
+#include "rng.h"
 
 int bench_tensor_alloc(struct bench_tensor *t, int ndim,
 	const int64_t *shape)
@@ -49,14 +50,8 @@ void bench_tensor_fill(struct bench_tensor *t, uint64_t seed)
 {
 	int64_t i;
 
-	for (i = 0; i < t->n; ++i) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		z ^= z >> 31;
-		t->f[i] = (float) ((z >> 11) * 0x1p-52 - 1.0);
-	}
+	for (i = 0; i < t->n; ++i)
+		t->f[i] = ein_rng_signed_unit(&seed);
 }
 
 int bench_program_read(struct bench_program *p, const struct bench_opts *o)

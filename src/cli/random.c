@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "rng.h"
 
 /* Print that argument "pos" of "k" cannot be allocated, and why. */
 static int alloc_failed(ein_kernel *k, int pos, const char *why)
@@ -73,16 +74,6 @@ void ein_cli_tensor_free(struct ein_cli_tensor *t)
 	t->dl.data = NULL;
 }
 
-/* splitmix64: a small, good generator, with no global state. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 int ein_cli_tensor_is_integer(const struct ein_cli_tensor *t)
 {
 	return t->dl.dtype.code != kDLFloat;
@@ -130,7 +121,7 @@ void ein_cli_tensor_randomize(struct ein_cli_tensor *t, uint64_t *seed)
 	else if (!strcmp(t->type, "int32"))
 		lo = -64, span = 128;
 	for (i = 0; i < t->n; ++i) {
-		uint64_t r = next_random(seed);
+		uint64_t r = ein_rng_next(seed);
 
 		if (ein_cli_tensor_is_integer(t))
 			set(t, i, (double) (lo + (int64_t) (r % span)));
@@ -148,7 +139,7 @@ void ein_cli_tensor_randomize_range(struct ein_cli_tensor *t, uint64_t *seed,
 	int64_t i;
 
 	for (i = 0; i < t->n; ++i) {
-		double u = (next_random(seed) >> 11) * 0x1p-53;
+		double u = (ein_rng_next(seed) >> 11) * 0x1p-53;
 
 		set(t, i, ein_cli_value_in_range(u, lo, hi, kind));
 	}

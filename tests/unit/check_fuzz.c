@@ -36,6 +36,7 @@
 #include "driver/weights.h"
 #include "autotune/tunelog.h"
 #include "testutil.h"
+#include "rng.h"
 
 #define MAX_FILES 256
 
@@ -47,20 +48,10 @@ static int n_sched_files;
 static uint64_t fuzz_seed = 1;
 static int fuzz_rounds = 60;
 
-/* splitmix64 */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* A random integer in [0, n), n > 0. */
 static size_t pick(uint64_t *state, size_t n)
 {
-	return next_random(state) % n;
+	return ein_rng_next(state) % n;
 }
 
 /* Parse "text" and check the outcome: a program that prints back, or
@@ -455,7 +446,7 @@ START_TEST(source_reader)
 
 		memcpy(copy, text, len + 1);
 		for (k = 0; k < 1 + (int) pick(&st, 4); ++k)
-			copy[pick(&st, len)] = (char) next_random(&st);
+			copy[pick(&st, len)] = (char) ein_rng_next(&st);
 		path = temp_file(copy, pick(&st, len + 1));
 		snprintf(what, sizeof(what), "source round %d", r);
 		prog = ein_program_read_file(ctx, path);
@@ -567,7 +558,7 @@ START_TEST(npy_reader)
 		for (k = 0; k < 1 + (int) pick(&st, 3); ++k) {
 			size_t at = r % 3 ? pick(&st, 128) : 6 + pick(&st, 6);
 
-			p[at] = r % 2 ? (unsigned char) next_random(&st) :
+			p[at] = r % 2 ? (unsigned char) ein_rng_next(&st) :
 				"{}(),:' 0123456789<>|fiuFalseTrue"[pick(&st, 33)];
 		}
 		path = temp_file(p, n);

@@ -49,6 +49,7 @@
 #include "ein.h"
 #include "cli/cli.h"
 #include "testutil.h"
+#include "rng.h"
 
 #define MAX_FILES 256
 #define MAX_TENSORS 32
@@ -229,16 +230,6 @@ static void input_range(const char *spec, const char *name, double *lo,
 
 /* ---- tensors ----------------------------------------------------------- */
 
-/* splitmix64 */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static int is_f64(const struct ktensor *t)
 {
 	return t->dl.dtype.code == kDLFloat && t->dl.dtype.bits == 64;
@@ -315,7 +306,7 @@ static void ktensor_fill(struct ktensor *a, struct ktensor *b, double lo,
 		is_f64(a) ? EIN_CLI_VALUE_F64 : EIN_CLI_VALUE_F32;
 
 	for (i = 0; i < a->n; ++i) {
-		double u = (next_random(&seed) >> 11) * 0x1p-53;
+		double u = (ein_rng_next(&seed) >> 11) * 0x1p-53;
 
 		set(a, i, ein_cli_value_in_range(u, lo, hi, kind));
 		set(b, i, get(a, i));

@@ -16,6 +16,7 @@
 #include <cblas.h>
 #include "ein.h"
 #include "testutil.h"
+#include "rng.h"
 
 static const char matmul_src[] =
 	"def matmul(float32(M, K) A, float32(K, N) B) -> (C) {\n"
@@ -211,11 +212,7 @@ END_TEST
 /* Reproducible values in lo .. lo + span - 1. */
 static int64_t small_random(uint64_t *seed, int64_t lo, int64_t span)
 {
-	uint64_t z = (*seed += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return lo + (int64_t) ((z ^ (z >> 31)) % (uint64_t) span);
+	return lo + (int64_t) (ein_rng_next(seed) % (uint64_t) span);
 }
 
 /* An int8 matmul accumulating in int32 equals the C loop exactly, in the

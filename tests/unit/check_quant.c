@@ -21,6 +21,7 @@
 #include "ein.h"
 #include "onnx/calib.h"
 #include "testutil.h"
+#include "rng.h"
 
 /* The reference: x * m / 2^s (s clamped to 0..63), rounded to nearest,
  * ties away from zero, saturated to int32. */
@@ -63,15 +64,6 @@ static const int32_t edges[][4] = {
 #define N_EDGE ((int) (sizeof(edges) / sizeof(edges[0])))
 #define N_RANDOM 2000
 
-static uint64_t next(uint64_t *seed)
-{
-	uint64_t z = (*seed += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static const char src[] =
 	"def rq(int32(N) X, int32(N) M, int32(N) S, int32(N) Z)\n"
 	"    -> (int32(N) Q, int8(N) Y, uint8(N) U) {\n"
@@ -95,13 +87,13 @@ static void fill(int32_t *x, int32_t *m, int32_t *s, int32_t *z, int n)
 			m[i] = edges[i][1];
 			s[i] = edges[i][2];
 		} else {
-			x[i] = (int32_t) next(&seed);
+			x[i] = (int32_t) ein_rng_next(&seed);
 			if (i % 2)
-				x[i] >>= next(&seed) % 31;
-			m[i] = (int32_t) next(&seed);
-			s[i] = (int32_t) (next(&seed) % 68) - 2;
+				x[i] >>= ein_rng_next(&seed) % 31;
+			m[i] = (int32_t) ein_rng_next(&seed);
+			s[i] = (int32_t) (ein_rng_next(&seed) % 68) - 2;
 		}
-		z[i] = (int32_t) (next(&seed) % 600) - 300;
+		z[i] = (int32_t) (ein_rng_next(&seed) % 600) - 300;
 	}
 }
 
@@ -310,9 +302,9 @@ START_TEST(qgemm_vnni_vs_loop)
 	pa = a.dl.data;
 	pb = b.dl.data;
 	for (i = 0; i < a.n; ++i)
-		pa[i] = (uint8_t) next(&seed);
+		pa[i] = (uint8_t) ein_rng_next(&seed);
 	for (i = 0; i < b.n; ++i)
-		pb[i] = (int8_t) next(&seed);
+		pb[i] = (int8_t) ein_rng_next(&seed);
 	ck_assert_int_eq(ein_kernel_call(k, args, 3, sizes, 3), EIN_OK);
 	ck_assert_int_eq(ein_kernel_call_reference(k, rargs, 3, sizes, 3),
 		EIN_OK);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <check.h>
 #include "testutil.h"
+#include "rng.h"
 
 void tt_alloc(struct tt *t, int ndim, const int64_t *shape)
 {
@@ -33,14 +34,8 @@ void tt_randomize(struct tt *t, uint64_t seed)
 {
 	int64_t i;
 
-	for (i = 0; i < t->n; ++i) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		z ^= z >> 31;
-		t->f[i] = (float) ((z >> 11) * 0x1p-52 - 1.0);
-	}
+	for (i = 0; i < t->n; ++i)
+		t->f[i] = ein_rng_signed_unit(&seed);
 }
 
 void tt_free(struct tt *t)
