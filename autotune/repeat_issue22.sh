@@ -9,7 +9,9 @@
 #   stop     the defaults (early stopping and the re-measurement)
 #   before   the defaults of another ein binary, $BEFORE (only if set:
 #            e.g. main's build, to compare a change of the tuner)
-# (WAYS="stop before" tunes only those ways.)
+# (WAYS="stop before" tunes only those ways; FILE, DEF and SIZES name
+# another kernel, e.g. FILE=bench/polybench.ein DEF=atax
+# SIZES=M=1900,N=2100.)
 # then every schedule so obtained is timed with ein run --fix-sizes in
 # interleaved rounds; prints each one's median of the rounds' medians in
 # ms and, per way, the spread (slowest / fastest of the three seeds).
@@ -24,9 +26,9 @@ dir=$1
 rounds=${2:-3}
 time=${3:-60s}
 export EIN_NUM_THREADS=1
-file=$src/bench/contractions.ein
-def=attention_scores
-sizes=B=12,S=128,T=128,D=64
+file=${FILE:-$src/bench/contractions.ein}
+def=${DEF:-attention_scores}
+sizes=${SIZES:-B=12,S=128,T=128,D=64}
 before=${BEFORE:-}
 ways=${WAYS:-nostop stop${before:+ before}}
 mkdir -p "$dir"
