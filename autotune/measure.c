@@ -60,7 +60,7 @@ int ein_trial_status_from_name(const char *name)
 enum ein_fault ein_fault_for_trial(int trial)
 {
 	static const char *const kinds[] = { "", "crash", "hang", "oom",
-		"wrong" };
+		"wrong", "fluke", "lucky" };
 	const char *spec = getenv("EIN_TUNE_INJECT");
 	char buf[256], *tok, *save = NULL;
 	enum ein_fault fault = EIN_FAULT_NONE;
@@ -76,11 +76,30 @@ enum ein_fault ein_fault_for_trial(int trial)
 		if (!colon || atoi(colon + 1) != trial)
 			continue;
 		*colon = '\0';
-		for (k = 1; k < 5; ++k)
+		for (k = 1; k < (int) (sizeof(kinds) / sizeof(*kinds)); ++k)
 			if (!strcmp(tok, kinds[k]))
 				fault = (enum ein_fault) k;
 	}
 	return fault;
+}
+
+enum ein_fault ein_fault_at(enum ein_fault asked,
+	enum ein_measure_phase phase)
+{
+	if (asked == EIN_FAULT_FLUKE)
+		return phase == EIN_MEASURE_FIRST ? EIN_FAULT_FAST :
+			EIN_FAULT_SLOWED;
+	if (asked == EIN_FAULT_LUCKY)
+		return phase == EIN_MEASURE_FINAL ? EIN_FAULT_SLOWED :
+			EIN_FAULT_FAST;
+	return phase == EIN_MEASURE_FIRST ? asked : EIN_FAULT_NONE;
+}
+
+/* The factor by which a child of fault "f" scales the times it
+ * reports (the FAST and SLOWED test faults). */
+static double time_scale(enum ein_fault f)
+{
+	return f == EIN_FAULT_FAST ? 0.01 : f == EIN_FAULT_SLOWED ? 100 : 1;
 }
 
 /* The child's result: status (EIN_TRIAL_OK or EIN_TRIAL_WRONG), the
@@ -270,7 +289,7 @@ static double device_or_host(ein_kernel *k, double host)
 /* What the timing child needs. */
 struct time_work {
 	struct args a;
-	double min_time, best, slow_factor;
+	double min_time, best, slow_factor, scale;
 };
 
 static int time_work(void *user, struct child_result *res)
@@ -287,7 +306,8 @@ static int time_work(void *user, struct child_result *res)
 
 		if ((r = call(&w->a)))
 			return r;
-		t[n++] = device_or_host(w->a.k, ein_cli_now() - t0);
+		t[n++] = w->scale * device_or_host(w->a.k,
+			ein_cli_now() - t0);
 		/* The first call after the warm-up: the warm-up itself
 		 * also pays for first touches of the outputs. */
 		if (n == 1 && ein_rank_too_slow(t[0], w->best,
@@ -308,7 +328,7 @@ enum ein_trial_status ein_measure_time(ein_kernel *k, const int64_t *sizes,
 {
 	struct time_work w = { .a = { .k = k, .sizes = sizes },
 		.min_time = o->min_time, .best = o->best,
-		.slow_factor = o->slow_factor };
+		.slow_factor = o->slow_factor, .scale = time_scale(fault) };
 	struct child_result res;
 	enum ein_trial_status st;
 

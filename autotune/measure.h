@@ -11,7 +11,13 @@
  * Testing hook: EIN_TUNE_INJECT=KIND:TRIAL[,KIND:TRIAL...] makes the
  * child of trial TRIAL misbehave: "crash" aborts, "hang" sleeps forever,
  * "oom" maps memory until refused, "wrong" corrupts the output checked
- * against the reference.  Meant for the tuner's tests only.
+ * against the reference.  Two kinds fake a noisy measurement of a slow
+ * candidate (its children report a hundredth of its time where it is
+ * lucky, a hundred times it elsewhere): "fluke" is lucky in its first
+ * measurement only (the confirmation of a new best catches it),
+ * "lucky" in every measurement of the search (only the leaders'
+ * re-measurement at the end catches it).  Meant for the tuner's tests
+ * only.
  */
 #ifndef EIN_AUTOTUNE_MEASURE_H
 #define EIN_AUTOTUNE_MEASURE_H
@@ -40,16 +46,39 @@ const char *ein_trial_status_name(enum ein_trial_status status);
 /* The status named "name", -1 if none. */
 int ein_trial_status_from_name(const char *name);
 
+/* A fault injected into a child (EIN_TUNE_INJECT).  FLUKE and LUCKY
+ * are what is asked for a trial; the children apply them as FAST
+ * (report a hundredth of the time) or SLOWED (a hundred times it),
+ * ein_fault_at. */
 enum ein_fault {
 	EIN_FAULT_NONE = 0,
 	EIN_FAULT_CRASH,
 	EIN_FAULT_HANG,
 	EIN_FAULT_OOM,
-	EIN_FAULT_WRONG
+	EIN_FAULT_WRONG,
+	EIN_FAULT_FLUKE,
+	EIN_FAULT_LUCKY,
+	EIN_FAULT_FAST,
+	EIN_FAULT_SLOWED
 };
 
 /* The fault EIN_TUNE_INJECT asks for at trial "trial" (1-based). */
 enum ein_fault ein_fault_for_trial(int trial);
+
+/* Which measurement of a trial: its first, the confirmation of a new
+ * best, the re-measurement of the leaders at the end. */
+enum ein_measure_phase {
+	EIN_MEASURE_FIRST,
+	EIN_MEASURE_CONFIRM,
+	EIN_MEASURE_FINAL
+};
+
+/* The fault a child of "phase" applies for the fault "asked" of its
+ * trial: crash, hang, oom and wrong in the first measurement only;
+ * fluke FAST in the first and SLOWED after; lucky FAST in the search
+ * (first and confirmation) and SLOWED at the end. */
+enum ein_fault ein_fault_at(enum ein_fault asked,
+	enum ein_measure_phase phase);
 
 /* How to measure.
  * timeout: seconds a child may run; min_time: the least total time of

@@ -52,3 +52,13 @@ int ein_rank_too_slow(double first, double best, double factor)
 {
 	return best > 0 && factor > 0 && first > factor * best;
 }
+
+int ein_rank_confirms(double again, double best_again)
+{
+	return again >= 0 && (best_again < 0 || again < best_again);
+}
+
+double ein_rank_confirmed_time(double first, double again)
+{
+	return first > again ? first : again;
+}

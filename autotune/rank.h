@@ -37,6 +37,19 @@ double ein_rank_median(const double *v, int n);
  * lucky. */
 int ein_rank_choose(const double *t, int n_cand, int n_round);
 
+/* Whether a candidate whose first measurement beat the best is
+ * confirmed as the new best: measured again right after the best was
+ * measured again ("again" and "best_again" seconds, taken under the
+ * same load), it must be faster there too.  One lucky measurement (the
+ * child ran while the machine happened to be idle) does not repeat, and
+ * a best that was itself lucky is judged by its time now. */
+int ein_rank_confirms(double again, double best_again);
+
+/* The time a confirmed or refused candidate is ranked by: the slower of
+ * its "first" and "again" measurements (a negative one: the other), so
+ * that a fluke cannot lead the search's population. */
+double ein_rank_confirmed_time(double first, double again);
+
 /* Whether a measurement whose first timed call took "first" seconds
  * should stop there: "first" more than "factor" times "best", the best
  * median so far (no best, best <= 0, or factor <= 0: never). */

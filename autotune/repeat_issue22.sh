@@ -7,12 +7,17 @@
 #            fastest by its first measurement (the choice before the
 #            leaders were re-measured) and "median" the one written
 #   stop     the defaults (early stopping and the re-measurement)
+#   before   the defaults of another ein binary, $BEFORE (only if set:
+#            e.g. main's build, to compare a change of the tuner)
+# (WAYS="stop before" tunes only those ways; FILE, DEF and SIZES name
+# another kernel, e.g. FILE=bench/polybench.ein DEF=atax
+# SIZES=M=1900,N=2100.)
 # then every schedule so obtained is timed with ein run --fix-sizes in
 # interleaved rounds; prints each one's median of the rounds' medians in
 # ms and, per way, the spread (slowest / fastest of the three seeds).
 # A benchmark, not a test: timings depend on what else the machine runs.
 #
-#   sh autotune/repeat_issue22.sh DIR [ROUNDS] [TIME]
+#   [BEFORE=EIN] [WAYS=...] sh autotune/repeat_issue22.sh DIR [ROUNDS] [TIME]
 # Run from the build directory.
 set -u
 ein=${EIN:-./ein}
@@ -21,9 +26,11 @@ dir=$1
 rounds=${2:-3}
 time=${3:-60s}
 export EIN_NUM_THREADS=1
-file=$src/bench/contractions.ein
-def=attention_scores
-sizes=B=12,S=128,T=128,D=64
+file=${FILE:-$src/bench/contractions.ein}
+def=${DEF:-attention_scores}
+sizes=${SIZES:-B=12,S=128,T=128,D=64}
+before=${BEFORE:-}
+ways=${WAYS:-nostop stop${before:+ before}}
 mkdir -p "$dir"
 
 # first_schedule LOG OUT: the schedule of the ok trial with the most
@@ -43,17 +50,29 @@ print(best["trial"])
 PY
 }
 
+# tune WAY EIN SEED [OPTION...]: one tune, its schedule DIR/WAY.median.SEED.sched.
+tune() {
+	w=$1 e=$2 seed=$3
+	shift 3
+	$e tune "$file" --def $def --sizes $sizes --time "$time" --seed $seed \
+		"$@" --quiet -o "$dir/$w.median.$seed.sched" \
+		--log "$dir/$w.$seed.log" || exit 1
+	echo "seed $seed $w: $(grep -c '"status":"slow"' "$dir/$w.$seed.log") slow of" \
+		"$(grep -c '"record":"trial"' "$dir/$w.$seed.log") trials;" \
+		"$(grep '^# chosen' "$dir/$w.median.$seed.sched")"
+}
+
 for seed in 1 2 3; do
-	$ein tune "$file" --def $def --sizes $sizes --time "$time" --seed $seed \
-		--slow-factor 0 --quiet -o "$dir/nostop.median.$seed.sched" \
-		--log "$dir/nostop.$seed.log" || exit 1
-	echo "seed $seed nostop: first trial $(first_schedule "$dir/nostop.$seed.log" \
-		"$dir/nostop.first.$seed.sched"), median: $(grep '^# chosen' "$dir/nostop.median.$seed.sched")"
-	$ein tune "$file" --def $def --sizes $sizes --time "$time" --seed $seed \
-		--quiet -o "$dir/stop.median.$seed.sched" --log "$dir/stop.$seed.log" || exit 1
-	echo "seed $seed stop: $(grep -c '"status":"slow"' "$dir/stop.$seed.log") slow of" \
-		"$(grep -c '"record":"trial"' "$dir/stop.$seed.log") trials;" \
-		"$(grep '^# chosen' "$dir/stop.median.$seed.sched")"
+	for w in $ways; do
+		case $w in
+		nostop)
+			tune nostop "$ein" $seed --slow-factor 0
+			echo "seed $seed nostop: first trial $(first_schedule \
+				"$dir/nostop.$seed.log" "$dir/nostop.first.$seed.sched")" ;;
+		stop) tune stop "$ein" $seed ;;
+		before) tune before "$before" $seed ;;
+		esac
+	done
 done
 
 : > "$dir/times"
@@ -74,7 +93,7 @@ for line in open(sys.argv[1]):
 med = {k: statistics.median(v) for k, v in t.items()}
 for k in sorted(med):
     print("%-22s %.4f ms  (rounds: %s)" % (k, med[k], " ".join("%.4f" % x for x in t[k])))
-for way in ("nostop.first", "nostop.median", "stop.median"):
+for way in ("nostop.first", "nostop.median", "stop.median", "before.median"):
     v = [med["%s.%d" % (way, s)] for s in (1, 2, 3) if "%s.%d" % (way, s) in med]
     if v:
         print("%-14s seeds 1-3: %s ms; spread (slowest/fastest) %.2fx" %

@@ -10,9 +10,11 @@
  *   until the budget is spent:
  *     take or generate a candidate (strategy)                next_cand()
  *     compile it (illegal ones are recorded, never run)      try_cand()
- *     time it in a child; check a new best in a child
+ *     time it in a child; confirm a new best by timing it and
+ *     the best again; check a new best in a child
  *     log the trial, refit the model, print progress
- *   re-measure the leaders interleaved, choose by median     remeasure()
+ *   re-measure the leaders and the automatic and analog seeds
+ *   interleaved, choose by median                           remeasure()
  *   log the completion, write the best verified schedule     finish()
  */
 #include <errno.h>
@@ -53,12 +55,14 @@
 #define POPULATION 8
 #define BROOD 48
 #define PICKS 3
-/* Before the schedule is chosen, the LEADERS fastest trials are measured
- * again in ROUNDS interleaved rounds and chosen by their median
- * (rank.h); fewer rounds, down to MIN_ROUNDS, and none at all below,
- * where the rounds would take more than REMEASURE_SHARE of the time the
- * search took (REMEASURE_FLOOR seconds at least). */
+/* Before the schedule is chosen, the LEADERS fastest trials and the
+ * automatic and analog seeds (MAX_LEAD in all) are measured again in
+ * ROUNDS interleaved rounds and chosen by their median (rank.h); fewer
+ * rounds, down to MIN_ROUNDS, and none at all below, where the rounds
+ * would take more than REMEASURE_SHARE of the time the search took
+ * (REMEASURE_FLOOR seconds at least). */
 #define LEADERS 3
+#define MAX_LEAD (LEADERS + 2)
 #define ROUNDS 5
 #define MIN_ROUNDS 3
 #define REMEASURE_SHARE 0.15
@@ -86,16 +90,17 @@ struct trial {
  * n_measured, n_illegal, n_failed, n_wrong, n_slow: counts (a slow
  *	trial, stopped early, is measured, not failed);
  * best, baseline: indices of the best verified trial and of the default
- *	schedule's, -1 if none;
+ *	schedule's, -1 if none; best_k: the best compiled as measured
+ *	(NULL until needed on a resumed run), for its confirmations;
  * start_time, elapsed0: the clock at start, the elapsed time of a
  *	resumed log;
  * queue, n_queue, queue_origin: candidates waiting to be tried;
  * finishing: the search is over (the final check compiles within
  *	FINAL_COMPILE_BUDGET, whatever --time left);
  * n_lead, lead, lead_median, lead_rounds: the leaders re-measured at the
- *	end (indices into trial) and their medians over lead_rounds rounds
- *	(0: not re-measured, too costly; n_lead 0: fewer than two
- *	leaders). */
+ *	end (indices into trial: the fastest, then the seeds) and their
+ *	medians over lead_rounds rounds (0: not re-measured, too costly;
+ *	n_lead 0: fewer than two leaders). */
 struct run {
 	const struct ein_tune_opts *o;
 	ein_ctx *ctx;
@@ -118,13 +123,14 @@ struct run {
 	struct trial *trial;
 	int n_measured, n_illegal, n_failed, n_wrong, n_slow;
 	int best, baseline;
+	ein_kernel *best_k;
 	double start_time, elapsed0;
 	struct ein_cand queue[MAX_QUEUE];
 	const char *queue_origin[MAX_QUEUE];
 	int n_queue;
 	int finishing;
-	int n_lead, lead[LEADERS], lead_rounds;
-	double lead_median[LEADERS];
+	int n_lead, lead[MAX_LEAD], lead_rounds;
+	double lead_median[MAX_LEAD];
 };
 
 static double elapsed(const struct run *r)
@@ -392,8 +398,10 @@ static int add_trial(struct run *r, struct trial *t)
 		ein_model_add(r->model, f, t->rec.gflops);
 		ein_model_fit(r->model);
 	}
-	if (st == EIN_TRIAL_OK && t->rec.checked &&
-	    (r->best < 0 || t->rec.gflops > r->trial[r->best].rec.gflops))
+	/* Only a new best, confirmed (run_cand), is checked during the
+	 * search: the last checked trial is the best, in a live run as in
+	 * a replayed log. */
+	if (st == EIN_TRIAL_OK && t->rec.checked)
 		r->best = r->n_trial;
 	if (!strcmp(t->rec.origin, "default") && st == EIN_TRIAL_OK)
 		r->baseline = r->n_trial;
@@ -524,12 +532,84 @@ static void check_cand(struct run *r, ein_kernel *k, struct trial *t,
 		check_compiled(r, r->check_sizes, t, mo, fault);
 }
 
-/* Time compiled candidate "k" as trial "t"; if it beats the best, check
- * it against the reference first. */
+/* The best trial compiled as it was measured (kept from its trial, or
+ * compiled again on a resumed run), NULL if it does not compile. */
+static ein_kernel *best_kernel(struct run *r)
+{
+	const struct ein_tunelog_trial *b = &r->trial[r->best].rec;
+	char msg[512];
+	int st;
+
+	if (!r->best_k)
+		r->best_k = compile_cand(r, b->trial, b->schedule,
+			r->o->symbolic ? NULL : r->sizes, &st, msg,
+			sizeof(msg));
+	return r->best_k;
+}
+
+/* Time the best again, then "k" (a trial whose injected fault is
+ * "asked"): the pair of ein_rank_confirms.  *again and *best_again are
+ * -1 where a measurement failed; returns the status of k's. */
+static enum ein_trial_status time_pair(struct run *r, ein_kernel *k,
+	enum ein_fault asked, double *again, double *best_again)
+{
+	struct ein_measure_opts mo;
+	ein_kernel *bk = best_kernel(r);
+	enum ein_fault bf = ein_fault_for_trial(r->trial[r->best].rec.trial);
+	enum ein_trial_status st;
+
+	measure_opts(r, &mo);
+	*best_again = -1;
+	if (bk && ein_measure_time(bk, r->sizes, &mo, ein_fault_at(bf,
+			EIN_MEASURE_CONFIRM), best_again) != EIN_TRIAL_OK)
+		*best_again = -1;
+	st = ein_measure_time(k, r->sizes, &mo, ein_fault_at(asked,
+		EIN_MEASURE_CONFIRM), again);
+	if (st != EIN_TRIAL_OK)
+		*again = -1;
+	return st;
+}
+
+/* Trial "t" (compiled as "k") beat the best by its first measurement:
+ * one measurement may be a fluke (its child ran while the shared machine
+ * happened to be idle), so the best and then "t" are measured again, and
+ * "t" is confirmed as the new best only if it is faster in that pair too
+ * (ein_rank_confirms).  Either way it is ranked from then on by the
+ * slower of its two measurements, so that a fluke leads neither the
+ * search's population nor the leaders.  Returns whether it is
+ * confirmed; a failure of its second measurement is its status. */
+static int confirm(struct run *r, ein_kernel *k, struct trial *t,
+	enum ein_fault asked)
+{
+	double first = t->rec.seconds, again, best_again;
+	enum ein_trial_status st;
+	int ok;
+
+	st = time_pair(r, k, asked, &again, &best_again);
+	if (st != EIN_TRIAL_OK) {
+		t->rec.status = st;
+		t->rec.seconds = t->rec.gflops = -1;
+		return 0;
+	}
+	t->rec.seconds = ein_rank_confirmed_time(first, again);
+	t->rec.gflops = r->space.flops / t->rec.seconds / 1e9;
+	ok = ein_rank_confirms(again, best_again);
+	if (r->o->verbose)
+		fprintf(stderr, "ein tune: trial %d: first measured %.4g ms, "
+			"again %.4g ms right after the best (trial %d) %.4g "
+			"ms: %s\n", t->rec.trial, first * 1e3, again * 1e3,
+			r->trial[r->best].rec.trial, best_again * 1e3, ok ?
+			"confirmed, the new best" : "not confirmed");
+	return ok;
+}
+
+/* Time compiled candidate "k" as trial "t"; if it beats the best, and
+ * confirms it (confirm), check it against the reference first. */
 static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
 {
 	struct ein_measure_opts mo;
-	enum ein_fault fault = ein_fault_for_trial(t->rec.trial);
+	enum ein_fault asked = ein_fault_for_trial(t->rec.trial);
+	enum ein_fault fault = ein_fault_at(asked, EIN_MEASURE_FIRST);
 
 	measure_opts(r, &mo);
 	if (r->best >= 0)
@@ -554,7 +634,21 @@ static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
 		return;
 	if (r->best >= 0 && t->rec.gflops <= r->trial[r->best].rec.gflops)
 		return;
+	if (r->best >= 0 && !confirm(r, k, t, asked))
+		return;
 	check_cand(r, k, t, &mo, fault);
+}
+
+/* Keep "k", the kernel of the trial just added, if it is the new best
+ * (for its confirmations, time_pair); returns what the caller frees. */
+static ein_kernel *keep_if_best(struct run *r, ein_kernel *k)
+{
+	ein_kernel *old = r->best_k;
+
+	if (r->best != r->n_trial - 1)
+		return k;
+	r->best_k = k;
+	return old;
 }
 
 /* Try candidate "c" as the next trial: compile, measure, log. */
@@ -583,17 +677,22 @@ static int try_cand(struct run *r, const struct ein_cand *c,
 		run_cand(r, k, &t);
 	else
 		t.rec.message = strdup(msg);
-	ein_kernel_free(k);
 	t.rec.elapsed = elapsed(r);
 	if (ein_tunelog_write_trial(r->log_fd, &t.rec) < 0) {
 		fprintf(stderr, "ein tune: error: cannot write %s: %s\n",
 			r->log_path, strerror(errno));
 		ein_tunelog_trial_clear(&t.rec);
+		ein_kernel_free(k);
 		return -1;
 	}
 	if (r->o->output_mode == EIN_TUNE_JSON)
 		ein_tunelog_write_trial(STDOUT_FILENO, &t.rec);
-	return add_trial(r, &t);
+	if (add_trial(r, &t) < 0) {
+		ein_kernel_free(k);
+		return -1;
+	}
+	ein_kernel_free(keep_if_best(r, k));
+	return 0;
 }
 
 /* ---- the search -------------------------------------------------------- */
@@ -770,6 +869,23 @@ static void progress(const struct run *r)
 		eta > 0 ? eta : 0, tty ? "\033[K" : "\n");
 }
 
+/* Is "t" a seed that the search started from, the automatic schedule or
+ * the analog's (which are not the space's points)? */
+static int is_start_seed(const struct trial *t)
+{
+	return !strcmp(t->rec.origin, "automatic") ||
+		!strcmp(t->rec.origin, "analog");
+}
+
+/* " (automatic)" or " (analog)" after a seed's trial number, else "". */
+static const char *seed_tag(const struct trial *t)
+{
+	if (!is_start_seed(t))
+		return "";
+	return !strcmp(t->rec.origin, "automatic") ? " (automatic)" :
+		" (analog)";
+}
+
 /* How the best was chosen, after "prefix": by the median of the
  * leaders' re-measurements, or by its single measurement. */
 static void print_choice(const struct run *r, FILE *f, const char *prefix)
@@ -789,16 +905,20 @@ static void print_choice(const struct run *r, FILE *f, const char *prefix)
 		"re-measurements of the %d leaders (ms, first measurement in "
 		"parentheses):", prefix, r->lead_rounds, r->n_lead);
 	for (i = 0; i < r->n_lead; ++i) {
-		const struct ein_tunelog_trial *t = &r->trial[r->lead[i]].rec;
+		const struct trial *tr = &r->trial[r->lead[i]];
+		const struct ein_tunelog_trial *t = &tr->rec;
 
 		if (r->lead_median[i] < 0)
-			fprintf(f, "%s trial %d failed (%.4g)", i ? "," : "",
-				t->trial, t->seconds * 1e3);
+			fprintf(f, "%s trial %d%s failed (%.4g)", i ? "," : "",
+				t->trial, seed_tag(tr), t->seconds * 1e3);
 		else
-			fprintf(f, "%s trial %d %.4g (%.4g)", i ? "," : "",
-				t->trial, r->lead_median[i] * 1e3,
+			fprintf(f, "%s trial %d%s %.4g (%.4g)", i ? "," : "",
+				t->trial, seed_tag(tr), r->lead_median[i] * 1e3,
 				t->seconds * 1e3);
 	}
+	if (r->best >= 0 && is_start_seed(&r->trial[r->best]))
+		fprintf(f, "; no candidate of the search beat the %s seed it "
+			"started from", r->trial[r->best].rec.origin);
 	fprintf(f, "\n");
 }
 
@@ -1284,14 +1404,17 @@ static void time_rounds(struct run *r, ein_kernel **k, int n, int rounds,
 	double *t)
 {
 	struct ein_measure_opts mo;
+	enum ein_fault f[MAX_LEAD];
 	int i, j;
 
 	measure_opts(r, &mo);
+	for (i = 0; i < n; ++i)
+		f[i] = ein_fault_at(ein_fault_for_trial(
+			r->trial[r->lead[i]].rec.trial), EIN_MEASURE_FINAL);
 	for (j = 0; j < rounds; ++j)
 		for (i = 0; i < n; ++i)
 			if (!k[i] || ein_measure_time(k[i], r->sizes, &mo,
-					EIN_FAULT_NONE, &t[j * n + i]) !=
-					EIN_TRIAL_OK)
+					f[i], &t[j * n + i]) != EIN_TRIAL_OK)
 				t[j * n + i] = -1;
 }
 
@@ -1325,37 +1448,66 @@ static int choose_leader(struct run *r, ein_kernel **k, int n, int rounds,
 	return win;
 }
 
+/* The trials re-measured at the end, into lead (room for MAX_LEAD): the
+ * LEADERS fastest, then the automatic and analog seeds where they were
+ * measured, if not among them.  With the automatic schedule among them,
+ * the schedule written is never slower, by the median of the same
+ * rounds, than the one the definition gets without a file.  Returns
+ * how many. */
+static int leaders(const struct run *r, int *lead)
+{
+	int pop[POPULATION], n = population(r, pop), i, j;
+
+	n = n < LEADERS ? n : LEADERS;
+	memcpy(lead, pop, n * sizeof(*pop));
+	for (i = 0; i < r->n_trial && n < MAX_LEAD; ++i) {
+		if (!is_start_seed(&r->trial[i]) ||
+		    r->trial[i].rec.status != EIN_TRIAL_OK)
+			continue;
+		for (j = 0; j < n && lead[j] != i; ++j)
+			;
+		if (j == n)
+			lead[n++] = i;
+	}
+	return n;
+}
+
 /* Print the re-measurement of the leaders (--verbose). */
 static void print_leaders(const struct run *r, int win)
 {
 	int i;
 
 	for (i = 0; i < r->n_lead; ++i) {
-		const struct ein_tunelog_trial *t = &r->trial[r->lead[i]].rec;
+		const struct trial *tr = &r->trial[r->lead[i]];
 
-		fprintf(stderr, "ein tune: leader trial %d: first measured "
+		fprintf(stderr, "ein tune: leader trial %d%s: first measured "
 			"%.4g ms, median of %d re-measurements %.4g ms%s\n",
-			t->trial, t->seconds * 1e3, r->lead_rounds,
-			r->lead_median[i] * 1e3, i == win ? " (chosen)" : "");
+			tr->rec.trial, seed_tag(tr), tr->rec.seconds * 1e3,
+			r->lead_rounds, r->lead_median[i] * 1e3, i == win ?
+			" (chosen)" : "");
 	}
+	if (win >= 0 && is_start_seed(&r->trial[r->lead[win]]))
+		fprintf(stderr, "ein tune: no candidate of the search beat "
+			"the %s seed it started from; that seed is written\n",
+			r->trial[r->lead[win]].rec.origin);
 }
 
 /* A single measurement on a shared machine may be lucky: the leaders of
- * the search (by their first measurement) are measured again in rounds,
- * interleaved, and the one with the least median becomes the best
- * (rank.h), checked against the reference first if it never was. */
+ * the search (by their first measurement) and the seeds it started from
+ * are measured again in rounds, interleaved, and the one with the least
+ * median becomes the best (rank.h), checked against the reference first
+ * if it never was. */
 static void remeasure(struct run *r)
 {
-	int pop[POPULATION], n = population(r, pop), win = -1, i, j;
-	ein_kernel *k[LEADERS] = { NULL };
-	double t[ROUNDS * LEADERS], col[ROUNDS];
+	int n, win = -1, i, j;
+	ein_kernel *k[MAX_LEAD] = { NULL };
+	double t[ROUNDS * MAX_LEAD], col[ROUNDS];
 
-	n = n < LEADERS ? n : LEADERS;
+	n = leaders(r, r->lead);
 	if (n < 2)
 		return;
 	r->n_lead = n;
-	memcpy(r->lead, pop, n * sizeof(*pop));
-	r->lead_rounds = remeasure_rounds(r, pop, n);
+	r->lead_rounds = remeasure_rounds(r, r->lead, n);
 	if (r->lead_rounds == 0) {
 		if (r->o->verbose)
 			fprintf(stderr, "ein tune: the leaders are not "
@@ -1365,7 +1517,7 @@ static void remeasure(struct run *r)
 		return;
 	}
 	for (i = 0; i < n; ++i) {
-		struct ein_tunelog_trial *rec = &r->trial[pop[i]].rec;
+		struct ein_tunelog_trial *rec = &r->trial[r->lead[i]].rec;
 		char msg[512];
 		int st;
 
@@ -1382,7 +1534,7 @@ static void remeasure(struct run *r)
 	if (r->o->verbose)
 		print_leaders(r, win);
 	if (win >= 0)
-		r->best = pop[win];
+		r->best = r->lead[win];
 	for (i = 0; i < n; ++i)
 		ein_kernel_free(k[i]);
 }
@@ -1496,6 +1648,7 @@ static void run_clear(struct run *r)
 	}
 	free(r->target);
 	free(r->model);
+	ein_kernel_free(r->best_k);
 	ein_kernel_free(r->k0);
 	ein_program_free(r->prog);
 	ein_ctx_free(r->ctx);

@@ -389,6 +389,13 @@ int i22_run(struct bench_program *p, const struct bench_opts *o,
 	int i, n = 0, failed = 0, slow[I22_MAX_IMPL];
 	double gflop = 0, limit = call_limit();
 
+	/* One thread, as the sections' titles say and the tuned schedules
+	 * were tuned: by default ein and OpenBLAS would take every CPU, and
+	 * a schedule tuned on one thread with a parallel loop inside a
+	 * sequential one (atax's "y: parallel j" under "tmp: compute_at
+	 * y i") then pays a fork-join per row: 38x slower on two loaded
+	 * CPUs. */
+	bench_set_threads(1);
 	memset(&d, 0, sizeof(d));
 	memset(m, 0, sizeof(m));
 	r->peer = r->dflt = r->noauto = r->tuned = -1;

@@ -242,8 +242,10 @@ static const struct help_opt tune_opts[] = {
 	  "size) instead of with the sizes fixed, as ein compile --sizes "
 	  "and ein run --fix-sizes deploy them (the default)." },
 	{ "--verbose", "Print how each candidate is compiled and "
-	  "measured, and the leaders' medians when they are measured "
-	  "again before the best is chosen." },
+	  "measured, the confirmation of each new best (measured again "
+	  "right after the best), and the medians of the leaders and of "
+	  "the automatic and analog seeds when they are measured again "
+	  "before the best is chosen." },
 	{ "--list-space", "Print the search space (the machine, each "
 	  "statement's loops, extents and tile sizes), the analog seed (the "
 	  "installed matmul or batched_matmul schedule renamed for a "

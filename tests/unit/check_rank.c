@@ -92,6 +92,30 @@ START_TEST(too_slow)
 }
 END_TEST
 
+/* The best so far was first measured at 1.0 ms.  A candidate measured
+ * at 0.01 ms once (a fluke: the child ran while the machine was idle)
+ * takes 1.2 ms again, the best 1.0 ms right before it: refused, and
+ * ranked by its 1.2 ms from then on.  One that is steadily faster
+ * (0.8 then 0.82 against 1.0) is confirmed.  When the machine got
+ * busier between the two (the best now at 1.6 ms), a candidate at 1.3
+ * ms now is still confirmed: the pair is taken under the same load. */
+START_TEST(confirm_new_best)
+{
+	ck_assert(!ein_rank_confirms(0.0012, 0.0010));
+	ck_assert(ein_rank_confirmed_time(0.00001, 0.0012) == 0.0012);
+	ck_assert(ein_rank_confirms(0.00082, 0.0010));
+	ck_assert(ein_rank_confirmed_time(0.0008, 0.00082) == 0.00082);
+	ck_assert(ein_rank_confirms(0.0013, 0.0016));
+	/* a tie keeps the best */
+	ck_assert(!ein_rank_confirms(0.0010, 0.0010));
+	/* the candidate's second measurement failed: refused; the best's
+	 * failed: the candidate's alone decides */
+	ck_assert(!ein_rank_confirms(-1, 0.0010));
+	ck_assert(ein_rank_confirms(0.0009, -1));
+	ck_assert(ein_rank_confirmed_time(0.0009, -1) == 0.0009);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rank");
@@ -104,6 +128,7 @@ int main(void)
 	tcase_add_test(tc, choose_ignores_failed_rounds);
 	tcase_add_test(tc, tie_goes_to_first);
 	tcase_add_test(tc, too_slow);
+	tcase_add_test(tc, confirm_new_best);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
