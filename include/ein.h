@@ -536,6 +536,12 @@ ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
  * little-endian (as ein_onnx_get_const gives them). */
 ein_status ein_aot_set_const_data(ein_aot *aot, const char *tensor,
 	const void *data, size_t bytes);
+/* As ein_aot_set_const_data, without the copy: the data stay the
+ * caller's, who must keep them unchanged until "aot" is freed (the
+ * object is written straight from them; no copy of a model's weights
+ * between the importer and the file). */
+ein_status ein_aot_set_const_view(ein_aot *aot, const char *tensor,
+	const void *data, size_t bytes);
 /* Compile definition "def" (NULL: the first) with the schedule and
  * options of "opts" (NULL: the defaults) and add it to the object.
  * EIN_ERROR_SOURCE for a bad schedule, EIN_ERROR_SHAPE for fixed sizes
