@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "frontend/ast.h"
+#include "frontend/builtin.h"
 #include "frontend/canon.h"
 
 /* The start of "loc" in its source's text, NULL if it has none. */
@@ -41,12 +42,16 @@ static int is_ident_char(char c)
 }
 
 /* Write identifier "s" of length "len" to "out", as "$def" or "$N" if it
- * names "func" or one of its tensors. */
+ * names "func" or one of its tensors.  A builtin's name stays as it is
+ * even if a tensor has it: which of the two a use means depends on the
+ * letters, which a renaming must not hide. */
 static void put_ident(FILE *out, const struct ein_func *func, const char *s,
 	size_t len)
 {
 	int i;
 
+	if (ein_builtin_find(s, len) != EIN_BUILTIN_NONE)
+		return (void) fwrite(s, 1, len, out);
 	if (strlen(func->def->name) == len && !strncmp(func->def->name, s, len))
 		return (void) fputs("$def", out);
 	for (i = 0; i < func->n_tensor; ++i)
