@@ -536,6 +536,12 @@ ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
  * little-endian (as ein_onnx_get_const gives them). */
 ein_status ein_aot_set_const_data(ein_aot *aot, const char *tensor,
 	const void *data, size_t bytes);
+/* As ein_aot_set_const_data, without the copy: the data stay the
+ * caller's, who must keep them unchanged until "aot" is freed (the
+ * object is written straight from them; no copy of a model's weights
+ * between the importer and the file). */
+ein_status ein_aot_set_const_view(ein_aot *aot, const char *tensor,
+	const void *data, size_t bytes);
 /* Compile definition "def" (NULL: the first) with the schedule and
  * options of "opts" (NULL: the defaults) and add it to the object.
  * EIN_ERROR_SOURCE for a bad schedule, EIN_ERROR_SHAPE for fixed sizes
@@ -738,6 +744,12 @@ double ein_model_get_kernel_seconds(const ein_model *model, int pos);
  * if pos is out of range, for a kernel whose results nobody reads (not
  * compiled), and for a model of ein_model_plan. */
 const ein_kernel *ein_model_get_kernel(const ein_model *model, int pos);
+/* The number of distinct codes the model's kernels run (-1 if model is
+ * NULL, 0 for a model of ein_model_plan): kernels whose definitions are
+ * the same modulo names (a network's repeated blocks), with no schedule
+ * file of their own, are compiled once and share the code; the later
+ * ones give "the code of NAME" as their schedule's reason. */
+int ein_model_n_compiled(const ein_model *model);
 /* The bytes of the arena, and the sum of the bytes of the tensors in it
  * (what they would take without sharing); -1 if model is NULL. */
 int64_t ein_model_arena_bytes(const ein_model *model);

@@ -182,7 +182,8 @@ static ein_status configure(ein_aot *aot, const struct compile_opts *o)
 	return st;
 }
 
-/* Embed the weights of an imported model as constants. */
+/* Embed the weights of an imported model as constants: views of the
+ * importer's data (the model is freed after the aot), not copies. */
 static ein_status embed_weights(ein_aot *aot, const ein_onnx *model)
 {
 	ein_status st = EIN_OK;
@@ -197,7 +198,7 @@ static ein_status embed_weights(ein_aot *aot, const ein_onnx *model)
 		for (d = 0; st == EIN_OK && d < t.ndim; ++d)
 			bytes *= t.shape[d];
 		if (st == EIN_OK)
-			st = ein_aot_set_const_data(aot,
+			st = ein_aot_set_const_view(aot,
 				ein_onnx_get_const_name(model, i), t.data,
 				bytes * (t.dtype.bits / 8));
 	}

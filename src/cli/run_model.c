@@ -289,10 +289,10 @@ int ein_cli_run_model(const struct ein_cli_model_run *r)
 	int ok = -1;
 
 	if (m && check_input_names(r, m) == 0) {
-		printf("model %s: %d fused kernels, compiled in %.1f ms; "
-			"arena %lld bytes for %lld bytes of tensors between "
-			"kernels\n", r->file, ein_model_n_kernel(m),
-			(ein_cli_now() - t0) * 1e3,
+		printf("model %s: %d fused kernels (%d codes), compiled in "
+			"%.1f ms; arena %lld bytes for %lld bytes of tensors "
+			"between kernels\n", r->file, ein_model_n_kernel(m),
+			ein_model_n_compiled(m), (ein_cli_now() - t0) * 1e3,
 			(long long) ein_model_arena_bytes(m),
 			(long long) ein_model_tensor_bytes(m));
 		print_schedules(m);

@@ -45,12 +45,14 @@ struct aot_size {
 
 /* A tensor embedded by ein_aot_set_const (its file "path") or
  * ein_aot_set_const_data (a copy of the data, "data" and "bytes"; path
- * NULL); used: 1 once a definition has taken it. */
+ * NULL) or ein_aot_set_const_view (the caller's data, not "owned");
+ * used: 1 once a definition has taken it. */
 struct aot_const {
 	char *tensor;
 	char *path;
-	void *data;
+	const void *data;
 	size_t bytes;
+	int owned;
 	int used;
 };
 
@@ -142,7 +144,8 @@ void ein_aot_free(ein_aot *aot)
 	for (i = 0; i < aot->n_const; ++i) {
 		free(aot->konst[i].tensor);
 		free(aot->konst[i].path);
-		free(aot->konst[i].data);
+		if (aot->konst[i].owned)
+			free((void *) aot->konst[i].data);
 	}
 	for (i = 0; i < aot->n_data; ++i) {
 		free(aot->data[i].global);
@@ -254,11 +257,13 @@ ein_status ein_aot_fix_size(ein_aot *aot, const char *name, int64_t value)
 	return EIN_OK;
 }
 
-/* Add a constant for "tensor", from file "path" or a copy of "data". */
+/* Add a constant for "tensor", from file "path" or "data": a copy if
+ * "copy", else the caller's. */
 static ein_status add_const(ein_aot *aot, const char *tensor,
-	const char *path, const void *data, size_t bytes)
+	const char *path, const void *data, size_t bytes, int copy)
 {
 	struct aot_const *c;
+	void *mine = NULL;
 
 	c = realloc(aot->konst, (aot->n_const + 1) * sizeof(*c));
 	if (!c)
@@ -268,16 +273,18 @@ static ein_status add_const(ein_aot *aot, const char *tensor,
 	memset(c, 0, sizeof(*c));
 	c->tensor = strdup(tensor);
 	c->path = path ? strdup(path) : NULL;
-	c->data = path ? NULL : malloc(bytes + 1);
+	mine = !path && copy ? malloc(bytes + 1) : NULL;
+	c->data = path ? NULL : copy ? mine : data;
+	c->owned = mine != NULL;
 	c->bytes = bytes;
 	if (!c->tensor || (path ? !c->path : !c->data)) {
 		free(c->tensor);
 		free(c->path);
-		free(c->data);
+		free(mine);
 		return EIN_ERROR_NOMEM;
 	}
-	if (!path)
-		memcpy(c->data, data, bytes);
+	if (mine)
+		memcpy(mine, data, bytes);
 	aot->n_const++;
 	return EIN_OK;
 }
@@ -290,18 +297,34 @@ ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
 	if (!tensor || !path)
 		return null_argument(aot, "ein_aot_set_const", !tensor ?
 			"the tensor name" : "the file name");
-	return add_const(aot, tensor, path, NULL, 0);
+	return add_const(aot, tensor, path, NULL, 0, 0);
+}
+
+/* ein_aot_set_const_data ("copy") or ein_aot_set_const_view, called
+ * "fn". */
+static ein_status set_const_data(ein_aot *aot, const char *fn, const char *tensor,
+	const void *data, size_t bytes, int copy)
+{
+	if (begin(aot) < 0)
+		return EIN_ERROR_INVALID;
+	if (!tensor || (!data && bytes))
+		return null_argument(aot, fn, !tensor ? "the tensor name" :
+			"the data");
+	return add_const(aot, tensor, NULL, data ? data : "", bytes, copy);
 }
 
 ein_status ein_aot_set_const_data(ein_aot *aot, const char *tensor,
 	const void *data, size_t bytes)
 {
-	if (begin(aot) < 0)
-		return EIN_ERROR_INVALID;
-	if (!tensor || (!data && bytes))
-		return null_argument(aot, "ein_aot_set_const_data", !tensor ?
-			"the tensor name" : "the data");
-	return add_const(aot, tensor, NULL, data ? data : "", bytes);
+	return set_const_data(aot, "ein_aot_set_const_data", tensor, data, bytes,
+		1);
+}
+
+ein_status ein_aot_set_const_view(ein_aot *aot, const char *tensor,
+	const void *data, size_t bytes)
+{
+	return set_const_data(aot, "ein_aot_set_const_view", tensor, data, bytes,
+		0);
 }
 
 /* The last value ein_aot_fix_size gave size "name", -1 if none. */

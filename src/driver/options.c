@@ -482,9 +482,10 @@ static int automatic(ein_ctx *ctx, const ein_options *opts,
 }
 
 /* Choose the schedule of "func" for an OpenCL device if "gpu", else for
- * the CPU. */
+ * the CPU; the automatic one only if "may_auto". */
 static int choose(ein_ctx *ctx, const ein_options *opts,
-	const struct ein_func *func, struct ein_sched_choice *choice, int gpu)
+	const struct ein_func *func, struct ein_sched_choice *choice, int gpu,
+	int may_auto)
 {
 	memset(choice, 0, sizeof(*choice));
 	if (opts && opts->schedule) {
@@ -499,7 +500,7 @@ static int choose(ein_ctx *ctx, const ein_options *opts,
 	} else if (!(opts && opts->no_lookup)) {
 		if (lookup(ctx, opts, func, choice) < 0)
 			return -1;
-		if (!choice->path && !(opts && opts->no_auto)) {
+		if (!choice->path && may_auto && !(opts && opts->no_auto)) {
 			char *why = choice->why;
 
 			choice->why = NULL;
@@ -516,13 +517,20 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
 	return choose(ctx, opts, func, choice,
-		ein_options_get_opencl(opts, NULL, NULL));
+		ein_options_get_opencl(opts, NULL, NULL), 1);
+}
+
+int ein_options_find_schedule_file(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice)
+{
+	return choose(ctx, opts, func, choice,
+		ein_options_get_opencl(opts, NULL, NULL), 0);
 }
 
 int ein_options_choose_gpu_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
-	return choose(ctx, opts, func, choice, 1);
+	return choose(ctx, opts, func, choice, 1, 1);
 }
 
 char *ein_opencl_devices(void)

@@ -29,6 +29,12 @@ struct ein_sched_choice {
  * file). */
 int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice);
+/* The schedule file "func" would get (given explicitly or found by
+ * lookup), without running the automatic scheduler: choice->path is NULL
+ * where ein_options_choose_schedule would give the automatic or the
+ * default schedule.  Cheap next to the automatic scheduler. */
+int ein_options_find_schedule_file(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, struct ein_sched_choice *choice);
 /* The same for an OpenCL device whatever the target of "opts" (for
  * objects compiled ahead of time for OpenCL): an explicit file, else
  * one found under the device's target class, else the default GPU

@@ -17,8 +17,11 @@
 #include "ctx.h"
 #include "diag.h"
 #include "driver/options.h"
+#include "driver/program.h"
+#include "frontend/canon.h"
 #include "graph/ein_graph.h"
 #include "onnx/tograph.h"
+#include "runtime/kernel.h"
 
 /* The most dimensions of a tensor between kernels. */
 #define MAX_RANK 16
@@ -189,15 +192,34 @@ static int describe(ein_model *m, ein_kernel *k, int pos, int t)
 	return 0;
 }
 
-/* Compile kernel "k" and describe its parameters. */
-static int compile_kernel(ein_model *m, int k, const ein_options *opts)
+/* A kernel compiled before "k" whose definition is k's modulo names
+ * ("canon" holds each kernel's definition so, NULL where unknown), NULL
+ * if none. */
+static const ein_kernel *same_as(ein_model *m, char **canon, int k)
 {
+	int j;
+
+	for (j = 0; canon[k] && j < k; ++j)
+		if (m->kernel[j] && canon[j] && !strcmp(canon[j], canon[k]))
+			return m->kernel[j];
+	return NULL;
+}
+
+/* Compile kernel "k", or share the code of an earlier kernel with the
+ * same definition modulo names: a network repeats its blocks, and each
+ * repeat would cost a schedule and a compile of its own.  Then describe
+ * its parameters. */
+static int compile_kernel(ein_model *m, int k, const ein_options *opts,
+	char **canon)
+{
+	const char *name = ein_graph_kernel_name(m->g, k);
 	int pos;
 
 	if (!ein_graph_kernel_is_used(m->g, k))
 		return 0;
-	m->kernel[k] = ein_kernel_compile_with(m->prog,
-		ein_graph_kernel_name(m->g, k), opts);
+	canon[k] = ein_canon_func(ein_program_get_func(m->prog, name));
+	m->kernel[k] = ein_kernel_compile_like(m->prog, name, opts,
+		same_as(m, canon, k));
 	if (!m->kernel[k])
 		return -1;
 	for (pos = 0; pos < ein_graph_kernel_n_param(m->g, k); ++pos)
@@ -268,20 +290,26 @@ static int prepare(ein_model *m, const char *path)
 /* Compile the kernels and bind the tensors to memory. */
 static int build(ein_model *m, const char *path, const ein_options *opts)
 {
-	int k;
+	char **canon;
+	int k, ok = 0;
 
 	if (check_sizes(m, path) < 0)
 		return -1;
 	m->prog = ein_program_parse(m->ctx, m->source, path);
-	if (!m->prog)
-		return -1;
-	for (k = 0; k < m->n_kernel; ++k) {
+	canon = calloc(m->n_kernel + 1, sizeof(*canon));
+	if (!m->prog || !canon)
+		return free(canon), -1;
+	for (k = 0; ok == 0 && k < m->n_kernel; ++k) {
 		if (ein_graph_kernel_is_used(m->g, k))
 			ein_options_progress(opts, k, m->n_kernel,
 				ein_graph_kernel_name(m->g, k));
-		if (compile_kernel(m, k, opts) < 0)
-			return -1;
+		ok = compile_kernel(m, k, opts, canon);
 	}
+	for (k = 0; k < m->n_kernel; ++k)
+		free(canon[k]);
+	free(canon);
+	if (ok < 0)
+		return -1;
 	ein_options_progress(opts, m->n_kernel, m->n_kernel, NULL);
 	return bind(m);
 }
@@ -648,6 +676,22 @@ const ein_kernel *ein_model_get_kernel(const ein_model *m, int pos)
 	if (!m || pos < 0 || pos >= m->n_kernel)
 		return NULL;
 	return m->kernel[pos];
+}
+
+/* Kernels that share code (ein_kernel_compile_like) count once. */
+int ein_model_n_compiled(const ein_model *m)
+{
+	int k, j, n = 0;
+
+	if (!m)
+		return -1;
+	for (k = 0; k < m->n_kernel; ++k) {
+		for (j = 0; m->kernel[k] && j < k; ++j)
+			if (ein_kernel_shares_code(m->kernel[k], m->kernel[j]))
+				break;
+		n += m->kernel[k] && j == k;
+	}
+	return n;
 }
 
 int64_t ein_model_arena_bytes(const ein_model *m)

@@ -4,14 +4,25 @@
  * The protobuf is decoded by the parser that protoc-c generates from
  * onnx.proto at build time (Makefile.am); this file only copies the parts
  * of the ModelProto that the importer uses into struct ein_onnx_graph, so
- * that no other file depends on protobuf-c's types.  Data are copied as
+ * that no other file depends on protobuf-c's types.  Data are kept as
  * little-endian bytes (raw_data as it is, the typed repeated fields
  * converted), which is the host's order on every target ein runs on.
+ *
+ * Weights are most of a model's bytes (100 MB for ResNet-50), so they
+ * are not copied more than protobuf-c must: the file is mapped, not read,
+ * and a tensor takes the buffer protobuf-c allocated for its raw_data
+ * (unpacked with the default allocator, malloc) instead of a copy; the
+ * graph then owns it and frees it with free(), and free_unpacked skips
+ * the field, now NULL.  One copy is left, protobuf-c's own decoding.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "diag.h"
 #include "onnx/onnx.pb-c.h"
 #include "onnx/read.h"
@@ -54,6 +65,58 @@ static int read_bytes(ein_ctx *ctx, const char *path, uint8_t **buf,
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+/* The bytes of a model file: mapped (map_len > 0), else read into a
+ * buffer of ours (a pipe, an empty file). */
+struct bytes {
+	uint8_t *data;
+	size_t len;
+	size_t map_len;
+};
+
+/* Map regular file "path" into "b"; 0 with b->map_len 0 if it cannot be
+ * mapped (then it is read), -1 after an error. */
+static int map_bytes(ein_ctx *ctx, const char *path, struct bytes *b)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	void *p;
+
+	if (fd < 0) {
+		ein_error(ctx, EIN_ERROR_IO, "cannot open '%s': %s", path,
+			strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t) st.st_size >= MAX_MODEL_BYTES)
+		return close(fd), 0;
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return 0;
+	b->data = p;
+	b->len = b->map_len = st.st_size;
+	return 0;
+}
+
+/* The whole of file "path" into "b" (release it with release_bytes). */
+static int get_bytes(ein_ctx *ctx, const char *path, struct bytes *b)
+{
+	memset(b, 0, sizeof(*b));
+	if (map_bytes(ctx, path, b) < 0)
+		return -1;
+	if (b->map_len)
+		return 0;
+	return read_bytes(ctx, path, &b->data, &b->len);
+}
+
+static void release_bytes(struct bytes *b)
+{
+	if (b->map_len)
+		munmap(b->data, b->map_len);
+	else
+		free(b->data);
 }
 
 /* Is "dtype" one of the element types the graph keeps? */
@@ -103,7 +166,7 @@ static void copy_typed(const Onnx__TensorProto *tp, int64_t n, void *out)
 /* Make tensor "t" the constant "tp" (an initializer or an attribute's
  * value): its type, shape and data. */
 static int set_const(ein_ctx *ctx, const char *path,
-	struct ein_onnx_tensor *t, const Onnx__TensorProto *tp)
+	struct ein_onnx_tensor *t, Onnx__TensorProto *tp)
 {
 	size_t esize = ein_onnx_dtype_size(tp->data_type);
 	int64_t n = 1;
@@ -155,14 +218,19 @@ static int set_const(ein_ctx *ctx, const char *path,
 			(long long) n);
 		return -1;
 	}
+	if (tp->has_raw_data && t->bytes) {
+		/* Taken, not copied (above). */
+		t->data = tp->raw_data.data;
+		tp->raw_data.data = NULL;
+		tp->raw_data.len = 0;
+		return 0;
+	}
 	t->data = malloc(t->bytes + 1);
 	if (!t->data)
 		return -1;
 	/* An empty tensor's fields may be NULL, which memcpy must not see
 	 * even for 0 bytes. */
-	if (tp->has_raw_data && t->bytes)
-		memcpy(t->data, tp->raw_data.data, t->bytes);
-	else if (!tp->has_raw_data && n)
+	if (!tp->has_raw_data && n)
 		copy_typed(tp, n, t->data);
 	return 0;
 }
@@ -174,7 +242,7 @@ static int read_initializers(ein_ctx *ctx, const char *path,
 	size_t i;
 
 	for (i = 0; i < gp->n_initializer; ++i) {
-		const Onnx__TensorProto *tp = gp->initializer[i];
+		Onnx__TensorProto *tp = gp->initializer[i];
 		int k = ein_onnx_graph_tensor(g, tp->name ? tp->name : "");
 
 		if (k < 0 || set_const(ctx, path, &g->tensor[k], tp) < 0)
@@ -468,13 +536,14 @@ struct ein_onnx_graph *ein_onnx_read(ein_ctx *ctx, const char *path)
 {
 	struct ein_onnx_graph *g;
 	Onnx__ModelProto *m;
-	uint8_t *buf;
-	size_t len;
+	struct bytes b;
 
-	if (read_bytes(ctx, path, &buf, &len) < 0)
+	if (get_bytes(ctx, path, &b) < 0)
 		return NULL;
-	m = onnx__model_proto__unpack(NULL, len, buf);
-	free(buf);
+	/* The default allocator (NULL): the tensors take raw_data's
+	 * buffers and free them with free(). */
+	m = onnx__model_proto__unpack(NULL, b.len, b.data);
+	release_bytes(&b);
 	if (!m) {
 		ein_error(ctx, EIN_ERROR_IO, "%s: not an ONNX model (the "
 			"protobuf cannot be decoded as a ModelProto)", path);

@@ -87,6 +87,18 @@ void ein_cache_free(struct ein_cache *cache)
 	free(cache);
 }
 
+struct ein_code *ein_code_copy(struct ein_cache *cache, struct ein_code *code)
+{
+	if (!code)
+		return NULL;
+	if (cache)
+		pthread_mutex_lock(&cache->lock);
+	code->ref++;
+	if (cache)
+		pthread_mutex_unlock(&cache->lock);
+	return code;
+}
+
 void ein_code_free(struct ein_cache *cache, struct ein_code *code)
 {
 	if (!cache)

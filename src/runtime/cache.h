@@ -79,6 +79,10 @@ int ein_cache_add(__isl_keep struct ein_cache *cache, const char *key,
 __isl_give struct ein_code *ein_code_compile(ein_ctx *ctx,
 	__isl_keep ein_program *prog, const struct ein_func *func,
 	const struct ein_sched_choice *sched, const ein_options *opts);
+/* A new reference to "code", whose references "cache" guards (NULL: one
+ * no cache has seen). */
+__isl_give struct ein_code *ein_code_copy(__isl_keep struct ein_cache *cache,
+	__isl_keep struct ein_code *code);
 /* Drop a reference to "code" taken from "cache" (NULL: one no cache has
  * seen). */
 void ein_code_free(__isl_keep struct ein_cache *cache,

@@ -21,13 +21,18 @@
 #include "driver/options.h"
 #include "frontend/type.h"
 #include "interp/interp.h"
+#include "frontend/canon.h"
 #include "runtime/cache.h"
+#include "runtime/kernel.h"
 #include "opencl/runtime.h"
 
 /* ctx: the context (not owned);
  * code: a reference to the compiled code, shared through the context's
  *	compile cache with every kernel compiled from the same key;
- * func: the definition (owned by code's program);
+ * prog: a reference to func's program, where func is not code's (a
+ *	kernel of ein_kernel_reference, or one sharing the code of
+ *	another definition, ein_kernel_compile_like), else NULL;
+ * func: the definition (owned by code's program, or by prog);
  * sched: the schedule chosen for this compile (its path and reason are
  *	this kernel's, even when the code was compiled for another);
  * n_arg, arg: the tensors of the signature (positions in func). */
@@ -152,19 +157,81 @@ static ein_kernel *kernel_alloc(ein_program *prog, const char *def)
 	return k;
 }
 
-ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
+/* Choose the schedule of "k" and find or compile its code. */
+static ein_kernel *compile(ein_kernel *k, ein_program *prog,
 	const ein_options *opts)
 {
-	ein_ctx *ctx = ein_program_get_ctx(prog);
-	ein_kernel *k = kernel_alloc(prog, def);
-
-	if (!k)
-		return NULL;
-	if (ein_options_choose_schedule(ctx, opts, k->func, &k->sched) < 0)
+	if (ein_options_choose_schedule(k->ctx, opts, k->func, &k->sched) < 0)
 		return (ein_kernel_free(k), NULL);
 	if (get_code(k, prog, opts) < 0 || init_signature(k) < 0)
 		return (ein_kernel_free(k), NULL);
 	return k;
+}
+
+ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
+	const ein_options *opts)
+{
+	ein_kernel *k = kernel_alloc(prog, def);
+
+	return k ? compile(k, prog, opts) : NULL;
+}
+
+/* Is "func" the definition of "like" modulo names (canon.h), "like"
+ * compiled without a schedule file? */
+static int same_definition(const ein_kernel *like,
+	const struct ein_func *func)
+{
+	char *a, *b;
+	int same;
+
+	if (!like || !like->code || like->sched.path)
+		return 0;
+	a = ein_canon_func(like->func);
+	b = ein_canon_func(func);
+	same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	return same;
+}
+
+/* Give "k" (of "prog", no schedule file found) the code of "like". */
+static ein_kernel *share(ein_kernel *k, ein_program *prog,
+	const ein_kernel *like)
+{
+	ein_sched_choice_clear(&k->sched);
+	k->sched.automatic = like->sched.automatic;
+	if (asprintf(&k->sched.why, "the code of '%s' (the same definition "
+			"modulo names)", like->func->def->name) < 0)
+		k->sched.why = NULL;
+	k->prog = ein_program_copy(prog);
+	k->code = ein_code_copy(ein_ctx_get_cache(k->ctx), like->code);
+	if (!k->sched.why || init_signature(k) < 0) {
+		ein_error(k->ctx, EIN_ERROR_NOMEM, "out of memory");
+		return (ein_kernel_free(k), NULL);
+	}
+	return k;
+}
+
+ein_kernel *ein_kernel_compile_like(ein_program *prog, const char *def,
+	const ein_options *opts, const ein_kernel *like)
+{
+	ein_kernel *k = kernel_alloc(prog, def);
+
+	if (!k || !same_definition(like, k->func))
+		return k ? compile(k, prog, opts) : NULL;
+	if (ein_options_find_schedule_file(k->ctx, opts, k->func,
+			&k->sched) < 0)
+		return (ein_kernel_free(k), NULL);
+	if (k->sched.path) {
+		ein_sched_choice_clear(&k->sched);
+		return compile(k, prog, opts);
+	}
+	return share(k, prog, like);
+}
+
+int ein_kernel_shares_code(const ein_kernel *a, const ein_kernel *b)
+{
+	return a && b && a->code && a->code == b->code;
 }
 
 /* No schedule, no code: the kernel keeps a reference to the program,

@@ -1037,6 +1037,75 @@ START_TEST(model_through_graph_level)
 }
 END_TEST
 
+/* A chain of four dense layers of the same shape: the first three fuse
+ * into kernels that are the same definition modulo names (the fourth
+ * also writes the output), so three kernels run one code, compiled once,
+ * each under its own signature, and the results are those of plain
+ * loops (small integers and halves: exact in float). */
+START_TEST(model_compiles_repeated_kernels_once)
+{
+	enum { L = 4 };
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_options *opts = ein_options_alloc();
+	float w[16 * L], b[4 * L], x[8], h[8], y[8] = { 0 };
+	int64_t sx[2] = { 2, 4 };
+	DLTensor tx = { x, { kDLCPU, 0 }, 2, { kDLFloat, 32, 1 }, sx, NULL, 0 };
+	DLTensor ty = { y, { kDLCPU, 0 }, 2, { kDLFloat, 32, 1 }, sx, NULL, 0 };
+	DLTensor *in[] = { &tx }, *out[] = { &ty };
+	char path[] = "/tmp/check_api_chainXXXXXX";
+	const ein_kernel *k0, *k1;
+	ein_model *m;
+	int i, j, l, fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (i = 0; i < 16 * L; ++i)
+		w[i] = (float) ((i * 7 + i / 16) % 5 - 2) / 2;
+	for (i = 0; i < 4 * L; ++i)
+		b[i] = (float) (i % 3) - 1;
+	for (i = 0; i < 8; ++i)
+		x[i] = (float) (i % 4) - 1;
+	ck_assert_int_eq(onnx_build_chain(path, L, w, b), 0);
+	ein_options_fix_size(opts, "N", 2);
+	ein_options_set_auto(opts, 0);
+	m = ein_model_load(ctx, path, opts);
+	ck_assert_msg(m != NULL, "%s", ein_ctx_last_error(ctx));
+	ck_assert_int_eq(ein_model_n_kernel(m), L);
+	ck_assert_int_eq(ein_model_n_compiled(m), 2);
+	ck_assert_int_eq(ein_model_n_compiled(NULL), -1);
+	k0 = ein_model_get_kernel(m, 0);
+	k1 = ein_model_get_kernel(m, 1);
+	ck_assert(!ein_kernel_get_schedule_reason(k0) ||
+		!strstr(ein_kernel_get_schedule_reason(k0), "the code of"));
+	ck_assert_ptr_nonnull(strstr(ein_kernel_get_schedule_reason(k1),
+		"the code of '"));
+	ck_assert_ptr_nonnull(strstr(ein_kernel_get_schedule_reason(
+		ein_model_get_kernel(m, 2)), ein_model_get_kernel_name(m, 0)));
+	/* Each keeps its own names. */
+	ck_assert_str_eq(ein_kernel_get_tensor_name(k0, 0), "x");
+	ck_assert_str_ne(ein_kernel_get_tensor_name(k1, 0), "x");
+	ck_assert_int_eq(ein_model_run(m, in, 1, out, 1), EIN_OK);
+	for (l = 0; l < L; ++l) {
+		for (i = 0; i < 2; ++i)
+			for (j = 0; j < 4; ++j) {
+				float s = b[4 * l + j];
+				int k;
+
+				for (k = 0; k < 4; ++k)
+					s += x[4 * i + k] * w[16 * l + 4 * k + j];
+				h[4 * i + j] = s > 0 ? s : 0;
+			}
+		memcpy(x, h, sizeof(h));
+	}
+	for (i = 0; i < 8; ++i)
+		ck_assert_float_eq(y[i], h[i]);
+	ein_model_free(m);
+	unlink(path);
+	ein_options_free(opts);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* The ONNX importer's and the .npy functions' argument checks, and a
  * tensor written as .npy and read back (ein run --output, --input). */
 START_TEST(onnx_and_npy_arguments)
@@ -1465,6 +1534,7 @@ int main(void)
 	tcase_add_test(tc, show_opencl);
 	tcase_add_test(tc, onnx_and_npy_arguments);
 	tcase_add_test(tc, model_through_graph_level);
+	tcase_add_test(tc, model_compiles_repeated_kernels_once);
 	tcase_add_test(tc, huge_tensor_count);
 	tcase_add_test(tc, ndim_beyond_shape);
 	tcase_add_test(tc, error_text_bounded);

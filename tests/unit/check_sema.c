@@ -7,6 +7,8 @@
 #include <string.h>
 #include <check.h>
 #include "ein.h"
+#include "driver/program.h"
+#include "frontend/canon.h"
 
 static const struct {
 	const char *src;
@@ -253,6 +255,68 @@ START_TEST(inferred_shape)
 }
 END_TEST
 
+/* Definitions compared modulo names (frontend/canon.h, which the graph
+ * level uses to compile a network's repeated kernels once): "f" against
+ * the definition "other" of the same source, and whether they must
+ * compare equal.  Renamed tensors, a renamed definition and another
+ * layout of the text compare equal; another builtin, constant, index
+ * order, size, shape or type does not. */
+static const char canon_source[] =
+	"def f(float32(N, 4) A, float32(4) B) -> (float32(N, 4) C) {\n"
+	"    T(i, j) = A(i, j) + B(j)  # a comment\n"
+	"    C(i, j) = max(T(i, j), 0.0)\n}\n"
+	"# kernel 2\n"
+	"def g_renamed(float32(N, 4) x,\n\tfloat32(4) bias)\n"
+	"    -> (float32(N, 4) y) {\n"
+	"    t2(i, j) = x(i, j) + bias(j)\n"
+	"    y(i, j) = max(t2(i, j), 0.0)\n}\n"
+	"def h_min(float32(N, 4) A, float32(4) B) -> (float32(N, 4) C) {\n"
+	"    T(i, j) = A(i, j) + B(j)\n    C(i, j) = min(T(i, j), 0.0)\n}\n"
+	"def h_const(float32(N, 4) A, float32(4) B) -> (float32(N, 4) C) {\n"
+	"    T(i, j) = A(i, j) + B(j)\n    C(i, j) = max(T(i, j), 1.0)\n}\n"
+	"def h_order(float32(N, 4) A, float32(4) B) -> (float32(N, 4) C) {\n"
+	"    T(j, i) = A(i, j) + B(j)\n    C(i, j) = max(T(j, i), 0.0)\n}\n"
+	"def h_size(float32(M, 4) A, float32(4) B) -> (float32(M, 4) C) {\n"
+	"    T(i, j) = A(i, j) + B(j)\n    C(i, j) = max(T(i, j), 0.0)\n}\n"
+	"def h_type(float64(N, 4) A, float64(4) B) -> (float64(N, 4) C) {\n"
+	"    T(i, j) = A(i, j) + B(j)\n    C(i, j) = max(T(i, j), 0.0)\n}\n"
+	"def h_swap(float32(4) B, float32(N, 4) A) -> (float32(N, 4) C) {\n"
+	"    T(i, j) = A(i, j) + B(j)\n    C(i, j) = max(T(i, j), 0.0)\n}\n";
+
+static const struct {
+	const char *other;
+	int same;
+} canon_cases[] = {
+	{ "f", 1 }, { "g_renamed", 1 }, { "h_min", 0 }, { "h_const", 0 },
+	{ "h_order", 0 }, { "h_size", 0 }, { "h_type", 0 }, { "h_swap", 0 },
+};
+
+START_TEST(modulo_names)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog = ein_program_parse(ctx, canon_source, "t.ein");
+	char *f, *other;
+
+	ck_assert_msg(prog != NULL, "%s", ein_ctx_last_error(ctx));
+	f = ein_canon_func(ein_program_get_func(prog, "f"));
+	other = ein_canon_func(ein_program_get_func(prog,
+		canon_cases[_i].other));
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(other);
+	ck_assert_msg((strcmp(f, other) == 0) == canon_cases[_i].same,
+		"f against %s:\n%s\n%s", canon_cases[_i].other, f, other);
+	/* The definition's own names are gone, its builtins stay. */
+	ck_assert_ptr_nonnull(strstr(other, "$def("));
+	ck_assert_ptr_null(strstr(other, "bias"));
+	ck_assert_ptr_null(strstr(other, "comment"));
+	ck_assert_ptr_nonnull(strstr(other, "float"));
+	free(f);
+	free(other);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sema");
@@ -269,6 +333,8 @@ int main(void)
 		sizeof(shape_cases) / sizeof(shape_cases[0]));
 	tcase_add_loop_test(tc, output_type, 0,
 		sizeof(type_cases) / sizeof(type_cases[0]));
+	tcase_add_loop_test(tc, modulo_names, 0,
+		sizeof(canon_cases) / sizeof(canon_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

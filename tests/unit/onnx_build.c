@@ -154,3 +154,98 @@ int onnx_build_mlp(const char *path, const char *batch, const float *w1,
 	model.graph = &graph;
 	return write_model(&model, path);
 }
+
+/* The names of layer "l" of onnx_build_chain. */
+struct layer_names {
+	char w[16], b[16], mm[16], add[16], relu[16], h0[16], h1[16], h[16];
+	char *in1[2], *out1[1], *in2[2], *out2[1], *in3[1], *out3[1];
+};
+
+static void set_layer_names(struct layer_names *n, int l, int last,
+	const char *x)
+{
+	snprintf(n->w, sizeof(n->w), "w%d", l);
+	snprintf(n->b, sizeof(n->b), "b%d", l);
+	snprintf(n->mm, sizeof(n->mm), "mm%d", l);
+	snprintf(n->add, sizeof(n->add), "add%d", l);
+	snprintf(n->relu, sizeof(n->relu), "relu%d", l);
+	snprintf(n->h0, sizeof(n->h0), "m%d", l);
+	snprintf(n->h1, sizeof(n->h1), "a%d", l);
+	snprintf(n->h, sizeof(n->h), last ? "y" : "h%d", l);
+	n->in1[0] = (char *) x;
+	n->in1[1] = n->w;
+	n->out1[0] = n->h0;
+	n->in2[0] = n->h0;
+	n->in2[1] = n->b;
+	n->out2[0] = n->h1;
+	n->in3[0] = n->h1;
+	n->out3[0] = n->h;
+}
+
+/* Initializer "t" as raw_data: the bytes of "data", little-endian. */
+static void set_raw(Onnx__TensorProto *t, const float *data, size_t count)
+{
+	t->n_float_data = 0;
+	t->float_data = NULL;
+	t->has_raw_data = 1;
+	t->raw_data.len = count * sizeof(float);
+	t->raw_data.data = (uint8_t *) data;
+}
+
+int onnx_build_chain(const char *path, int layers, const float *w,
+	const float *b)
+{
+	struct layer_names name[CHAIN_MAX_LAYERS];
+	int64_t dw[] = { 4, 4 }, db[] = { 4 };
+	Onnx__ModelProto model;
+	Onnx__GraphProto graph;
+	Onnx__OperatorSetIdProto opset, *popset = &opset;
+	Onnx__NodeProto node[3 * CHAIN_MAX_LAYERS], *pnode[3 * CHAIN_MAX_LAYERS];
+	Onnx__TensorProto init[2 * CHAIN_MAX_LAYERS];
+	Onnx__TensorProto *pinit[2 * CHAIN_MAX_LAYERS];
+	struct value x, y;
+	Onnx__ValueInfoProto *px = &x.info, *py = &y.info;
+	int l;
+
+	if (layers < 1 || layers > CHAIN_MAX_LAYERS)
+		return -1;
+	onnx__model_proto__init(&model);
+	onnx__graph_proto__init(&graph);
+	onnx__operator_set_id_proto__init(&opset);
+	opset.domain = "";
+	opset.has_version = 1;
+	opset.version = 13;
+	for (l = 0; l < layers; ++l) {
+		struct layer_names *n = &name[l];
+
+		set_layer_names(n, l, l == layers - 1, l ? name[l - 1].h : "x");
+		set_node(&node[3 * l], n->mm, "MatMul", n->in1, 2, n->out1);
+		set_node(&node[3 * l + 1], n->add, "Add", n->in2, 2, n->out2);
+		set_node(&node[3 * l + 2], n->relu, "Relu", n->in3, 1, n->out3);
+		set_init(&init[2 * l], n->w, dw, 2, w + 16 * l);
+		set_raw(&init[2 * l], w + 16 * l, 16);
+		set_init(&init[2 * l + 1], n->b, db, 1, b + 4 * l);
+		set_raw(&init[2 * l + 1], b + 4 * l, 4);
+	}
+	for (l = 0; l < 3 * layers; ++l)
+		pnode[l] = &node[l];
+	for (l = 0; l < 2 * layers; ++l)
+		pinit[l] = &init[l];
+	set_value(&x, "x", "N", 4);
+	set_value(&y, "y", "N", 4);
+	graph.name = "chain";
+	graph.n_node = 3 * layers;
+	graph.node = pnode;
+	graph.n_initializer = 2 * layers;
+	graph.initializer = pinit;
+	graph.n_input = 1;
+	graph.input = &px;
+	graph.n_output = 1;
+	graph.output = &py;
+	model.has_ir_version = 1;
+	model.ir_version = 7;
+	model.n_opset_import = 1;
+	model.opset_import = &popset;
+	model.graph = &graph;
+	return write_model(&model, path);
+}

@@ -15,4 +15,14 @@
 int onnx_build_mlp(const char *path, const char *batch, const float *w1,
 	const float *b1, const float *w2);
 
+/* The most layers of onnx_build_chain. */
+#define CHAIN_MAX_LAYERS 8
+
+/* A chain of "layers" dense layers y = relu(x w_l + b_l), x (N, 4),
+ * w_l (4, 4) at w + 16 l, b_l (4) at b + 4 l, all named apart (x, h0,
+ * h1, ..., y; w0, b0, ...), the weights as raw_data; written to "path".
+ * Returns -1 if it cannot be written or layers is out of range. */
+int onnx_build_chain(const char *path, int layers, const float *w,
+	const float *b);
+
 #endif
