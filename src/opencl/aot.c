@@ -161,17 +161,26 @@ static int print_arg(FILE *f, const struct ein_ocl_plan *plan,
 
 /* One block dimension of a launch: "INIT CMP BOUND INC" where the host
  * can compute its trip count (as runtime.c's n_groups), else "0 ? 0 0"
- * (the runtime takes 64 groups, which the loop strides over). */
+ * (the runtime takes 64 groups, which the loop strides over).  A
+ * dimension without a loop (isl generated none: it runs once, and the
+ * kernel does not guard it) is one group, "0 le 0 1", as in runtime.c;
+ * 64 groups would each run all of it. */
 static void print_block(FILE *f, const struct ein_scop *scop,
 	const struct ein_ocl_launch *l, int d)
 {
 	char *text = NULL;
 	size_t len;
-	FILE *g = open_memstream(&text, &len);
+	FILE *g;
 	enum isl_ast_expr_op_type op = isl_ast_expr_op_error;
 	isl_ast_expr *bound = NULL;
-	int r = g ? 0 : -1;
+	int r;
 
+	if (!l->cond[d]) {
+		fprintf(f, "  0 le 0 1\n");
+		return;
+	}
+	g = open_memstream(&text, &len);
+	r = g ? 0 : -1;
 	if (r == 0 && isl_ast_expr_get_type(l->cond[d]) == isl_ast_expr_op)
 		op = isl_ast_expr_op_get_type(l->cond[d]);
 	if (op == isl_ast_expr_op_le || op == isl_ast_expr_op_lt)
