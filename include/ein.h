@@ -528,7 +528,9 @@ ein_status ein_aot_fix_size(ein_aot *aot, const char *name, int64_t value);
  * their functions.  Its shape must be fixed by declared constants or
  * ein_aot_fix_size; a file of another size is an EIN_ERROR_SHAPE error
  * when the definition is added.  The data goes into the object as it is,
- * without passing through LLVM's optimiser. */
+ * without passing through LLVM's optimiser.  For an OpenCL target, the
+ * runtime (libein_rt) uploads it into a device buffer once per OpenCL
+ * context, at the first call there (docs/opencl.md). */
 ein_status ein_aot_set_const(ein_aot *aot, const char *tensor,
 	const char *path);
 /* As ein_aot_set_const, with the data given: "bytes" bytes at "data"

@@ -156,7 +156,9 @@ static const struct help_opt compile_cmd_opts[] = {
 	  "no argument for them and checks the tensors against them (each "
 	  "name checked before anything is compiled)." },
 	{ "--const W=FILE", "Embed the contents of FILE (raw little-endian "
-	  "elements, or .npy) as the constant input W; may be repeated." },
+	  "elements, or .npy) as the constant input W; may be repeated "
+	  "(with --target opencl, uploaded to the device once per "
+	  "context)." },
 	{ "--target NAME", "Compile for a class of machine: host, x86_64, "
 	  "x86_64-avx2, x86_64-avx512 or aarch64 (default: host); or opencl: "
 	  "the kernels' OpenCL C and host functions (NAME on host arrays, "

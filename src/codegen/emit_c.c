@@ -829,22 +829,26 @@ static char *combine(struct c_emit *c, enum ein_assign op,
 	}
 }
 
-/* The vector of partial results of a reduction "op" (+= or *=) of the
- * element "elem" of "type" along the explicit vector loop being printed
+/* The vector of partial results of a reduction "op" of the element
+ * "elem" of "type" along the explicit vector loop being printed
  * (vector_stmt admits one only without --strict-fp: the legality check
  * refuses a reduction along a vectorised loop with it): declared before
- * the loop with the identity in every lane (-0.0 for a sum, which leaves
- * every value as it is, -0.0 included), updated by the statement in each
- * iteration, and its lanes combined into the element after the loop,
- * before the scalar loop of the rest.  Its name; NULL on error. */
+ * the loop, updated by the statement in each iteration, and its lanes
+ * combined into the element after the loop, before the scalar loop of
+ * the rest.  A sum or product starts from its identity in every lane
+ * (-0.0 for a sum, which leaves every value as it is, -0.0 included); a
+ * max or min from the element itself, since fmax (fmin) has no identity
+ * that keeps a NaN element NaN when the loop is empty (fmax(NaN, -inf)
+ * is -inf) and combining the element again changes nothing.  Its name;
+ * NULL on error. */
 static char *reduction_acc(struct c_emit *c, enum ein_assign op,
 	enum ein_type type, char *elem)
 {
 	struct c_frame *f = &c->frame[c->n_frame - 1];
 	const char *ty = value_ctype(type);
 	char *name = fmt(c, "ein_red%d", c->n_red), *vty = vector_type(c, ty);
-	char *h = NULL, *one = fmt(c, op == EIN_ASSIGN_ADD ? "(%s) -0.0" :
-		"(%s) 1", ty);
+	char *h = NULL, *one = op == EIN_ASSIGN_MAX || op == EIN_ASSIGN_MIN ?
+		elem : fmt(c, op == EIN_ASSIGN_ADD ? "(%s) -0.0" : "(%s) 1", ty);
 	int l;
 
 	if (f->n_red >= MAX_VECTOR_RED) {
@@ -1002,25 +1006,25 @@ static int vector_expr(const struct ein_ast_expr *x, enum ein_type type)
 	return ok && x->vtype == type;
 }
 
-/* Is "stmt", whose write moves by "stride" along a vector loop, a sum
- * or product of one element along it, which reduction_acc computes in a
- * vector of partial results?  Not a max or min: a NaN element combined
- * with the identity of an empty vector loop would not stay NaN. */
+/* Is "stmt", whose write moves by "stride" along a vector loop, a
+ * reduction (sum, product, max or min) of one element along it, which
+ * reduction_acc computes in a vector of partial results?  (Its values
+ * must also be float or double, which vector_stmt checks for every
+ * computation.) */
 static int vector_reduction(struct c_emit *c, const struct ein_scop_stmt *stmt,
 	int stride)
 {
 	enum ein_assign op = c->scop->func->stmt[stmt->src].ast->op;
 
 	return stride == 0 && stmt->kind == EIN_STMT_COMPUTE &&
-		!stmt->is_init && (op == EIN_ASSIGN_ADD ||
-		op == EIN_ASSIGN_MUL);
+		!stmt->is_init && op != EIN_ASSIGN_SET;
 }
 
 /* May statement "us", in a vector loop over "iter" of "width" lanes, be
  * printed in OpenCL C's vector types (walk.h, vector_stmt)?  A copy or a
  * computation whose accesses are unguarded and each contiguous along
- * the loop or on one element, whose write is contiguous or, for a sum or
- * product along the loop (vector_reduction), on one element,
+ * the loop or on one element, whose write is contiguous or, for a
+ * reduction along the loop (vector_reduction), on one element,
  * and, for a computation, of float or double values only (vector_expr).
  * The schedule's legality check has shown that the loop carries no
  * dependence but such reductions. */

@@ -238,14 +238,19 @@ static LLVMTypeRef wrapper_type(LLVMContextRef c,
 }
 
 /* Declare the global of constant tensor "i": an external array of bytes
- * until the caller gives it its data. */
+ * until the caller gives it its data.  Both wrappers of an OpenCL kernel
+ * (NAME and NAME_cl) pass the one global. */
 static LLVMValueRef declare_const(LLVMModuleRef m,
 	const struct ein_wrap_spec *spec, int i)
 {
 	LLVMContextRef c = LLVMGetModuleContext(m);
 	LLVMTypeRef ty = LLVMArrayType(LLVMInt8TypeInContext(c),
 		spec->const_bytes[i]);
-	LLVMValueRef g = LLVMAddGlobal(m, ty, spec->konst[i]);
+	LLVMValueRef g = LLVMGetNamedGlobal(m, spec->konst[i]);
+
+	if (g)
+		return g;
+	g = LLVMAddGlobal(m, ty, spec->konst[i]);
 
 	LLVMSetGlobalConstant(g, 1);
 	LLVMSetAlignment(g, 64);

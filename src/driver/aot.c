@@ -521,22 +521,14 @@ static int link_module(ein_aot *aot, LLVMModuleRef m)
 }
 
 /* The module of "job", compiled for OpenCL: the host function handing
- * the kernels' description to libein_rt (opencl/aot.h).  Tensors
- * embedded as constants are the CPU's only. */
+ * the kernels' description to libein_rt (opencl/aot.h).  A constant
+ * tensor's global, which the wrapper passes in place of the tensor, is
+ * uploaded by the runtime once per OpenCL context. */
 static int opencl_module(ein_aot *aot, struct aot_def *d,
 	struct ein_job *job)
 {
-	int i;
-
-	for (i = 0; i < d->spec.func->n_tensor; ++i)
-		if (d->spec.konst[i]) {
-			ein_error(aot->ctx, EIN_ERROR_INVALID, "tensor '%s': "
-				"constants are not supported with the OpenCL "
-				"target", d->spec.func->tensor[i].name);
-			return -1;
-		}
 	job->module = ein_ocl_aot_module(aot->ctx, aot->llctx, job->ocl_plan,
-		job->scop);
+		job->scop, d->spec.konst);
 	if (job->module)
 		ein_target_set_module(aot->target, job->module);
 	d->spec.queue = 1;

@@ -134,17 +134,19 @@ static int signature_pos(const struct ein_func *func, int t)
 	return pos;
 }
 
-/* "arg SIG OUT BYTES N_DIM EXTENT...": the extents of a tensor of the
+/* "arg SIG ROLE BYTES N_DIM EXTENT...": ROLE 1 for an output, 2 for a
+ * constant input (konst), else 0; the extents of a tensor of the
  * signature are its shape, of a temporary the plan's. */
 static int print_arg(FILE *f, const struct ein_ocl_plan *plan,
-	struct ein_scop *scop, int i)
+	struct ein_scop *scop, const char *const *konst, int i)
 {
 	const struct ein_func *func = scop->func;
 	int t = plan->arg[i], sig = signature_pos(func, t), d, r = 0;
 	int n_dim = sig >= 0 ? func->tensor[t].n_dim : plan->n_dim[t];
+	int role = sig < 0 ? 0 : func->tensor[t].role == EIN_ROLE_OUTPUT ? 1 :
+		konst && konst[t] ? 2 : 0;
 
-	fprintf(f, "arg %d %d %d %d", sig, sig >= 0 &&
-		func->tensor[t].role == EIN_ROLE_OUTPUT, element_bytes(scop, t),
+	fprintf(f, "arg %d %d %d %d", sig, role, element_bytes(scop, t),
 		n_dim);
 	for (d = 0; r == 0 && d < n_dim; ++d) {
 		isl_ast_expr *e = sig >= 0 ? ein_ast_build_extent(scop,
@@ -161,17 +163,26 @@ static int print_arg(FILE *f, const struct ein_ocl_plan *plan,
 
 /* One block dimension of a launch: "INIT CMP BOUND INC" where the host
  * can compute its trip count (as runtime.c's n_groups), else "0 ? 0 0"
- * (the runtime takes 64 groups, which the loop strides over). */
+ * (the runtime takes 64 groups, which the loop strides over).  A
+ * dimension without a loop (isl generated none: it runs once, and the
+ * kernel does not guard it) is one group, "0 le 0 1", as in runtime.c;
+ * 64 groups would each run all of it. */
 static void print_block(FILE *f, const struct ein_scop *scop,
 	const struct ein_ocl_launch *l, int d)
 {
 	char *text = NULL;
 	size_t len;
-	FILE *g = open_memstream(&text, &len);
+	FILE *g;
 	enum isl_ast_expr_op_type op = isl_ast_expr_op_error;
 	isl_ast_expr *bound = NULL;
-	int r = g ? 0 : -1;
+	int r;
 
+	if (!l->cond[d]) {
+		fprintf(f, "  0 le 0 1\n");
+		return;
+	}
+	g = open_memstream(&text, &len);
+	r = g ? 0 : -1;
 	if (r == 0 && isl_ast_expr_get_type(l->cond[d]) == isl_ast_expr_op)
 		op = isl_ast_expr_op_get_type(l->cond[d]);
 	if (op == isl_ast_expr_op_le || op == isl_ast_expr_op_lt)
@@ -203,8 +214,22 @@ static void print_kernel(FILE *f, const struct ein_scop *scop,
 		print_block(f, scop, l, d);
 }
 
+/* Does "konst" name a tensor of "scop"'s definition? */
+static int has_const(const struct ein_scop *scop, const char *const *konst)
+{
+	int t;
+
+	for (t = 0; konst && t < scop->func->n_tensor; ++t)
+		if (konst[t])
+			return 1;
+	return 0;
+}
+
+/* Version 2 of the description marks constant arguments (role 2), which
+ * a runtime that reads only version 1 must refuse rather than take for
+ * outputs; without constants, the description stays version 1. */
 char *ein_ocl_aot_describe(ein_ctx *ctx, const struct ein_ocl_plan *plan,
-	struct ein_scop *scop)
+	struct ein_scop *scop, const char *const *konst)
 {
 	char *text = NULL;
 	size_t len;
@@ -213,10 +238,10 @@ char *ein_ocl_aot_describe(ein_ctx *ctx, const struct ein_ocl_plan *plan,
 
 	if (!f)
 		return NULL;
-	fprintf(f, "ein-opencl 1 %d %d %d\n", scop->func->n_size, plan->n_arg,
-		plan->n_kernel);
+	fprintf(f, "ein-opencl %d %d %d %d\n", has_const(scop, konst) ? 2 : 1,
+		scop->func->n_size, plan->n_arg, plan->n_kernel);
 	for (i = 0; r == 0 && i < plan->n_arg; ++i)
-		r = print_arg(f, plan, scop, i);
+		r = print_arg(f, plan, scop, konst, i);
 	for (i = 0; r == 0 && i < plan->n_kernel; ++i)
 		print_kernel(f, scop, &plan->kernel[i]);
 	fprintf(f, "source %zu\n%s", strlen(plan->source), plan->source);
@@ -322,10 +347,11 @@ static void add_functions(LLVMModuleRef m, const struct ein_func *func,
 }
 
 LLVMModuleRef ein_ocl_aot_module(ein_ctx *ctx, LLVMContextRef c,
-	const struct ein_ocl_plan *plan, struct ein_scop *scop)
+	const struct ein_ocl_plan *plan, struct ein_scop *scop,
+	const char *const *konst)
 {
 	const char *name = scop->func->def->name;
-	char *text = ein_ocl_aot_describe(ctx, plan, scop);
+	char *text = ein_ocl_aot_describe(ctx, plan, scop, konst);
 	LLVMModuleRef m;
 	LLVMValueRef desc, state;
 

@@ -21,14 +21,21 @@
 #include "opencl/emit.h"
 
 /* The description of "plan" for "scop" as a string to free; NULL after
- * reporting an error on ctx (an expression the host cannot compute). */
+ * reporting an error on ctx (an expression the host cannot compute).
+ * "konst" (NULL for none) has an entry per tensor of the definition,
+ * non-NULL for a tensor embedded as constant data (ein compile --const):
+ * its argument is marked so, and the runtime uploads it once per OpenCL
+ * context from the host array the function passes for it. */
 char *ein_ocl_aot_describe(ein_ctx *ctx, const struct ein_ocl_plan *plan,
-	struct ein_scop *scop);
+	struct ein_scop *scop, const char *const *konst);
 
 /* A module of "c" holding the description of "plan" and the function
  * NAME above (with an empty NAME__entry, which wrap.c expects and
- * deletes), NAME the definition's.  NULL after reporting an error. */
+ * deletes), NAME the definition's; "konst" as for
+ * ein_ocl_aot_describe (wrap.c passes a constant's global for it).  NULL
+ * after reporting an error. */
 LLVMModuleRef ein_ocl_aot_module(ein_ctx *ctx, LLVMContextRef c,
-	const struct ein_ocl_plan *plan, struct ein_scop *scop);
+	const struct ein_ocl_plan *plan, struct ein_scop *scop,
+	const char *const *konst);
 
 #endif

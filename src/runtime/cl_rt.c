@@ -18,14 +18,22 @@
  * The description, a text (prefix expressions: an integer, $i for size
  * i, or "(OP ARG...)"):
  *
- *   ein-opencl 1 N_SIZE N_ARG N_KERNEL
- *   arg SIG OUT BYTES N_DIM EXTENT...     (N_ARG lines; SIG: position in
+ *   ein-opencl VERSION N_SIZE N_ARG N_KERNEL
+ *   arg SIG ROLE BYTES N_DIM EXTENT...    (N_ARG lines; SIG: position in
  *                                          the signature, -1 for a
- *                                          temporary; BYTES per element)
+ *                                          temporary; ROLE 1 for an
+ *                                          output, 2 for a constant
+ *                                          input, else 0; BYTES per
+ *                                          element)
  *   kernel NAME N_BLOCK N_THREAD L0 L1 L2 (then per block dimension:)
  *     INIT CMP BOUND INC                  (CMP le or lt, ? if unknown)
  *   source LENGTH
  *   TEXT
+ *
+ * VERSION is 1, or 2 where an argument is constant (ein compile --const):
+ * its tensor is the object's own host array, whatever the call, uploaded
+ * into a kept device buffer at the first call on each context and never
+ * again (kernels do not write their inputs).
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 120
@@ -48,11 +56,12 @@ struct expr {
 	struct expr **arg;
 };
 
-/* One argument of the kernels: sig, out, bytes, n_dim, extent as in the
- * description. */
+/* One argument of the kernels: sig, bytes, n_dim, extent as in the
+ * description; out and konst from its role. */
 struct arg {
 	int sig;
 	int out;
+	int konst;
 	int bytes;
 	int n_dim;
 	struct expr *extent[8];
@@ -73,7 +82,8 @@ struct kernel {
 
 /* The program of a definition built for one context: context, device,
  * program, kernel (one per description kernel), buf and cap (per
- * argument, the kept buffer and its bytes), max_group, next. */
+ * argument, the kept buffer and its bytes), sent (per argument, 1 once a
+ * constant's data are in buf), max_group, next. */
 struct built {
 	cl_context context;
 	cl_device_id device;
@@ -81,6 +91,7 @@ struct built {
 	cl_kernel *kernel;
 	cl_mem *buf;
 	size_t *cap;
+	char *sent;
 	size_t max_group;
 	struct built *next;
 };
@@ -284,8 +295,11 @@ static int parse_arg(const char **s, struct arg *a, int n_size)
 	for (i = 0; i < 4; ++i)
 		if (read_int(s, &v[i]) < 0)
 			return -1;
+	if (v[1] < 0 || v[1] > 2 || (v[1] == 2 && v[0] < 0))
+		return -1;
 	a->sig = v[0];
-	a->out = v[1];
+	a->out = v[1] == 1;
+	a->konst = v[1] == 2;
 	a->bytes = v[2];
 	a->n_dim = v[3];
 	if (a->n_dim < 0 || a->n_dim > 8)
@@ -348,7 +362,8 @@ static struct state *parse(const char *s)
 		!strcmp(word, "ein-opencl");
 	for (i = 0; ok && i < 4; ++i)
 		ok = read_int(&s, &v[i]) == 0;
-	ok = ok && v[0] == 1 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0;
+	ok = ok && (v[0] == 1 || v[0] == 2) && v[1] >= 0 && v[2] >= 0 &&
+		v[3] >= 0;
 	if (ok) {
 		st->n_size = v[1];
 		st->n_arg = v[2];
@@ -390,6 +405,7 @@ static void built_free(struct built *b, int n_kernel, int n_arg)
 	free(b->kernel);
 	free(b->buf);
 	free(b->cap);
+	free(b->sent);
 	free(b);
 }
 
@@ -516,7 +532,8 @@ static int get_built(struct state *st, cl_command_queue queue,
 	b->kernel = calloc(st->n_kernel + 1, sizeof(*b->kernel));
 	b->buf = calloc(st->n_arg + 1, sizeof(*b->buf));
 	b->cap = calloc(st->n_arg + 1, sizeof(*b->cap));
-	if (!b->kernel || !b->buf || !b->cap)
+	b->sent = calloc(st->n_arg + 1, sizeof(*b->sent));
+	if (!b->kernel || !b->buf || !b->cap || !b->sent)
 		return fail("ein: out of memory (%d)", 0);
 	if (clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
 			sizeof(b->max_group), &b->max_group, NULL))
@@ -556,25 +573,17 @@ static size_t arg_bytes(const struct arg *a, const int64_t *sizes)
 	return n ? n : 1;
 }
 
-/* The buffer of argument "i" into mem[i]: the caller's cl_mem for a
- * tensor of a _cl call, else a kept buffer, a host tensor copied in. */
-static int bind(struct state *st, struct built *b, int i, void **tensors,
-	int host, const int64_t *sizes, cl_command_queue queue, cl_mem *mem)
+/* The kept buffer of argument "i" of "b", at least "n" bytes, into
+ * mem[i]. */
+static int keep_buffer(struct built *b, int i, size_t n, cl_mem *mem)
 {
-	const struct arg *a = &st->arg[i];
-	size_t n = arg_bytes(a, sizes);
 	cl_int err = CL_SUCCESS;
 
-	if (a->sig >= 0 && !host) {
-		mem[i] = (cl_mem) tensors[a->sig];
-		return 0;
-	}
-	if (!n)
-		return fail("ein: OpenCL: cannot size a buffer (%d)", 0);
 	if (!b->buf[i] || b->cap[i] < n) {
 		if (b->buf[i])
 			clReleaseMemObject(b->buf[i]);
 		b->cap[i] = 0;
+		b->sent[i] = 0;
 		b->buf[i] = clCreateBuffer(b->context, CL_MEM_READ_WRITE, n,
 			NULL, &err);
 		if (!b->buf[i])
@@ -583,9 +592,37 @@ static int bind(struct state *st, struct built *b, int i, void **tensors,
 		b->cap[i] = n;
 	}
 	mem[i] = b->buf[i];
-	if (a->sig >= 0)
+	return 0;
+}
+
+/* The buffer of argument "i" into mem[i]: the caller's cl_mem for a
+ * tensor of a _cl call, else a kept buffer, a host tensor copied in; a
+ * constant's host array (in every call) only at its first use on this
+ * context, with a blocking write, so that "sent" never holds for data
+ * that did not arrive. */
+static int bind(struct state *st, struct built *b, int i, void **tensors,
+	int host, const int64_t *sizes, cl_command_queue queue, cl_mem *mem)
+{
+	const struct arg *a = &st->arg[i];
+	size_t n = arg_bytes(a, sizes);
+	cl_int err = CL_SUCCESS;
+
+	if (a->sig >= 0 && !host && !a->konst) {
+		mem[i] = (cl_mem) tensors[a->sig];
+		return 0;
+	}
+	if (!n)
+		return fail("ein: OpenCL: cannot size a buffer (%d)", 0);
+	if (keep_buffer(b, i, n, mem) < 0)
+		return EIN_RT_CL_ERROR_DEVICE;
+	if (a->konst && !b->sent[i]) {
+		err = clEnqueueWriteBuffer(queue, mem[i], CL_TRUE, 0, n,
+			tensors[a->sig], 0, NULL, NULL);
+		b->sent[i] = err == CL_SUCCESS;
+	} else if (a->sig >= 0 && !a->konst) {
 		err = clEnqueueWriteBuffer(queue, mem[i], CL_FALSE, 0, n,
 			tensors[a->sig], 0, NULL, NULL);
+	}
 	return err == CL_SUCCESS ? 0 : fail("ein: OpenCL: "
 		"clEnqueueWriteBuffer failed (error %d)", err);
 }

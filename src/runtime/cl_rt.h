@@ -18,7 +18,9 @@
 /* Run the kernels "desc" describes ("slot": their state, NULL before the
  * first call) on "tensors" with "sizes": host arrays on the process's
  * default device if "queue" is NULL, else cl_mem buffers of the
- * cl_command_queue "queue"'s context, on that queue.  Returns when the
+ * cl_command_queue "queue"'s context, on that queue; a tensor the
+ * description marks constant is the object's host array either way,
+ * uploaded once per context.  Returns when the
  * device has finished: 0, or EIN_RT_CL_ERROR_DEVICE with a message for
  * ein_rt_cl_last_error.  Thread-safe. */
 int ein_rt_cl_run(const char *desc, void **slot, void **tensors,
