@@ -6,10 +6,8 @@
 # It is now one group ("0 le 0 1", as the JIT's runtime launches it;
 # opencl/aot.c, print_block).  The object is linked with libein_rt and
 # run against a C loop.  Passes trivially without an OpenCL device.
-if ! $ein devices 2>/dev/null | grep -q "^  opencl:"; then
-	echo "no OpenCL device: not run"
-	exit 0
-fi
+. "$src/tests/regress/lib/opencl.sh"
+need_opencl
 build=$(dirname "$ein")
 cat > mm.ein <<'EIN'
 def mm(float32(M, K) A, float32(K, N) B) -> (C) {
