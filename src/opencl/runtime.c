@@ -94,6 +94,7 @@ static int load(ein_ctx *ctx)
  *	calls are thread-safe except clSetKernelArg, which each code's lock
  *	serialises);
  * max_group: the device's largest work-group;
+ * max_alloc: the device's largest buffer in bytes (0: unknown);
  * profiling: the queue was made with CL_QUEUE_PROFILING_ENABLE (by the
  *	first code built for the device that asked for it);
  * next: the device made before it. */
@@ -105,6 +106,7 @@ struct ein_ocl_device {
 	cl_context context;
 	cl_command_queue queue;
 	size_t max_group;
+	cl_ulong max_alloc;
 	int profiling;
 	struct ein_ocl_device *next;
 };
@@ -147,10 +149,42 @@ struct ein_ocl_code {
 	pthread_mutex_t lock;
 };
 
+/* What the OpenCL error codes a user can cause mean: the message names
+ * the code and the likely cause, not only its number. */
+static const char *cl_error_meaning(cl_int err)
+{
+	switch (err) {
+	case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+		return "CL_MEM_OBJECT_ALLOCATION_FAILURE: out of device memory";
+	case CL_OUT_OF_RESOURCES:
+		return "CL_OUT_OF_RESOURCES: the device ran out of resources "
+			"(memory, __local memory or registers)";
+	case CL_OUT_OF_HOST_MEMORY:
+		return "CL_OUT_OF_HOST_MEMORY: out of host memory";
+	case CL_INVALID_BUFFER_SIZE:
+		return "CL_INVALID_BUFFER_SIZE: larger than the device's "
+			"largest buffer";
+	case CL_INVALID_WORK_GROUP_SIZE:
+		return "CL_INVALID_WORK_GROUP_SIZE: a work-group the device "
+			"does not allow";
+	case CL_INVALID_MEM_OBJECT:
+		return "CL_INVALID_MEM_OBJECT: not a buffer of this device";
+	case CL_INVALID_KERNEL_ARGS:
+		return "CL_INVALID_KERNEL_ARGS";
+	}
+	return NULL;
+}
+
 static int cl_error(ein_ctx *ctx, const char *what, cl_int err)
 {
-	ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: %s failed (error %d)", what,
-		(int) err);
+	const char *meaning = cl_error_meaning(err);
+
+	if (meaning)
+		ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: %s failed (error %d, "
+			"%s)", what, (int) err, meaning);
+	else
+		ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: %s failed (error %d)",
+			what, (int) err);
 	return -1;
 }
 
@@ -329,6 +363,9 @@ static struct ein_ocl_device *device_create(ein_ctx *ctx, cl_device_id id,
 	if (api.GetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE,
 			sizeof(d->max_group), &d->max_group, NULL))
 		d->max_group = 1;
+	if (api.GetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+			sizeof(d->max_alloc), &d->max_alloc, NULL))
+		d->max_alloc = 0;
 	return d;
 }
 
@@ -502,14 +539,24 @@ static size_t temp_bytes(const struct ein_ocl_code *code, int t,
 	return bytes ? bytes : 1;
 }
 
-/* The buffer of argument "i" for "n" bytes into *mem: the one kept from
- * an earlier call when it is large enough, else a new one, kept for the
- * next. */
+/* The buffer of argument "i" (tensor "name") for "n" bytes into *mem: the
+ * one kept from an earlier call when it is large enough, else a new one,
+ * kept for the next.  A tensor larger than the device's largest buffer is
+ * an error naming it (drivers that allocate lazily would otherwise fail
+ * later, at a launch, without saying which). */
 static int reuse_buffer(ein_ctx *ctx, struct ein_ocl_code *code, int i,
-	size_t n, cl_mem *mem)
+	const char *name, size_t n, cl_mem *mem)
 {
+	cl_ulong max_alloc = code->device->max_alloc;
 	cl_int err;
 
+	if (max_alloc && n > max_alloc) {
+		ein_error(ctx, EIN_ERROR_DEVICE, "OpenCL: tensor '%s' needs "
+			"%zu bytes, more than the device's largest buffer (%llu "
+			"bytes): out of device memory", name, n,
+			(unsigned long long) max_alloc);
+		return -1;
+	}
 	if (code->buf[i] && code->cap[i] >= n) {
 		*mem = code->buf[i];
 		return 0;
@@ -549,7 +596,8 @@ static int bind_buffers(ein_ctx *ctx, struct ein_ocl_code *code,
 		n = pos >= 0 ? arg[pos].bytes : temp_bytes(code, t, sizes);
 		if (!n)
 			return cl_error(ctx, "sizing a temporary", 0);
-		if (reuse_buffer(ctx, code, i, n, &mem[i]) < 0)
+		if (reuse_buffer(ctx, code, i, func->tensor[t].name, n,
+				&mem[i]) < 0)
 			return -1;
 		if (pos >= 0 && (err = api.EnqueueWriteBuffer(
 				code->device->queue, mem[i], CL_FALSE, 0, n,
