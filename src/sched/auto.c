@@ -81,7 +81,9 @@ struct machine {
  * lanes: the elements of its widest type in one vector;
  * work: its instances (its initialisation's too) at the sizes when every
  *	size is known, else -1;
- * serial: no loop of it runs in parallel (too little work under it). */
+ * serial: no loop of it runs in parallel (too little work under it);
+ * host: the statement whose outermost loop the fusion rule computes it
+ *	in, -1 if none. */
 struct stmt {
 	const struct ein_func_stmt *fs;
 	char name[80];
@@ -90,6 +92,7 @@ struct stmt {
 	int lanes;
 	double work;
 	int serial;
+	int host;
 };
 
 /* A group's alternatives: the directives and a label each; with the
@@ -309,6 +312,7 @@ static int init_stmts(struct autosched *a)
 		int size;
 
 		st->fs = &func->stmt[k];
+		st->host = -1;
 		stmt_name(func, k, st->name, sizeof(st->name));
 		size = widest(func, st->fs->ast->lhs,
 			widest(func, st->fs->ast->rhs, 1));
@@ -549,6 +553,9 @@ static int add_alt(struct group *g, char *text, const char *label)
 
 /* ---- contractions ------------------------------------------------------ */
 
+static int64_t index_extent(struct autosched *a, const struct stmt *st,
+	int pos);
+
 /* A contraction C(.., i, .., j) += A(.. i .. k ..) * B(.. k .. j ..):
  * a, b: the accesses of A and B (B the one that holds j);
  * i, j, k: the tile's rows, vector index (the output's last) and the
@@ -615,20 +622,55 @@ static int contraction_indices(const struct ein_func_stmt *fs,
 	return 1;
 }
 
+/* Does "e" mention no index variable (a literal, a size, a tensor of
+ * no dimension: the same value in every instance)? */
+static int invariant(const struct ein_ast_expr *e)
+{
+	int i;
+
+	if (e->kind == EIN_EXPR_IDENT && e->ident_kind == EIN_IDENT_INDEX)
+		return 0;
+	for (i = 0; i < e->n_arg; ++i)
+		if (!invariant(e->args[i]))
+			return 0;
+	return 1;
+}
+
+/* Append the factors of product "e" that vary with the indices to f[n],
+ * f[n + 1] (conversions stripped; a factor that is not a product itself
+ * is one factor) and return their count from n on, which may exceed
+ * 2 (then f holds the first two).  The invariant factors (PolyBench 2mm's
+ * "1.5 * A(i, k) * B(k, j)", "alpha() * ...") leave the product a
+ * contraction: the register tile multiplies them in per term. */
+static int product_operands(const struct ein_ast_expr *e,
+	const struct ein_ast_expr **f, int n)
+{
+	e = strip(e);
+	if (e->kind == EIN_EXPR_BINARY && e->op == EIN_OP_MUL)
+		return product_operands(e->args[1], f,
+			product_operands(e->args[0], f, n));
+	if (invariant(e))
+		return n;
+	if (n < 2)
+		f[n] = e;
+	return n + 1;
+}
+
 /* Is statement "st" a contraction (GEMM-like once its indices are named:
  * the output's last index j read by one operand only, an output index i
- * read by the other only, a reduction k read by both)?  Fills "c". */
+ * read by the other only, a reduction k read by both), under invariant
+ * factors or none?  Fills "c". */
 static int is_contraction(const struct stmt *st, struct contraction *c)
 {
 	const struct ein_ast_stmt *s = st->fs->ast;
-	const struct ein_ast_expr *f0, *f1;
+	const struct ein_ast_expr *f[2], *f0, *f1;
 
-	if (s->op != EIN_ASSIGN_ADD || s->rhs->kind != EIN_EXPR_BINARY ||
-	    s->rhs->op != EIN_OP_MUL || !plain_access(s->lhs) ||
-	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX)
+	if (s->op != EIN_ASSIGN_ADD || !plain_access(s->lhs) ||
+	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
+	    product_operands(s->rhs, f, 0) != 2)
 		return 0;
-	f0 = strip(s->rhs->args[0]);
-	f1 = strip(s->rhs->args[1]);
+	f0 = f[0];
+	f1 = f[1];
 	if (!plain_access(f0) || !plain_access(f1))
 		return 0;
 	c->j = s->lhs->args[s->lhs->n_arg - 1]->slot;
@@ -659,15 +701,23 @@ static void pack_layout(const struct stmt *st, const struct contraction *c,
 		snprintf(buf + n, len - n, " %s", st->fs->index[c->j]);
 }
 
+/* The shape of a contraction's register tile: "rows" rows of i by
+ * "n_vec" vectors of j, reduction slices of "slice"; "span": the tile
+ * spans j's whole extent, so j.o runs once and, without a batch index,
+ * the rows' loop i.o is the one to run in parallel. */
+struct tile {
+	int rows, n_vec, slice, span;
+};
+
 /* The BLIS template for "c" at "level": 0 everything, 1 without pack, 2
  * without accumulate either, 3 without unrolling the rows either; with
- * register tiles of "rows" rows and reduction slices of "slice". */
+ * register tiles and reduction slices of shape "t". */
 static char *contraction_text(const struct stmt *st,
-	const struct contraction *c, int rows, int slice, int level)
+	const struct contraction *c, const struct tile *t, int level)
 {
 	const char *const *ix = st->fs->index;
 	const char *n = st->name;
-	int w = 2 * st->lanes, p;
+	int w = t->n_vec * st->lanes, rows = t->rows, slice = t->slice, p;
 	char *text = NULL, layout[256];
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -696,7 +746,7 @@ static char *contraction_text(const struct stmt *st,
 	else if (c->n_outer)
 		fprintf(f, "%s: parallel %s\n", n, ix[c->outer[0]]);
 	else
-		fprintf(f, "%s: parallel %s.o\n", n, ix[c->j]);
+		fprintf(f, "%s: parallel %s.o\n", n, ix[t->span ? c->i : c->j]);
 	if (st->fs->ast->init && !st->serial)
 		fprintf(f, "%s.init: parallel %s\n", n, ix[0]);
 	if (fclose(f) != 0)
@@ -712,30 +762,100 @@ static char *contraction_text(const struct stmt *st,
 static int add_blis(struct group *g, const struct stmt *st,
 	const struct contraction *c, int rows, int slice)
 {
+	struct tile t = { rows, 2, slice, 0 };
 	char label[160];
 
 	snprintf(label, sizeof(label), "contraction (BLIS: register tile, "
 		"packed panel), rows %s, vectors %s, slices of %s, %d x %d, "
 		"slice %d", st->fs->index[c->i], st->fs->index[c->j],
 		st->fs->index[c->k], rows, 2 * st->lanes, slice);
-	return add_alt(g, contraction_text(st, c, rows, slice, 0), label);
+	return add_alt(g, contraction_text(st, c, &t, 0), label);
 }
 
-/* The alternatives of the contraction rule for "st": with the cost
- * model, the full template at each register tile and slice of N_SHAPE
- * first, scored; then (or without it, only) the machine's shape at each
- * level. */
+static const char *const contraction_what[] = {
+	"contraction (BLIS: register tile, packed panel)",
+	"contraction without pack",
+	"contraction without pack and accumulate",
+	"contraction tiled and vectorised only",
+};
+
+/* The most vectors of j that a register tile spans when j is short.  At
+ * j's extent of 64 floats on AVX-512 (doitgen and TCCG's abc-acd-db at
+ * 64^4), a tile of 6 rows by 4 vectors, j.o run once, took half the time
+ * of the machine's 12 x 2 with j.o run twice (0.254 against 0.514 ms for
+ * doitgen; 12 x 4, 48 accumulators, spilled: 0.53 ms; docs/performance.md
+ * "Small contractions"). */
+#define SPAN_VECTORS 4
+
+/* The tile of contraction "c" when j's extent at the known sizes is at
+ * most SPAN_VECTORS vectors: it spans j (n_vec vectors), with as many
+ * rows as keep the machine's accumulators (rows x 2) in registers, and
+ * slices that keep the panel (slice x n_vec vectors) the size of the
+ * machine's K_SLICE x 2; neither above its index's extent.  Returns 0
+ * (and leaves "t") when the sizes are not known or j is longer. */
+static int span_tile(struct autosched *a, const struct stmt *st,
+	const struct contraction *c, struct tile *t)
+{
+	int64_t nj, ni, nk;
+
+	if (!a->known)
+		return 0;
+	nj = index_extent(a, st, c->j);
+	if (nj < 1 || nj > SPAN_VECTORS * st->lanes)
+		return 0;
+	t->n_vec = (nj + st->lanes - 1) / st->lanes;
+	t->rows = 2 * a->m.rows / t->n_vec;
+	if (t->rows > a->m.rows)
+		t->rows = a->m.rows;
+	ni = index_extent(a, st, c->i);
+	if (ni >= 1 && ni < t->rows)
+		t->rows = ni;
+	t->slice = 2 * K_SLICE / t->n_vec;
+	nk = index_extent(a, st, c->k);
+	if (nk >= 1 && nk < t->slice)
+		t->slice = nk;
+	t->span = 1;
+	return 1;
+}
+
+/* The alternatives of the contraction rule for "st" with the tile "t"
+ * that spans j: each level of the template, from the one without pack
+ * when j is B's last subscript (the panel's rows are then whole rows of
+ * B, contiguous already: a pack would copy them as they are) and from
+ * the full one when it is not (the pack moves j innermost). */
+static int span_group(const struct stmt *st, const struct contraction *c,
+	const struct tile *t, struct group *g)
+{
+	const struct ein_ast_expr *b = c->b;
+	const char *const *ix = st->fs->index;
+	int level = is_index(b->args[b->n_arg - 1], c->j);
+
+	for (; level < 4; ++level) {
+		char label[160];
+
+		snprintf(label, sizeof(label), "%s, rows %s, vectors %s (its "
+			"whole extent), slices of %s, %d x %d, slice %d",
+			contraction_what[level], ix[c->i], ix[c->j], ix[c->k],
+			t->rows, t->n_vec * st->lanes, t->slice);
+		if (add_alt(g, contraction_text(st, c, t, level), label) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The alternatives of the contraction rule for "st": when j is short,
+ * span_group's; else, with the cost model, the full template at each
+ * register tile and slice of N_SHAPE first, scored; then (or without
+ * it, only) the machine's shape at each level. */
 static int contraction_group(struct autosched *a, const struct stmt *st,
 	const struct contraction *c, struct group *g)
 {
-	static const char *const what[] = {
-		"contraction (BLIS: register tile, packed panel)",
-		"contraction without pack",
-		"contraction without pack and accumulate",
-		"contraction tiled and vectorised only",
-	};
+	const char *const *what = contraction_what;
+	struct tile t = { a->m.rows, 2, K_SLICE, 0 };
 	int level, k;
 
+	if (span_tile(a, st, c, &t))
+		return span_group(st, c, &t, g);
 	for (k = 0; a->model && k < N_SHAPE; ++k)
 		if (add_blis(g, st, c, k % 2 ? a->m.rows / 2 : a->m.rows,
 				(K_SLICE / 2) << (k / 2)) < 0)
@@ -747,8 +867,7 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
 		snprintf(label, sizeof(label), "%s, rows %s, vectors %s, "
 			"slices of %s", what[level], st->fs->index[c->i],
 			st->fs->index[c->j], st->fs->index[c->k]);
-		if (add_alt(g, contraction_text(st, c, a->m.rows, K_SLICE,
-				level), label) < 0)
+		if (add_alt(g, contraction_text(st, c, &t, level), label) < 0)
 			return -1;
 	}
 	return 0;
