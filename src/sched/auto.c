@@ -1316,6 +1316,121 @@ static int chain_group(struct autosched *a, struct group *g)
 	return add_alt(g, strdup(""), "");
 }
 
+/* ---- fusion for reuse -------------------------------------------------- */
+
+/* The reads of tensor "t" in "e"; with "q" >= 0, -1 if one of them is
+ * not t(q). */
+static int reads_of(const struct ein_ast_expr *e, int t, int q)
+{
+	int i, n = 0, m;
+
+	if (e->kind == EIN_EXPR_ACCESS && e->slot == t) {
+		if (q >= 0 && (e->n_arg != 1 || !is_index(e->args[0], q)))
+			return -1;
+		n = 1;
+	}
+	for (i = 0; i < e->n_arg; ++i) {
+		m = reads_of(e->args[i], t, q);
+		if (m < 0)
+			return -1;
+		n += m;
+	}
+	return n;
+}
+
+/* A tensor other than "t" that statements "k" and "c" both read, -1 if
+ * none. */
+static int shared_read(const struct autosched *a, int k, int c, int t)
+{
+	int u;
+
+	for (u = 0; u < a->func->n_tensor; ++u)
+		if (u != t && reads_of(a->func->stmt[k].ast->rhs, u, -1) > 0 &&
+		    reads_of(a->func->stmt[c].ast->rhs, u, -1) > 0)
+			return u;
+	return -1;
+}
+
+/* The statement the fusion rule computes statement "k" in, -1 if none,
+ * and in *x the tensor they share.  k writes a temporary T that no
+ * other statement writes and one later statement C alone reads, always
+ * as T(q), q the index of C's outermost loop; both read a tensor X; and
+ * neither is a contraction or a convolution (their tiles have rules of
+ * their own).  PolyBench's atax, t(i) +=! A(i, j) * x(j) then
+ * y(j) +=! A(i, j) * t(i): computed in each iteration of y's loop i, t(i)
+ * reads row i of A just before y reads it again, from the L1, instead of
+ * a second pass over the whole of A. */
+static int fusion_host(const struct autosched *a, int k, int *x)
+{
+	const struct ein_func *func = a->func;
+	const struct stmt *p = &a->stmt[k];
+	struct contraction cc;
+	int t = func->stmt[k].ast->lhs->slot, c, i, host = -1;
+
+	if (func->tensor[t].role != EIN_ROLE_TEMP || p->n_loop < 1 ||
+	    is_contraction(p, &cc) || is_conv(p, &(struct conv){ 0 }))
+		return -1;
+	for (i = 0; i < a->n_stmt; ++i) {
+		const struct ein_ast_stmt *s = func->stmt[i].ast;
+
+		if (i != k && (s->lhs->slot == t || a->stmt[i].host == k))
+			return -1;
+		if (i != k && reads_of(s->rhs, t, -1) > 0) {
+			if (host >= 0 || i < k)
+				return -1;
+			host = i;
+		}
+	}
+	if (host < 0)
+		return -1;
+	c = host;
+	if (a->stmt[c].n_loop < 1 || a->stmt[c].host >= 0 ||
+	    reads_of(func->stmt[c].ast->rhs, t, a->stmt[c].order[0]) < 1 ||
+	    is_contraction(&a->stmt[c], &cc) ||
+	    is_conv(&a->stmt[c], &(struct conv){ 0 }))
+		return -1;
+	*x = shared_read(a, k, c, t);
+	return *x < 0 ? -1 : c;
+}
+
+/* Offer to compute statement "k" in each iteration of the outermost loop
+ * of statement "c", which reads tensor "x" as k does; on success, k's
+ * host is c. */
+static int fuse(struct autosched *a, int k, int c, int x)
+{
+	const struct stmt *host = &a->stmt[c];
+	const char *q = host->fs->index[host->order[0]];
+	struct group g = { 0 };
+	char text[512], label[160];
+	size_t len = strlen(a->accepted);
+
+	snprintf(text, sizeof(text), "%s: compute_at %s %s\n",
+		a->stmt[k].name, host->name, q);
+	snprintf(label, sizeof(label), "fusion: %.50s in each iteration of "
+		"%.50s's loop %s (both read %s)", a->stmt[k].name, host->name,
+		q, a->func->tensor[x].name);
+	if (add_alt(&g, strdup(text), label) < 0 ||
+	    add_alt(&g, strdup(""), "") < 0 ||
+	    choose(a, host->name, &g) < 0)
+		return -1;
+	if (strstr(a->accepted + len, text))
+		a->stmt[k].host = c;
+	return 0;
+}
+
+/* Apply the fusion rule to every statement, in source order. */
+static int fuse_all(struct autosched *a)
+{
+	int k, c, x;
+
+	for (k = 0; k < a->n_stmt; ++k) {
+		c = fusion_host(a, k, &x);
+		if (c >= 0 && fuse(a, k, c, x) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- the whole definition ---------------------------------------------- */
 
 /* Decide whether statement k runs serially: when the work under its
@@ -1333,9 +1448,14 @@ static int set_serial(struct autosched *a, int k)
 		for (i = 0; i + 1 < a->n_stmt && work >= 0; ++i)
 			work = a->stmt[i].work < 0 ? -1 :
 				work + a->stmt[i].work;
+	for (i = 0; i < a->n_stmt && work >= 0; ++i)
+		if (a->stmt[i].host == k)
+			work = a->stmt[i].work < 0 ? -1 :
+				work + a->stmt[i].work;
 	st->serial = work >= 0 && work < PARALLEL_MIN_WORK;
-	/* A chain's producer has no loop of its own to run in parallel. */
-	if (!st->serial || (a->chain && k != a->n_stmt - 1) ||
+	/* A chain's producer, or one the fusion rule placed, has no loop of
+	 * its own to run in parallel. */
+	if (!st->serial || (a->chain && k != a->n_stmt - 1) || st->host >= 0 ||
 	    (parallel_index(st) < 0 && (a->chain || !is_contraction(st, &c))))
 		return 0;
 	a->serial = 1;
@@ -1363,9 +1483,9 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	if (!a->chain && !is_contraction(st, &c) && is_conv(st, &cv) &&
 	    !cv.depthwise && conv_group(a, st, &cv, g) < 0)
 		return -1;
-	/* A producer placed in the chain's loop keeps its own inner loops
-	 * only: its outermost is the consumer's. */
-	if (a->chain && !last)
+	/* A producer placed in the chain's loop (or by the fusion rule)
+	 * keeps its own inner loops only: its outermost is the consumer's. */
+	if ((a->chain && !last) || st->host >= 0)
 		return simple_group(st, 0, st->n_loop >= 2, 0, g);
 	/* The chain's output is written once, a row at a time, and not
 	 * read again by the kernel: non-temporal stores save reading its
@@ -1386,6 +1506,8 @@ static int schedule_all(struct autosched *a)
 			return -1;
 		a->chain = strstr(a->accepted, "compute_at") != NULL;
 	}
+	if (!a->chain && fuse_all(a) < 0)
+		return -1;
 	for (k = 0; k < a->n_stmt; ++k) {
 		if (stmt_group(a, k, &g) < 0 ||
 		    choose(a, a->stmt[k].name, &g) < 0) {
