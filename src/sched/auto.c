@@ -783,8 +783,9 @@ static const char *const contraction_what[] = {
  * j's extent of 64 floats on AVX-512 (doitgen and TCCG's abc-acd-db at
  * 64^4), a tile of 6 rows by 4 vectors, j.o run once, took half the time
  * of the machine's 12 x 2 with j.o run twice (0.254 against 0.514 ms for
- * doitgen; 12 x 4, 48 accumulators, spilled: 0.53 ms; docs/performance.md
- * "Small contractions"). */
+ * doitgen; for abc-acd-db 12 x 4, 48 accumulators, spilled: 0.53 ms
+ * against 0.34; docs/performance.md, "Short contractions and fusion for
+ * reuse"). */
 #define SPAN_VECTORS 4
 
 /* The tile of contraction "c" when j's extent at the known sizes is at
