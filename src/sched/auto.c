@@ -1411,8 +1411,12 @@ static int fuse(struct autosched *a, int k, int c, int x)
 		"%.50s's loop %s (both read %s)", a->stmt[k].name, host->name,
 		q, a->func->tensor[x].name);
 	if (add_alt(&g, strdup(text), label) < 0 ||
-	    add_alt(&g, strdup(""), "") < 0 ||
-	    choose(a, host->name, &g) < 0)
+	    add_alt(&g, strdup(""), "") < 0) {
+		while (g.n > 0)
+			free(g.text[--g.n]);
+		return -1;
+	}
+	if (choose(a, host->name, &g) < 0)
 		return -1;
 	if (strstr(a->accepted + len, text))
 		a->stmt[k].host = c;
