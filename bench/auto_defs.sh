@@ -6,6 +6,15 @@
 #   DEFS="mm2 blur3" SHAPES=1 ROUNDS=3 sh bench/auto_defs.sh
 #   SHAPE=2 sh bench/auto_defs.sh                 # the second shapes only
 #   RESULTS=auto.tsv sh bench/auto_defs.sh        # also one tab-separated line per shape
+#   BASE=/path/to/other/ein DEFS="atax" sh bench/auto_defs.sh   # before/after
+#   NO_PEERS=1 DEFS="atax" sh bench/auto_defs.sh  # ein only: no Halide, no numpy
+#
+# BASE: another ein binary (another build, e.g. main's: its .libs/ein, with
+# BASE_LIBS the folder of its libein.so), whose automatic schedule runs as
+# one more variant, interleaved with the others, checked alike; its median
+# and auto/base (base ms / automatic ms) end each line, and its geometric
+# mean the summary.  NO_PEERS=1 leaves out Halide and numpy (their columns
+# print "-"), for short before/after runs.
 #
 # For each definition of bench/auto_defs.ein at each shape of
 # bench/auto_defs.sizes (SHAPES=1: the first shape only), the inputs are
@@ -66,7 +75,9 @@ ein_run() {
 	v=$1 def=$2 sizes=$3 d=$4 r=$5
 	shift 5
 	mkdir -p "$d/out.$v"
-	if ! $ein run "$here/auto_defs.ein" --def "$def" --sizes "$sizes" \
+	bin=$ein
+	[ "$v" = base ] && bin="env LD_LIBRARY_PATH=${BASE_LIBS:-$(dirname "$BASE")} $BASE"
+	if ! $bin run "$here/auto_defs.ein" --def "$def" --sizes "$sizes" \
 		--fix-sizes --repeat "$repeat" --no-check $inputs \
 		--output "$d/out.$v" "$@" > "$d/$v.log" 2>&1; then
 		echo "  $v: ein run failed: $(tail -1 "$d/$v.log")"
@@ -105,12 +116,14 @@ while read -r def sizes; do
 	done
 	tag=$(echo "$sizes" | sed 's/[A-Z]*=//g; s/,/x/g')
 	sched=$tuned/$def.$tag.sched
-	for v in auto noauto tuned adams mullapudi blas; do : > "$d/$v.t"; done
+	for v in auto noauto tuned adams mullapudi blas base; do : > "$d/$v.t"; done
 	r=0
 	while [ "$r" -lt "$rounds" ]; do
 		ein_run auto "$def" "$sizes" "$d" $r
 		ein_run noauto "$def" "$sizes" "$d" $r --no-auto
 		[ -f "$sched" ] && ein_run tuned "$def" "$sizes" "$d" $r --schedule "$sched"
+		[ -n "${BASE:-}" ] && ein_run base "$def" "$sizes" "$d" $r
+		[ -n "${NO_PEERS:-}" ] && { r=$((r + 1)); continue; }
 		$py halide "$def" "$sizes" "$d" "$repeat" > "$d/halide.log" 2>&1
 		[ "$r" = 0 ] && grep failed "$d/halide.log" | sed 's/^/  /'
 		field 'Adams2019 median' < "$d/halide.log" >> "$d/adams.t"
@@ -118,7 +131,7 @@ while read -r def sizes; do
 		$py blas "$def" "$sizes" "$d" "$repeat" | field 'blas median' >> "$d/blas.t"
 		r=$((r + 1))
 	done
-	for v in auto noauto tuned adams mullapudi blas; do
+	for v in auto noauto tuned adams mullapudi blas base; do
 		eval "m_$v=\$(median < \"\$d/\$v.t\")"
 	done
 	best=$(printf '%s\n%s\n' "$m_adams" "$m_mullapudi" | grep -vx -- - | sort -g | head -1)
@@ -126,17 +139,21 @@ while read -r def sizes; do
 		"$m_auto" "$m_noauto" "$m_tuned" "$m_adams" "$m_mullapudi" "$m_blas" \
 		"$(ratio "$m_tuned" "$m_auto")" "$(ratio "${best:--}" "$m_auto")" \
 		"$(ratio "$m_blas" "$m_auto")" "$(ratio "$m_noauto" "$m_auto")")
+	[ -n "${BASE:-}" ] && line="$line | base $m_base auto/base $(ratio "$m_base" "$m_auto")"
 	echo "$line"
 	echo "$line" | tr -s ' ' '\t' >> "$results"
 	echo "$line" >> "$tmp/all"
 done
-# Geometric means of the four ratios over the shapes that have them.
+# Geometric means of the ratios over the shapes that have them.
 [ -f "$tmp/all" ] && awk '{
 	for (c = 10; c <= 13; c++)
 		if ($c != "-") { s[c] += log($c); n[c]++ }
+	if (NF >= 18 && $18 != "-") { s[18] += log($18); n[18]++ }
 } END {
 	split("tuned best-Halide blas no-auto", name)
 	for (c = 10; c <= 13; c++)
 		if (n[c]) printf "geometric mean auto/%s: %.2f over %d shapes\n",
 			name[c - 9], exp(s[c] / n[c]), n[c]
+	if (n[18]) printf "geometric mean auto/base: %.2f over %d shapes\n",
+		exp(s[18] / n[18]), n[18]
 }' "$tmp/all"

@@ -81,7 +81,9 @@ struct machine {
  * lanes: the elements of its widest type in one vector;
  * work: its instances (its initialisation's too) at the sizes when every
  *	size is known, else -1;
- * serial: no loop of it runs in parallel (too little work under it). */
+ * serial: no loop of it runs in parallel (too little work under it);
+ * host: the statement whose outermost loop the fusion rule computes it
+ *	in, -1 if none. */
 struct stmt {
 	const struct ein_func_stmt *fs;
 	char name[80];
@@ -90,6 +92,7 @@ struct stmt {
 	int lanes;
 	double work;
 	int serial;
+	int host;
 };
 
 /* A group's alternatives: the directives and a label each; with the
@@ -309,6 +312,7 @@ static int init_stmts(struct autosched *a)
 		int size;
 
 		st->fs = &func->stmt[k];
+		st->host = -1;
 		stmt_name(func, k, st->name, sizeof(st->name));
 		size = widest(func, st->fs->ast->lhs,
 			widest(func, st->fs->ast->rhs, 1));
@@ -549,6 +553,9 @@ static int add_alt(struct group *g, char *text, const char *label)
 
 /* ---- contractions ------------------------------------------------------ */
 
+static int64_t index_extent(struct autosched *a, const struct stmt *st,
+	int pos);
+
 /* A contraction C(.., i, .., j) += A(.. i .. k ..) * B(.. k .. j ..):
  * a, b: the accesses of A and B (B the one that holds j);
  * i, j, k: the tile's rows, vector index (the output's last) and the
@@ -615,20 +622,55 @@ static int contraction_indices(const struct ein_func_stmt *fs,
 	return 1;
 }
 
+/* Does "e" mention no index variable (a literal, a size, a tensor of
+ * no dimension: the same value in every instance)? */
+static int invariant(const struct ein_ast_expr *e)
+{
+	int i;
+
+	if (e->kind == EIN_EXPR_IDENT && e->ident_kind == EIN_IDENT_INDEX)
+		return 0;
+	for (i = 0; i < e->n_arg; ++i)
+		if (!invariant(e->args[i]))
+			return 0;
+	return 1;
+}
+
+/* Append the factors of product "e" that vary with the indices to f[n],
+ * f[n + 1] (conversions stripped; a factor that is not a product itself
+ * is one factor) and return their count from n on, which may exceed
+ * 2 (then f holds the first two).  The invariant factors (PolyBench 2mm's
+ * "1.5 * A(i, k) * B(k, j)", "alpha() * ...") leave the product a
+ * contraction: the register tile multiplies them in per term. */
+static int product_operands(const struct ein_ast_expr *e,
+	const struct ein_ast_expr **f, int n)
+{
+	e = strip(e);
+	if (e->kind == EIN_EXPR_BINARY && e->op == EIN_OP_MUL)
+		return product_operands(e->args[1], f,
+			product_operands(e->args[0], f, n));
+	if (invariant(e))
+		return n;
+	if (n < 2)
+		f[n] = e;
+	return n + 1;
+}
+
 /* Is statement "st" a contraction (GEMM-like once its indices are named:
  * the output's last index j read by one operand only, an output index i
- * read by the other only, a reduction k read by both)?  Fills "c". */
+ * read by the other only, a reduction k read by both), under invariant
+ * factors or none?  Fills "c". */
 static int is_contraction(const struct stmt *st, struct contraction *c)
 {
 	const struct ein_ast_stmt *s = st->fs->ast;
-	const struct ein_ast_expr *f0, *f1;
+	const struct ein_ast_expr *f[2], *f0, *f1;
 
-	if (s->op != EIN_ASSIGN_ADD || s->rhs->kind != EIN_EXPR_BINARY ||
-	    s->rhs->op != EIN_OP_MUL || !plain_access(s->lhs) ||
-	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX)
+	if (s->op != EIN_ASSIGN_ADD || !plain_access(s->lhs) ||
+	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
+	    product_operands(s->rhs, f, 0) != 2)
 		return 0;
-	f0 = strip(s->rhs->args[0]);
-	f1 = strip(s->rhs->args[1]);
+	f0 = f[0];
+	f1 = f[1];
 	if (!plain_access(f0) || !plain_access(f1))
 		return 0;
 	c->j = s->lhs->args[s->lhs->n_arg - 1]->slot;
@@ -659,15 +701,23 @@ static void pack_layout(const struct stmt *st, const struct contraction *c,
 		snprintf(buf + n, len - n, " %s", st->fs->index[c->j]);
 }
 
+/* The shape of a contraction's register tile: "rows" rows of i by
+ * "n_vec" vectors of j, reduction slices of "slice"; "span": the tile
+ * spans j's whole extent, so j.o runs once and, without a batch index,
+ * the rows' loop i.o is the one to run in parallel. */
+struct tile {
+	int rows, n_vec, slice, span;
+};
+
 /* The BLIS template for "c" at "level": 0 everything, 1 without pack, 2
  * without accumulate either, 3 without unrolling the rows either; with
- * register tiles of "rows" rows and reduction slices of "slice". */
+ * register tiles and reduction slices of shape "t". */
 static char *contraction_text(const struct stmt *st,
-	const struct contraction *c, int rows, int slice, int level)
+	const struct contraction *c, const struct tile *t, int level)
 {
 	const char *const *ix = st->fs->index;
 	const char *n = st->name;
-	int w = 2 * st->lanes, p;
+	int w = t->n_vec * st->lanes, rows = t->rows, slice = t->slice, p;
 	char *text = NULL, layout[256];
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -696,7 +746,7 @@ static char *contraction_text(const struct stmt *st,
 	else if (c->n_outer)
 		fprintf(f, "%s: parallel %s\n", n, ix[c->outer[0]]);
 	else
-		fprintf(f, "%s: parallel %s.o\n", n, ix[c->j]);
+		fprintf(f, "%s: parallel %s.o\n", n, ix[t->span ? c->i : c->j]);
 	if (st->fs->ast->init && !st->serial)
 		fprintf(f, "%s.init: parallel %s\n", n, ix[0]);
 	if (fclose(f) != 0)
@@ -712,30 +762,101 @@ static char *contraction_text(const struct stmt *st,
 static int add_blis(struct group *g, const struct stmt *st,
 	const struct contraction *c, int rows, int slice)
 {
+	struct tile t = { rows, 2, slice, 0 };
 	char label[160];
 
 	snprintf(label, sizeof(label), "contraction (BLIS: register tile, "
 		"packed panel), rows %s, vectors %s, slices of %s, %d x %d, "
 		"slice %d", st->fs->index[c->i], st->fs->index[c->j],
 		st->fs->index[c->k], rows, 2 * st->lanes, slice);
-	return add_alt(g, contraction_text(st, c, rows, slice, 0), label);
+	return add_alt(g, contraction_text(st, c, &t, 0), label);
 }
 
-/* The alternatives of the contraction rule for "st": with the cost
- * model, the full template at each register tile and slice of N_SHAPE
- * first, scored; then (or without it, only) the machine's shape at each
- * level. */
+static const char *const contraction_what[] = {
+	"contraction (BLIS: register tile, packed panel)",
+	"contraction without pack",
+	"contraction without pack and accumulate",
+	"contraction tiled and vectorised only",
+};
+
+/* The most vectors of j that a register tile spans when j is short.  At
+ * j's extent of 64 floats on AVX-512 (doitgen and TCCG's abc-acd-db at
+ * 64^4), a tile of 6 rows by 4 vectors, j.o run once, took half the time
+ * of the machine's 12 x 2 with j.o run twice (0.254 against 0.514 ms for
+ * doitgen; for abc-acd-db 12 x 4, 48 accumulators, spilled: 0.53 ms
+ * against 0.34; docs/performance.md, "Short contractions and fusion for
+ * reuse"). */
+#define SPAN_VECTORS 4
+
+/* The tile of contraction "c" when j's extent at the known sizes is at
+ * most SPAN_VECTORS vectors: it spans j (n_vec vectors), with as many
+ * rows as keep the machine's accumulators (rows x 2) in registers, and
+ * slices that keep the panel (slice x n_vec vectors) the size of the
+ * machine's K_SLICE x 2; neither above its index's extent.  Returns 0
+ * (and leaves "t") when the sizes are not known or j is longer. */
+static int span_tile(struct autosched *a, const struct stmt *st,
+	const struct contraction *c, struct tile *t)
+{
+	int64_t nj, ni, nk;
+
+	if (!a->known)
+		return 0;
+	nj = index_extent(a, st, c->j);
+	if (nj < 1 || nj > SPAN_VECTORS * st->lanes)
+		return 0;
+	t->n_vec = (nj + st->lanes - 1) / st->lanes;
+	t->rows = 2 * a->m.rows / t->n_vec;
+	if (t->rows > a->m.rows)
+		t->rows = a->m.rows;
+	ni = index_extent(a, st, c->i);
+	if (ni >= 1 && ni < t->rows)
+		t->rows = ni;
+	t->slice = 2 * K_SLICE / t->n_vec;
+	nk = index_extent(a, st, c->k);
+	if (nk >= 1 && nk < t->slice)
+		t->slice = nk;
+	t->span = 1;
+	return 1;
+}
+
+/* The alternatives of the contraction rule for "st" with the tile "t"
+ * that spans j: each level of the template, from the one without pack
+ * when j is B's last subscript (the panel's rows are then whole rows of
+ * B, contiguous already: a pack would copy them as they are) and from
+ * the full one when it is not (the pack moves j innermost). */
+static int span_group(const struct stmt *st, const struct contraction *c,
+	const struct tile *t, struct group *g)
+{
+	const struct ein_ast_expr *b = c->b;
+	const char *const *ix = st->fs->index;
+	int level = is_index(b->args[b->n_arg - 1], c->j);
+
+	for (; level < 4; ++level) {
+		char label[160];
+
+		snprintf(label, sizeof(label), "%s, rows %s, vectors %s (its "
+			"whole extent), slices of %s, %d x %d, slice %d",
+			contraction_what[level], ix[c->i], ix[c->j], ix[c->k],
+			t->rows, t->n_vec * st->lanes, t->slice);
+		if (add_alt(g, contraction_text(st, c, t, level), label) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The alternatives of the contraction rule for "st": when j is short,
+ * span_group's; else, with the cost model, the full template at each
+ * register tile and slice of N_SHAPE first, scored; then (or without
+ * it, only) the machine's shape at each level. */
 static int contraction_group(struct autosched *a, const struct stmt *st,
 	const struct contraction *c, struct group *g)
 {
-	static const char *const what[] = {
-		"contraction (BLIS: register tile, packed panel)",
-		"contraction without pack",
-		"contraction without pack and accumulate",
-		"contraction tiled and vectorised only",
-	};
+	const char *const *what = contraction_what;
+	struct tile t = { a->m.rows, 2, K_SLICE, 0 };
 	int level, k;
 
+	if (span_tile(a, st, c, &t))
+		return span_group(st, c, &t, g);
 	for (k = 0; a->model && k < N_SHAPE; ++k)
 		if (add_blis(g, st, c, k % 2 ? a->m.rows / 2 : a->m.rows,
 				(K_SLICE / 2) << (k / 2)) < 0)
@@ -747,8 +868,7 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
 		snprintf(label, sizeof(label), "%s, rows %s, vectors %s, "
 			"slices of %s", what[level], st->fs->index[c->i],
 			st->fs->index[c->j], st->fs->index[c->k]);
-		if (add_alt(g, contraction_text(st, c, a->m.rows, K_SLICE,
-				level), label) < 0)
+		if (add_alt(g, contraction_text(st, c, &t, level), label) < 0)
 			return -1;
 	}
 	return 0;
@@ -1197,6 +1317,125 @@ static int chain_group(struct autosched *a, struct group *g)
 	return add_alt(g, strdup(""), "");
 }
 
+/* ---- fusion for reuse -------------------------------------------------- */
+
+/* The reads of tensor "t" in "e"; with "q" >= 0, -1 if one of them is
+ * not t(q). */
+static int reads_of(const struct ein_ast_expr *e, int t, int q)
+{
+	int i, n = 0, m;
+
+	if (e->kind == EIN_EXPR_ACCESS && e->slot == t) {
+		if (q >= 0 && (e->n_arg != 1 || !is_index(e->args[0], q)))
+			return -1;
+		n = 1;
+	}
+	for (i = 0; i < e->n_arg; ++i) {
+		m = reads_of(e->args[i], t, q);
+		if (m < 0)
+			return -1;
+		n += m;
+	}
+	return n;
+}
+
+/* A tensor other than "t" that statements "k" and "c" both read, -1 if
+ * none. */
+static int shared_read(const struct autosched *a, int k, int c, int t)
+{
+	int u;
+
+	for (u = 0; u < a->func->n_tensor; ++u)
+		if (u != t && reads_of(a->func->stmt[k].ast->rhs, u, -1) > 0 &&
+		    reads_of(a->func->stmt[c].ast->rhs, u, -1) > 0)
+			return u;
+	return -1;
+}
+
+/* The statement the fusion rule computes statement "k" in, -1 if none,
+ * and in *x the tensor they share.  k writes a temporary T that no
+ * other statement writes and one later statement C alone reads, always
+ * as T(q), q the index of C's outermost loop; both read a tensor X; and
+ * neither is a contraction or a convolution (their tiles have rules of
+ * their own).  PolyBench's atax, t(i) +=! A(i, j) * x(j) then
+ * y(j) +=! A(i, j) * t(i): computed in each iteration of y's loop i, t(i)
+ * reads row i of A just before y reads it again, from the L1, instead of
+ * a second pass over the whole of A. */
+static int fusion_host(const struct autosched *a, int k, int *x)
+{
+	const struct ein_func *func = a->func;
+	const struct stmt *p = &a->stmt[k];
+	struct contraction cc;
+	int t = func->stmt[k].ast->lhs->slot, c, i, host = -1;
+
+	if (func->tensor[t].role != EIN_ROLE_TEMP || p->n_loop < 1 ||
+	    is_contraction(p, &cc) || is_conv(p, &(struct conv){ 0 }))
+		return -1;
+	for (i = 0; i < a->n_stmt; ++i) {
+		const struct ein_ast_stmt *s = func->stmt[i].ast;
+
+		if (i != k && (s->lhs->slot == t || a->stmt[i].host == k))
+			return -1;
+		if (i != k && reads_of(s->rhs, t, -1) > 0) {
+			if (host >= 0 || i < k)
+				return -1;
+			host = i;
+		}
+	}
+	if (host < 0)
+		return -1;
+	c = host;
+	if (a->stmt[c].n_loop < 1 || a->stmt[c].host >= 0 ||
+	    reads_of(func->stmt[c].ast->rhs, t, a->stmt[c].order[0]) < 1 ||
+	    is_contraction(&a->stmt[c], &cc) ||
+	    is_conv(&a->stmt[c], &(struct conv){ 0 }))
+		return -1;
+	*x = shared_read(a, k, c, t);
+	return *x < 0 ? -1 : c;
+}
+
+/* Offer to compute statement "k" in each iteration of the outermost loop
+ * of statement "c", which reads tensor "x" as k does; on success, k's
+ * host is c. */
+static int fuse(struct autosched *a, int k, int c, int x)
+{
+	const struct stmt *host = &a->stmt[c];
+	const char *q = host->fs->index[host->order[0]];
+	struct group g = { 0 };
+	char text[512], label[160];
+	size_t len = strlen(a->accepted);
+
+	snprintf(text, sizeof(text), "%s: compute_at %s %s\n",
+		a->stmt[k].name, host->name, q);
+	snprintf(label, sizeof(label), "fusion: %.50s in each iteration of "
+		"%.50s's loop %s (both read %s)", a->stmt[k].name, host->name,
+		q, a->func->tensor[x].name);
+	if (add_alt(&g, strdup(text), label) < 0 ||
+	    add_alt(&g, strdup(""), "") < 0) {
+		while (g.n > 0)
+			free(g.text[--g.n]);
+		return -1;
+	}
+	if (choose(a, host->name, &g) < 0)
+		return -1;
+	if (strstr(a->accepted + len, text))
+		a->stmt[k].host = c;
+	return 0;
+}
+
+/* Apply the fusion rule to every statement, in source order. */
+static int fuse_all(struct autosched *a)
+{
+	int k, c, x;
+
+	for (k = 0; k < a->n_stmt; ++k) {
+		c = fusion_host(a, k, &x);
+		if (c >= 0 && fuse(a, k, c, x) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- the whole definition ---------------------------------------------- */
 
 /* Decide whether statement k runs serially: when the work under its
@@ -1214,9 +1453,14 @@ static int set_serial(struct autosched *a, int k)
 		for (i = 0; i + 1 < a->n_stmt && work >= 0; ++i)
 			work = a->stmt[i].work < 0 ? -1 :
 				work + a->stmt[i].work;
+	for (i = 0; i < a->n_stmt && work >= 0; ++i)
+		if (a->stmt[i].host == k)
+			work = a->stmt[i].work < 0 ? -1 :
+				work + a->stmt[i].work;
 	st->serial = work >= 0 && work < PARALLEL_MIN_WORK;
-	/* A chain's producer has no loop of its own to run in parallel. */
-	if (!st->serial || (a->chain && k != a->n_stmt - 1) ||
+	/* A chain's producer, or one the fusion rule placed, has no loop of
+	 * its own to run in parallel. */
+	if (!st->serial || (a->chain && k != a->n_stmt - 1) || st->host >= 0 ||
 	    (parallel_index(st) < 0 && (a->chain || !is_contraction(st, &c))))
 		return 0;
 	a->serial = 1;
@@ -1244,9 +1488,9 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	if (!a->chain && !is_contraction(st, &c) && is_conv(st, &cv) &&
 	    !cv.depthwise && conv_group(a, st, &cv, g) < 0)
 		return -1;
-	/* A producer placed in the chain's loop keeps its own inner loops
-	 * only: its outermost is the consumer's. */
-	if (a->chain && !last)
+	/* A producer placed in the chain's loop (or by the fusion rule)
+	 * keeps its own inner loops only: its outermost is the consumer's. */
+	if ((a->chain && !last) || st->host >= 0)
 		return simple_group(st, 0, st->n_loop >= 2, 0, g);
 	/* The chain's output is written once, a row at a time, and not
 	 * read again by the kernel: non-temporal stores save reading its
@@ -1267,6 +1511,8 @@ static int schedule_all(struct autosched *a)
 			return -1;
 		a->chain = strstr(a->accepted, "compute_at") != NULL;
 	}
+	if (!a->chain && fuse_all(a) < 0)
+		return -1;
 	for (k = 0; k < a->n_stmt; ++k) {
 		if (stmt_group(a, k, &g) < 0 ||
 		    choose(a, a->stmt[k].name, &g) < 0) {
