@@ -1158,7 +1158,11 @@ static int simple_group(const struct stmt *st, int par, int vec,
 /* The rows of a depthwise convolution's register tile of one vector per
  * row: with a 3-wide window's columns unrolled, 24 copies of the vector
  * loop, within the 32 that unrolling allows (8 rows measured 0.37-0.42 ms
- * against 0.42-0.57 with 4 on MobileNetV2's 112 and 56 columns). */
+ * against 0.42-0.57 with 4 on MobileNetV2's 112 and 56 columns).  With
+ * the sizes symbolic, the tile is halved and the window's columns stay a
+ * loop: isl then builds the full tiles' code for every size, which took
+ * 40 s for the 8 x 3 copies of the padded convolution of
+ * tests/kernels/conv_imported.ein (7.7 s for 4 x 1; 0.9 s by default). */
 #define DW_ROWS 8
 /* The most copies of a loop that unrolling the loops around it may make
  * (sched/apply.c checks the same bound). */
@@ -1308,8 +1312,8 @@ static int dw_group(struct autosched *a, const struct stmt *st,
 	d->c.lanes = st->lanes;
 	d->wide = d->stride == 1 && d->h >= 0 &&
 		d->c.width >= DW_MIN_VECTORS * st->lanes;
-	d->rows = DW_ROWS;
-	d->unroll_q = q > 0 && q * d->rows <= DW_MAX_COPIES;
+	d->rows = a->known ? DW_ROWS : DW_ROWS / 2;
+	d->unroll_q = a->known && q > 0 && q * d->rows <= DW_MAX_COPIES;
 	for (level = d->wide ? 0 : 2; level < 3; ++level) {
 		char label[160];
 
