@@ -1176,12 +1176,14 @@ static int simple_group(const struct stmt *st, int par, int vec,
  * q: the reduction in X's last subscript (the window's columns), -1 if
  *	none;
  * stride: w's coefficient in X's last subscript;
+ * padded: the product is under a padding guard;
  * wide: vectors along w pay (stride 1, at least DW_MIN_VECTORS of them);
  * rows: the register tile's rows, unroll_q: its window columns unrolled. */
 struct dwconv {
 	struct conv c;
 	int h, q;
 	int stride;
+	int padded;
 	int wide;
 	int rows;
 	int unroll_q;
@@ -1229,6 +1231,7 @@ static int is_depthwise(const struct stmt *st, struct dwconv *d)
 		if (mentions(x->args[i], d->c.w))
 			return 0;
 	d->stride = coefficient(last, d->c.w);
+	d->padded = strip(st->fs->ast->rhs)->kind == EIN_EXPR_SELECT;
 	d->h = lhs->args[lhs->n_arg - 2]->slot;
 	if (d->h == d->c.f)
 		d->h = -1;
@@ -1271,9 +1274,37 @@ static void print_dw_tile(FILE *f, const struct stmt *st,
 	fprintf(f, "%s: vectorize %s.i %d\n", n, ix[w], d->c.lanes);
 }
 
+/* Print the tile of "d" for "st" over rows of h and the whole width, the
+ * width vectorised and the rows accumulated at h.o (as the 60-s tune of
+ * bench/auto_defs.ein's dw3x3 at 28 columns found). */
+static void print_dw_rows(FILE *f, const struct stmt *st,
+	const struct dwconv *d, int chained)
+{
+	const char *const *ix = st->fs->index;
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	const char *n = st->name;
+	int i, p, w = d->c.w;
+
+	fprintf(f, "%s: split %s %d\n%s: reorder", n, ix[d->h], d->rows, n);
+	for (i = 0; i < lhs->n_arg; ++i) {
+		p = lhs->args[i]->slot;
+		if (p != w)
+			fprintf(f, " %s%s", ix[p], p == d->h ? ".o" : "");
+	}
+	for (p = st->fs->n_lhs; p < st->fs->n_index; ++p)
+		fprintf(f, " %s", ix[p]);
+	fprintf(f, " %s.i %s\n%s: accumulate %s.o\n", ix[d->h], ix[w], n,
+		ix[d->h]);
+	if (!chained && st->fs->ast->init)
+		fprintf(f, "%s.init: compute_at %s %s.o\n", n, n, ix[d->h]);
+	fprintf(f, "%s: unroll %s.i full\n%s: vectorize %s %d\n", n,
+		ix[d->h], n, ix[w], d->c.lanes);
+}
+
 /* The depthwise template for "d" at "level": 0 the register tile with
- * accumulate, 1 without accumulate, 2 no tile (LLVM vectorises the
- * default's innermost loop); the channel loop parallel when "par". */
+ * accumulate, 1 without accumulate, 2 rows accumulated over the whole
+ * width, 3 no tile (LLVM vectorises the default's innermost loop); the
+ * channel loop parallel when "par". */
 static char *dw_text(const struct stmt *st, const struct dwconv *d,
 	int level, int par, int chained)
 {
@@ -1286,12 +1317,14 @@ static char *dw_text(const struct stmt *st, const struct dwconv *d,
 		return NULL;
 	if (level < 2)
 		print_dw_tile(f, st, d, level == 0, chained);
+	else if (level == 2)
+		print_dw_rows(f, st, d, chained);
 	else
 		fprintf(f, "# %s: no register tile: LLVM vectorises its "
 			"innermost loop\n", st->name);
 	if (par)
 		fprintf(f, "%s: parallel %s\n", st->name, ix[d->c.f]);
-	if (par && st->fs->ast->init && (level > 0 || chained))
+	if (par && st->fs->ast->init && (level % 2 || chained))
 		fprintf(f, "%s.init: parallel %s\n", st->name, ix[d->c.f]);
 	if (fclose(f) != 0)
 		return free(text), NULL;
@@ -1299,8 +1332,11 @@ static char *dw_text(const struct stmt *st, const struct dwconv *d,
 }
 
 /* The alternatives of the depthwise rule for "st": the register tile
- * (with accumulate, then without) when vectors along w pay, then the
- * channel loop parallel only. */
+ * (with accumulate, then without) when vectors along w pay; else, at
+ * stride 1 without padding, rows over the whole width (bench-auto's dw3x3
+ * at 28 columns: 0.092 ms as the tune found it, 0.139 without; with the
+ * padding's guard splitting the width's loop it lost, MobileNetV2's k13
+ * 0.177 against 0.140); then the channel loop parallel only. */
 static int dw_group(struct autosched *a, const struct stmt *st,
 	struct dwconv *d, int par, int chained, struct group *g)
 {
@@ -1314,10 +1350,18 @@ static int dw_group(struct autosched *a, const struct stmt *st,
 		d->c.width >= DW_MIN_VECTORS * st->lanes;
 	d->rows = a->known ? DW_ROWS : DW_ROWS / 2;
 	d->unroll_q = a->known && q > 0 && q * d->rows <= DW_MAX_COPIES;
-	for (level = d->wide ? 0 : 2; level < 3; ++level) {
+	for (level = d->wide ? 0 : 2; level < 4; ++level) {
 		char label[160];
 
-		if (level < 2)
+		if (level == 2 && (d->wide || d->stride != 1 || d->padded ||
+				d->h < 0))
+			continue;
+		if (level == 2)
+			snprintf(label, sizeof(label), "depthwise convolution "
+				"(%d rows of %s accumulated, the whole width "
+				"of %s vectorised: %lld columns)", d->rows,
+				ix[d->h], ix[d->c.w], (long long) d->c.width);
+		else if (level < 2)
 			snprintf(label, sizeof(label), "depthwise convolution "
 				"(register tile of %d rows of %s x %d columns "
 				"of %s%s)", d->rows, ix[d->h], d->c.lanes,
