@@ -19,6 +19,7 @@
  * are computed once (on a scop kept for them) and shared; the cost
  * model's features share one memo of their counts.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +117,11 @@ struct group {
  * serial: a statement was kept out of parallel (set_serial): the file
  *	says so even when it holds no directive;
  * scop, deps: the source statements' dependences, on a scop kept for
- *	them; memo: the counts of the features computed so far. */
+ *	them; memo: the counts of the features computed so far;
+ * dw_depth: in a chain whose first statement is a depthwise convolution,
+ *	the depth of the chain's loop (its channel's place in the output),
+ *	else -1; dw_vec: the vector width of that chain's other statements
+ *	along their last index. */
 struct autosched {
 	ein_ctx *ctx;
 	const struct ein_func *func;
@@ -136,6 +141,8 @@ struct autosched {
 	struct ein_scop *scop;
 	struct ein_deps *deps;
 	struct ein_features_memo *memo;
+	int dw_depth;
+	int dw_vec;
 };
 
 static struct machine machine_of(const char *target)
@@ -1259,6 +1266,314 @@ static int simple_group(const struct stmt *st, int par, int vec,
 	return r | add_alt(g, strdup(""), "");
 }
 
+/* ---- depthwise convolutions -------------------------------------------- */
+
+/* The least output width, in vectors, at which a depthwise convolution
+ * gets vectors along its width: below it, each row's masked edge vector
+ * costs more than the vectors gain (MobileNetV2's kernels on AVX-512, one
+ * thread, the chain at the channel: 28 columns 0.31 ms with the register
+ * tile of vectors along them, 0.15 ms with LLVM's own code; 56 columns
+ * 0.42 against 0.72; docs/performance.md). */
+#define DW_MIN_VECTORS 3
+/* The rows of a depthwise convolution's register tile of one vector per
+ * row: with a 3-wide window's columns unrolled, 24 copies of the vector
+ * loop, within the 32 that unrolling allows (8 rows measured 0.37-0.42 ms
+ * against 0.42-0.57 with 4 on MobileNetV2's 112 and 56 columns).  With
+ * the sizes symbolic, the tile is halved and the window's columns stay a
+ * loop: isl then builds the full tiles' code for every size, which took
+ * 40 s for the 8 x 3 copies of the padded convolution of
+ * tests/kernels/conv_imported.ein (7.7 s for 4 x 1; 0.9 s by default). */
+#define DW_ROWS 8
+/* The most copies of a loop that unrolling the loops around it may make
+ * (sched/apply.c checks the same bound). */
+#define DW_MAX_COPIES 32
+
+/* A depthwise convolution O(.., c, h, w) += X(.. c .., h*s + r, w*s + q) *
+ * K(c, .., r, q), each output channel reading its own input channel, with
+ * its padding's guard if any (struct conv with "depthwise" set):
+ * c: the convolution (f: the channel, w: the width, x, k);
+ * h: the output index before w (the tile's rows), -1 if none;
+ * q: the reduction in X's last subscript (the window's columns), -1 if
+ *	none;
+ * stride: w's coefficient in X's last subscript;
+ * padded: the product is under a padding guard;
+ * wide: vectors along w pay (stride 1, at least DW_MIN_VECTORS of them);
+ * rows: the register tile's rows, unroll_q: its window columns unrolled. */
+struct dwconv {
+	struct conv c;
+	int h, q;
+	int stride;
+	int padded;
+	int wide;
+	int rows;
+	int unroll_q;
+};
+
+/* The coefficient of index "pos" in the index expression "e": 0 if "e"
+ * does not mention it, INT_MIN if it is not linear in it. */
+static int coefficient(const struct ein_ast_expr *e, int pos)
+{
+	int a, b;
+
+	if (!mentions(e, pos))
+		return 0;
+	if (is_index(e, pos))
+		return 1;
+	if (e->kind != EIN_EXPR_BINARY)
+		return INT_MIN;
+	a = coefficient(e->args[0], pos);
+	b = coefficient(e->args[1], pos);
+	if (a == INT_MIN || b == INT_MIN)
+		return INT_MIN;
+	if (e->op == EIN_OP_ADD)
+		return a + b;
+	if (e->op == EIN_OP_SUB)
+		return a - b;
+	if (e->op == EIN_OP_MUL && e->args[0]->kind == EIN_EXPR_INT)
+		return e->args[0]->ival * b;
+	if (e->op == EIN_OP_MUL && e->args[1]->kind == EIN_EXPR_INT)
+		return a * e->args[1]->ival;
+	return INT_MIN;
+}
+
+/* Is statement "st" a depthwise convolution whose input reads w in its
+ * last subscript only, at a positive stride?  Fills "d" but its sizes. */
+static int is_depthwise(const struct stmt *st, struct dwconv *d)
+{
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs, *x, *last;
+	int i;
+
+	if (!is_conv(st, &d->c) || !d->c.depthwise)
+		return 0;
+	x = d->c.x;
+	last = x->args[x->n_arg - 1];
+	for (i = 0; i + 1 < x->n_arg; ++i)
+		if (mentions(x->args[i], d->c.w))
+			return 0;
+	d->stride = coefficient(last, d->c.w);
+	d->padded = strip(st->fs->ast->rhs)->kind == EIN_EXPR_SELECT;
+	d->h = lhs->args[lhs->n_arg - 2]->slot;
+	if (d->h == d->c.f)
+		d->h = -1;
+	d->q = -1;
+	for (i = st->fs->n_lhs; i < st->fs->n_index; ++i)
+		if (mentions(last, i))
+			d->q = i;
+	return d->stride > 0;
+}
+
+/* Print the depthwise register tile of "d" for "st": rows of h by one
+ * vector of w, the reductions inside the tile's outer loops, accumulated
+ * in registers at w.o when "acc" (its initialisation placed there too,
+ * unless "chained": the chain placed the statement and its
+ * initialisation in its own loop). */
+static void print_dw_tile(FILE *f, const struct stmt *st,
+	const struct dwconv *d, int acc, int chained)
+{
+	const char *const *ix = st->fs->index;
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	const char *n = st->name;
+	int i, p, w = d->c.w;
+
+	fprintf(f, "%s: split %s %d\n%s: split %s %d\n%s: reorder", n,
+		ix[d->h], d->rows, n, ix[w], d->c.lanes, n);
+	for (i = 0; i < lhs->n_arg; ++i) {
+		p = lhs->args[i]->slot;
+		fprintf(f, " %s%s", ix[p], p == d->h || p == w ? ".o" : "");
+	}
+	for (p = st->fs->n_lhs; p < st->fs->n_index; ++p)
+		fprintf(f, " %s", ix[p]);
+	fprintf(f, " %s.i %s.i\n", ix[d->h], ix[w]);
+	if (acc)
+		fprintf(f, "%s: accumulate %s.o\n", n, ix[w]);
+	if (acc && !chained && st->fs->ast->init)
+		fprintf(f, "%s.init: compute_at %s %s.o\n", n, n, ix[w]);
+	fprintf(f, "%s: unroll %s.i full\n", n, ix[d->h]);
+	if (d->unroll_q)
+		fprintf(f, "%s: unroll %s full\n", n, ix[d->q]);
+	fprintf(f, "%s: vectorize %s.i %d\n", n, ix[w], d->c.lanes);
+}
+
+/* Print the tile of "d" for "st" over rows of h and the whole width, the
+ * width vectorised and the rows accumulated at h.o (as the 60-s tune of
+ * bench/auto_defs.ein's dw3x3 at 28 columns found). */
+static void print_dw_rows(FILE *f, const struct stmt *st,
+	const struct dwconv *d, int chained)
+{
+	const char *const *ix = st->fs->index;
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	const char *n = st->name;
+	int i, p, w = d->c.w;
+
+	fprintf(f, "%s: split %s %d\n%s: reorder", n, ix[d->h], d->rows, n);
+	for (i = 0; i < lhs->n_arg; ++i) {
+		p = lhs->args[i]->slot;
+		if (p != w)
+			fprintf(f, " %s%s", ix[p], p == d->h ? ".o" : "");
+	}
+	for (p = st->fs->n_lhs; p < st->fs->n_index; ++p)
+		fprintf(f, " %s", ix[p]);
+	fprintf(f, " %s.i %s\n%s: accumulate %s.o\n", ix[d->h], ix[w], n,
+		ix[d->h]);
+	if (!chained && st->fs->ast->init)
+		fprintf(f, "%s.init: compute_at %s %s.o\n", n, n, ix[d->h]);
+	fprintf(f, "%s: unroll %s.i full\n%s: vectorize %s %d\n", n,
+		ix[d->h], n, ix[w], d->c.lanes);
+}
+
+/* The depthwise template for "d" at "level": 0 the register tile with
+ * accumulate, 1 without accumulate, 2 rows accumulated over the whole
+ * width, 3 no tile (LLVM vectorises the default's innermost loop); the
+ * channel loop parallel when "par". */
+static char *dw_text(const struct stmt *st, const struct dwconv *d,
+	int level, int par, int chained)
+{
+	const char *const *ix = st->fs->index;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (level < 2)
+		print_dw_tile(f, st, d, level == 0, chained);
+	else if (level == 2)
+		print_dw_rows(f, st, d, chained);
+	else
+		fprintf(f, "# %s: no register tile: LLVM vectorises its "
+			"innermost loop\n", st->name);
+	if (par)
+		fprintf(f, "%s: parallel %s\n", st->name, ix[d->c.f]);
+	if (par && st->fs->ast->init && (level % 2 || chained))
+		fprintf(f, "%s.init: parallel %s\n", st->name, ix[d->c.f]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The alternatives of the depthwise rule for "st": the register tile
+ * (with accumulate, then without) when vectors along w pay; else, at
+ * stride 1 without padding, rows over the whole width (bench-auto's dw3x3
+ * at 28 columns: 0.092 ms as the tune found it, 0.139 without; with the
+ * padding's guard splitting the width's loop it lost, MobileNetV2's k13
+ * 0.177 against 0.140); then the channel loop parallel only. */
+static int dw_group(struct autosched *a, const struct stmt *st,
+	struct dwconv *d, int par, int chained, struct group *g)
+{
+	const char *const *ix = st->fs->index;
+	int64_t q = d->q >= 0 ? index_extent(a, st, d->q) : -1;
+	int level;
+
+	d->c.width = index_extent(a, st, d->c.w);
+	d->c.lanes = st->lanes;
+	d->wide = d->stride == 1 && d->h >= 0 &&
+		d->c.width >= DW_MIN_VECTORS * st->lanes;
+	d->rows = a->known ? DW_ROWS : DW_ROWS / 2;
+	d->unroll_q = a->known && q > 0 && q * d->rows <= DW_MAX_COPIES;
+	for (level = d->wide ? 0 : 2; level < 4; ++level) {
+		char label[160];
+
+		if (level == 2 && (d->wide || d->stride != 1 || d->padded ||
+				d->h < 0))
+			continue;
+		if (level == 2)
+			snprintf(label, sizeof(label), "depthwise convolution "
+				"(%d rows of %s accumulated, the whole width "
+				"of %s vectorised: %lld columns)", d->rows,
+				ix[d->h], ix[d->c.w], (long long) d->c.width);
+		else if (level < 2)
+			snprintf(label, sizeof(label), "depthwise convolution "
+				"(register tile of %d rows of %s x %d columns "
+				"of %s%s)", d->rows, ix[d->h], d->c.lanes,
+				ix[d->c.w], level ? "" : ", accumulate");
+		else
+			snprintf(label, sizeof(label), "depthwise convolution"
+				", %s not vectorised (%lld columns, stride %d)",
+				ix[d->c.w], (long long) d->c.width, d->stride);
+		if (add_alt(g, dw_text(st, d, level, par, chained), label) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The depth of the chain's loop when the definition is a depthwise
+ * convolution followed by elementwise statements (bias, activation, as
+ * the ONNX import writes them): the channel's place in the convolution's
+ * output, if the last statement's loops down to there are its output's
+ * indices; else -1 (the chain, if any, at its outermost loop).  Computed
+ * per channel, the convolution's plane is still in the cache when its
+ * bias and activation read it (MobileNetV2's 56 x 56 depthwise kernel:
+ * 0.67 -> 0.43 ms). */
+static int dw_chain_depth(struct autosched *a)
+{
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	const struct ein_ast_expr *lhs = a->stmt[0].fs->ast->lhs;
+	struct dwconv d;
+	int i, depth = -1;
+
+	if (a->n_stmt < 2 || !is_depthwise(&a->stmt[0], &d))
+		return -1;
+	for (i = 0; i < lhs->n_arg; ++i)
+		if (lhs->args[i]->slot == d.c.f)
+			depth = i;
+	if (depth < 0 || depth + 1 >= last->n_loop)
+		return -1;
+	for (i = 0; i <= depth; ++i)
+		if (last->order[i] >= last->fs->n_lhs)
+			return -1;
+	a->dw_vec = a->stmt[0].lanes;
+	d.c.width = index_extent(a, &a->stmt[0], d.c.w);
+	while (a->dw_vec > 2 && d.c.width > 0 && a->dw_vec / 2 >= d.c.width)
+		a->dw_vec /= 2;
+	return depth;
+}
+
+/* The directives of a statement after the depthwise convolution in its
+ * chain: vectors of a->dw_vec (no wider than the convolution's width)
+ * along index "v", the chain's loop parallel when "par". */
+static char *dw_after_text(struct autosched *a, const struct stmt *st,
+	int v, int par)
+{
+	const char *const *ix = st->fs->index;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (v >= 0)
+		fprintf(f, "%s: vectorize %s %d\n", st->name, ix[v], a->dw_vec);
+	if (par)
+		fprintf(f, "%s: parallel %s\n", st->name,
+			ix[st->order[a->dw_depth]]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The group of statement k in a chain that starts with a depthwise
+ * convolution: the convolution's template inside the chain's loop; the
+ * others vectorised, the last one parallel at the chain's loop. */
+static int dw_chain_group(struct autosched *a, int k, struct group *g)
+{
+	struct stmt *st = &a->stmt[k];
+	struct dwconv d;
+	int par = k == a->n_stmt - 1 && !st->serial;
+	int v = vector_index(st), r = 0;
+	char label[160];
+
+	if (is_depthwise(st, &d))
+		return dw_group(a, st, &d, 0, 1, g);
+	snprintf(label, sizeof(label), "after the depthwise convolution: "
+		"vectorize %s %d%s", v >= 0 ? st->fs->index[v] : "-",
+		a->dw_vec, par ? ", parallel" : "");
+	if (v >= 0)
+		r |= add_alt(g, dw_after_text(a, st, v, par), label);
+	if (par)
+		r |= add_alt(g, dw_after_text(a, st, -1, par), "parallel");
+	return r | add_alt(g, strdup(""), "");
+}
+
 /* ---- chains ------------------------------------------------------------ */
 
 /* Is the definition a chain: temporaries, each indexed first by an index
@@ -1291,13 +1606,15 @@ static int is_chain(const struct autosched *a)
 	return 1;
 }
 
-/* Place every producer in the last statement's outermost loop, the
- * latest producer first (each is then placed where its first reader,
- * already inside, reads it). */
+/* Place every producer in the last statement's outermost loop (or, after
+ * a depthwise convolution, its channel loop: dw_chain_depth), the latest
+ * producer first (each is then placed where its first reader, already
+ * inside, reads it). */
 static int chain_group(struct autosched *a, struct group *g)
 {
 	const struct stmt *last = &a->stmt[a->n_stmt - 1];
-	const char *loop = last->fs->index[last->order[0]];
+	const char *loop = last->fs->index[last->order[a->dw_depth < 0 ? 0 :
+		a->dw_depth]];
 	char *text = NULL, label[160];
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -1478,9 +1795,15 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	struct stmt *st = &a->stmt[k];
 	struct contraction c;
 	struct conv cv;
+	struct dwconv dw;
 	int last = k == a->n_stmt - 1;
 
 	if (set_serial(a, k) < 0)
+		return -1;
+	if (a->chain && a->dw_depth >= 0)
+		return dw_chain_group(a, k, g);
+	if (!a->chain && is_depthwise(st, &dw) &&
+	    dw_group(a, st, &dw, !st->serial, 0, g) < 0)
 		return -1;
 	if (!a->chain && is_contraction(st, &c) &&
 	    contraction_group(a, st, &c, g) < 0)
@@ -1503,6 +1826,7 @@ static int schedule_all(struct autosched *a)
 	struct group g = { 0 };
 	int k;
 
+	a->dw_depth = dw_chain_depth(a);
 	if (is_chain(a)) {
 		if (chain_group(a, &g) < 0)
 			return -1;
@@ -1511,8 +1835,11 @@ static int schedule_all(struct autosched *a)
 			return -1;
 		a->chain = strstr(a->accepted, "compute_at") != NULL;
 	}
-	if (!a->chain && fuse_all(a) < 0)
-		return -1;
+	if (!a->chain) {
+		a->dw_depth = -1;
+		if (fuse_all(a) < 0)
+			return -1;
+	}
 	for (k = 0; k < a->n_stmt; ++k) {
 		if (stmt_group(a, k, &g) < 0 ||
 		    choose(a, a->stmt[k].name, &g) < 0) {
