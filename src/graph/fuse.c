@@ -99,7 +99,7 @@ static const struct {
 	{ "LessOrEqual", JOIN }, { "GreaterOrEqual", JOIN },
 	{ "Cast", JOIN }, { "Identity", JOIN }, { "Dropout", JOIN },
 	{ "Reshape", JOIN }, { "Flatten", JOIN }, { "Squeeze", JOIN },
-	{ "Unsqueeze", JOIN }, { "Output", JOIN },
+	{ "Unsqueeze", JOIN }, { "Transpose", JOIN }, { "Output", JOIN },
 	{ "BatchNormalization", JOIN },
 	{ "Gelu", JOIN }, { "FastGelu", JOIN }, { "Sum", JOIN },
 	{ "Mean", JOIN },

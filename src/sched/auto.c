@@ -84,7 +84,9 @@ struct machine {
  *	size is known, else -1;
  * serial: no loop of it runs in parallel (too little work under it);
  * host: the statement whose outermost loop the fusion rule computes it
- *	in, -1 if none. */
+ *	in, -1 if none;
+ * placed: the epilogue rule computes it in a later statement's loop (it
+ *	has no outer loop of its own to run in parallel). */
 struct stmt {
 	const struct ein_func_stmt *fs;
 	char name[80];
@@ -94,6 +96,7 @@ struct stmt {
 	double work;
 	int serial;
 	int host;
+	int placed;
 };
 
 /* A group's alternatives: the directives and a label each; with the
@@ -761,6 +764,42 @@ static char *contraction_text(const struct stmt *st,
 	return text;
 }
 
+/* The wide register tile of a contraction on AVX-512 (32 registers):
+ * half the rows, four vectors per row (6 x 64 floats: 24 accumulators,
+ * per step four vectors of B and six broadcasts of A, against twelve
+ * broadcasts for two vectors), and the reduction in slices of up to
+ * WIDE_SLICE (a 1536 x 64 panel of B is 384 KiB, in L2), as
+ * schedules/x86_64-avx512/matmul.bert_k3072.sched.  Taken without the
+ * cost model, which scores only the two-vector tiles, for the products
+ * of a short sequence by a large weight, a transformer's: rows (i) at
+ * most WIDE_MAX_ROWS, columns (j) a multiple of the tile, the reduction
+ * at least WIDE_MIN_K.  BERT-base's six products at sequence 128 took
+ * 4-13% less time than with the 12 x 32 tile in slices of 256 (one
+ * thread, docs/performance.md, "The BERT layer"). */
+#define WIDE_SLICE 1536
+#define WIDE_MAX_ROWS 256
+#define WIDE_MIN_K 512
+
+static int64_t index_extent(struct autosched *a, const struct stmt *st,
+	int pos);
+
+/* The slice of the wide tile for "c" (above), 0 if it does not apply. */
+static int wide_slice(struct autosched *a, const struct stmt *st,
+	const struct contraction *c)
+{
+	int64_t ni, nj, nk;
+
+	if (a->m.vector_bytes != 64 || a->m.rows < 12 || !a->known)
+		return 0;
+	ni = index_extent(a, st, c->i);
+	nj = index_extent(a, st, c->j);
+	nk = index_extent(a, st, c->k);
+	if (ni < 1 || ni > WIDE_MAX_ROWS || nj < 1 || nj % (4 * st->lanes) ||
+	    nk < WIDE_MIN_K)
+		return 0;
+	return nk < WIDE_SLICE ? (int) nk : WIDE_SLICE;
+}
+
 /* The register tiles and slices the cost model chooses among: the
  * machine's rows and half of them, slices of K_SLICE, half and double. */
 #define N_SHAPE 6
@@ -860,16 +899,29 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
 {
 	const char *const *what = contraction_what;
 	struct tile t = { a->m.rows, 2, K_SLICE, 0 };
-	int level, k;
+	int level, k, slice;
 
 	if (span_tile(a, st, c, &t))
 		return span_group(st, c, &t, g);
-	for (k = 0; a->model && k < N_SHAPE; ++k)
+	slice = wide_slice(a, st, c);
+	if (slice > 0) {
+		struct tile wide = { a->m.rows / 2, 4, slice, 0 };
+		char label[160];
+
+		snprintf(label, sizeof(label), "contraction (BLIS: register "
+			"tile, packed panel), rows %s, vectors %s, slices of "
+			"%s, wide: %d x %d, slice %d", st->fs->index[c->i],
+			st->fs->index[c->j], st->fs->index[c->k],
+			wide.rows, wide.n_vec * st->lanes, slice);
+		if (add_alt(g, contraction_text(st, c, &wide, 0), label) < 0)
+			return -1;
+	}
+	for (k = 0; a->model && !slice && k < N_SHAPE; ++k)
 		if (add_blis(g, st, c, k % 2 ? a->m.rows / 2 : a->m.rows,
 				(K_SLICE / 2) << (k / 2)) < 0)
 			return -1;
-	g->n_scored = g->n;
-	for (level = a->model; level < 4; ++level) {
+	g->n_scored = slice ? 0 : g->n;
+	for (level = a->model || slice; level < 4; ++level) {
 		char label[160];
 
 		snprintf(label, sizeof(label), "%s, rows %s, vectors %s, "
@@ -1606,15 +1658,15 @@ static int is_chain(const struct autosched *a)
 	return 1;
 }
 
-/* Place every producer in the last statement's outermost loop (or, after
- * a depthwise convolution, its channel loop: dw_chain_depth), the latest
+/* Add to "g" the placement of statements "first" .. n - 2 in the last
+ * statement's loop at depth "depth" (of its default loops), the latest
  * producer first (each is then placed where its first reader, already
- * inside, reads it). */
-static int chain_group(struct autosched *a, struct group *g)
+ * inside, reads it), labelled "what: ...". */
+static int add_placement(struct autosched *a, struct group *g, int first,
+	int depth, const char *what)
 {
 	const struct stmt *last = &a->stmt[a->n_stmt - 1];
-	const char *loop = last->fs->index[last->order[a->dw_depth < 0 ? 0 :
-		a->dw_depth]];
+	const char *loop = last->fs->index[last->order[depth]];
 	char *text = NULL, label[160];
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -1622,14 +1674,31 @@ static int chain_group(struct autosched *a, struct group *g)
 
 	if (!f)
 		return -1;
-	for (k = a->n_stmt - 2; k >= 0; --k)
+	for (k = a->n_stmt - 2; k >= first; --k)
 		fprintf(f, "%s: compute_at %s %s\n", a->stmt[k].name,
 			last->name, loop);
 	if (fclose(f) != 0)
 		return free(text), -1;
-	snprintf(label, sizeof(label), "chain: the producers computed in "
-		"each iteration of %s's loop %s", last->name, loop);
-	if (add_alt(g, text, label) < 0)
+	snprintf(label, sizeof(label), "%s computed in each iteration of "
+		"%s's loop %s", what, last->name, loop);
+	return add_alt(g, text, label);
+}
+
+/* Place every producer in the last statement's loop around its
+ * innermost (a row: a 4-D softmax of ONNX's batch of 1 had its whole
+ * tensors as temporaries when placed in the outermost, of one
+ * iteration) or, after a depthwise convolution, in its channel loop
+ * (dw_chain_depth), else in its outermost loop. */
+static int chain_group(struct autosched *a, struct group *g)
+{
+	int inner = a->stmt[a->n_stmt - 1].n_loop - 2;
+
+	if (a->dw_depth >= 0)
+		inner = a->dw_depth;
+	if (inner > 0 && add_placement(a, g, 0, inner,
+			"chain: the producers") < 0)
+		return -1;
+	if (add_placement(a, g, 0, 0, "chain: the producers") < 0)
 		return -1;
 	return add_alt(g, strdup(""), "");
 }
@@ -1740,16 +1809,91 @@ static int fuse(struct autosched *a, int k, int c, int x)
 	return 0;
 }
 
-/* Apply the fusion rule to every statement, in source order. */
+/* Apply the fusion rule to every statement, in source order (after the
+ * epilogue rule, whose placements it leaves alone). */
 static int fuse_all(struct autosched *a)
 {
 	int k, c, x;
 
 	for (k = 0; k < a->n_stmt; ++k) {
+		/* The epilogue rule placed it, or its reader, already. */
+		if (a->stmt[k].placed)
+			continue;
 		c = fusion_host(a, k, &x);
-		if (c >= 0 && fuse(a, k, c, x) < 0)
+		if (c >= 0 && !a->stmt[c].placed && fuse(a, k, c, x) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* ---- epilogues ---------------------------------------------------------- */
+
+/* Is statement "st" elementwise: no reduction, no initialisation, not a
+ * contraction or convolution? */
+static int is_elementwise(const struct stmt *st)
+{
+	struct contraction c;
+
+	return st->fs->n_index == st->fs->n_lhs && !st->fs->ast->init &&
+		!is_contraction(st, &c) && !is_conv(st, &(struct conv){ 0 });
+}
+
+/* The first statement of the definition's epilogue: the elementwise
+ * statements after its last contraction or convolution, writing
+ * temporaries, before a last elementwise statement that writes an output
+ * in at least two loops (matmul + bias + GELU, matmul + bias + residual
+ * add, as the graph level fuses them); -1 if there is none. */
+static int epilogue_start(const struct autosched *a)
+{
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	struct contraction c;
+	int k, t = last->fs->ast->lhs->slot;
+
+	if (a->n_stmt < 3 || a->func->tensor[t].role != EIN_ROLE_OUTPUT ||
+	    last->n_loop < 2 || !is_elementwise(last))
+		return -1;
+	for (k = a->n_stmt - 2; k >= 0; --k) {
+		const struct ein_ast_expr *lhs = a->stmt[k].fs->ast->lhs;
+
+		if (!is_elementwise(&a->stmt[k]) ||
+		    a->func->tensor[lhs->slot].role != EIN_ROLE_TEMP)
+			break;
+	}
+	if (k < 0 || k == a->n_stmt - 2 || (!is_contraction(&a->stmt[k], &c) &&
+	    !is_dense_conv(&a->stmt[k])))
+		return -1;
+	return k + 1;
+}
+
+/* The epilogue from statement "first" on computed a row at a time: each
+ * producer in the last statement's loop around its innermost, so that
+ * its temporary is one row, in cache, instead of a pass over the whole
+ * tensor each (the GELU after BERT's 128 x 3072 product: five
+ * temporaries of 1.5 MB; docs/performance.md, "The BERT layer"). */
+static int epilogue_group(struct autosched *a, int first, struct group *g)
+{
+	if (add_placement(a, g, first, a->stmt[a->n_stmt - 1].n_loop - 2,
+			"epilogue:") < 0)
+		return -1;
+	return add_alt(g, strdup(""), "");
+}
+
+/* Place the epilogue, if the definition has one, and mark its
+ * statements placed when it was kept. */
+static int place_epilogue(struct autosched *a, struct group *g)
+{
+	int k, first = epilogue_start(a);
+	size_t before = strlen(a->accepted);
+
+	if (first < 0)
+		return 0;
+	if (epilogue_group(a, first, g) < 0 ||
+	    choose(a, a->stmt[a->n_stmt - 1].name, g) < 0)
+		return -1;
+	if (!strstr(a->accepted + before, "compute_at"))
+		return 0;
+	for (k = first; k < a->n_stmt - 1; ++k)
+		a->stmt[k].placed = 1;
 	return 0;
 }
 
@@ -1775,9 +1919,10 @@ static int set_serial(struct autosched *a, int k)
 			work = a->stmt[i].work < 0 ? -1 :
 				work + a->stmt[i].work;
 	st->serial = work >= 0 && work < PARALLEL_MIN_WORK;
-	/* A chain's producer, or one the fusion rule placed, has no loop of
-	 * its own to run in parallel. */
+	/* A chain's producer, or one the fusion or the epilogue rule
+	 * placed, has no loop of its own to run in parallel. */
 	if (!st->serial || (a->chain && k != a->n_stmt - 1) || st->host >= 0 ||
+	    st->placed ||
 	    (parallel_index(st) < 0 && (a->chain || !is_contraction(st, &c))))
 		return 0;
 	a->serial = 1;
@@ -1811,9 +1956,10 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	if (!a->chain && !is_contraction(st, &c) && is_conv(st, &cv) &&
 	    !cv.depthwise && conv_group(a, st, &cv, g) < 0)
 		return -1;
-	/* A producer placed in the chain's loop (or by the fusion rule)
-	 * keeps its own inner loops only: its outermost is the consumer's. */
-	if ((a->chain && !last) || st->host >= 0)
+	/* A producer placed in the chain's loop (or by the fusion or the
+	 * epilogue rule) keeps its own inner loops only: its outermost is
+	 * the consumer's. */
+	if ((a->chain && !last) || st->host >= 0 || st->placed)
 		return simple_group(st, 0, st->n_loop >= 2, 0, g);
 	/* The chain's output is written once, a row at a time, and not
 	 * read again by the kernel: non-temporal stores save reading its
@@ -1837,7 +1983,7 @@ static int schedule_all(struct autosched *a)
 	}
 	if (!a->chain) {
 		a->dw_depth = -1;
-		if (fuse_all(a) < 0)
+		if (place_epilogue(a, &g) < 0 || fuse_all(a) < 0)
 			return -1;
 	}
 	for (k = 0; k < a->n_stmt; ++k) {

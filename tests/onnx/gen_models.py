@@ -374,6 +374,17 @@ def matrices():
          [("y", x.reshape(2, 6, 10))], inits=[("s", shape)])
     save("transpose", [node("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1])],
          [("x", x, None)], [("y", x.transpose(0, 2, 3, 1))])
+    # An attention head split: the transpose joins the product's kernel
+    # (the graph level's fusion; tests/onnx.test checks the profile).
+    q, wq, bq = rand(2, 8, 16), rand(16, 32), rand(32)
+    shape = np.array([2, 8, 4, 8], dtype=np.int64)
+    save("matmul_transpose",
+         [node("MatMul", ["q", "wq"], ["m"]), node("Add", ["m", "bq"], ["a"]),
+          node("Reshape", ["a", "s"], ["r"]),
+          node("Transpose", ["r"], ["y"], perm=[0, 2, 1, 3])],
+         [("q", q, None)],
+         [("y", (q @ wq + bq).reshape(2, 8, 4, 8).transpose(0, 2, 1, 3))],
+         inits=[("wq", wq), ("bq", bq), ("s", shape)])
     x2 = rand(2, 2, 4, 5)
     save("concat", [node("Concat", ["x", "x2"], ["y"], axis=1)],
          [("x", x, None), ("x2", x2, None)],
