@@ -812,6 +812,22 @@ static int conv_channel(const struct ein_ast_expr *lhs, struct conv *c)
 	return -1;
 }
 
+/* A factor of a convolution's product without the zero point an int8
+ * convolution subtracts from its uint8 input ("X_q(...) - Z", with Z a
+ * literal: src/onnx/quantize.c), so that the int8 convolution and its
+ * int32 accumulation get the convolution rule as the float one does;
+ * "e" itself otherwise. */
+static const struct ein_ast_expr *conv_factor(const struct ein_ast_expr *e)
+{
+	const struct ein_ast_expr *z;
+
+	e = strip(e);
+	if (e->kind != EIN_EXPR_BINARY || e->op != EIN_OP_SUB)
+		return e;
+	z = strip(e->args[1]);
+	return z->kind == EIN_EXPR_INT ? strip(e->args[0]) : e;
+}
+
 /* Is statement "st" a direct convolution (see struct conv)?  Fills "c"
  * but its width. */
 static int is_conv(const struct stmt *st, struct conv *c)
@@ -826,8 +842,8 @@ static int is_conv(const struct stmt *st, struct conv *c)
 	p = conv_product(s->rhs);
 	if (!p)
 		return 0;
-	f0 = strip(p->args[0]);
-	f1 = strip(p->args[1]);
+	f0 = conv_factor(p->args[0]);
+	f1 = conv_factor(p->args[1]);
 	if (f0->kind != EIN_EXPR_ACCESS || f1->kind != EIN_EXPR_ACCESS)
 		return 0;
 	c->w = s->lhs->args[s->lhs->n_arg - 1]->slot;
