@@ -570,6 +570,22 @@ static const struct ein_ast_expr *strip(const struct ein_ast_expr *e)
 	return e;
 }
 
+/* A factor of a product without the zero point an int8 convolution or
+ * matrix product subtracts from its uint8 input ("X_q(...) - Z", with Z
+ * a literal: src/onnx/quantize.c), so that the int8 kernels and their
+ * int32 accumulation get the convolution and contraction rules as the
+ * float ones do; "e" itself otherwise. */
+static const struct ein_ast_expr *conv_factor(const struct ein_ast_expr *e)
+{
+	const struct ein_ast_expr *z;
+
+	e = strip(e);
+	if (e->kind != EIN_EXPR_BINARY || e->op != EIN_OP_SUB)
+		return e;
+	z = strip(e->args[1]);
+	return z->kind == EIN_EXPR_INT ? strip(e->args[0]) : e;
+}
+
 /* Is "e" an access whose every subscript is an index variable? */
 static int plain_access(const struct ein_ast_expr *e)
 {
@@ -627,8 +643,8 @@ static int is_contraction(const struct stmt *st, struct contraction *c)
 	    s->rhs->op != EIN_OP_MUL || !plain_access(s->lhs) ||
 	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX)
 		return 0;
-	f0 = strip(s->rhs->args[0]);
-	f1 = strip(s->rhs->args[1]);
+	f0 = conv_factor(s->rhs->args[0]);
+	f1 = conv_factor(s->rhs->args[1]);
 	if (!plain_access(f0) || !plain_access(f1))
 		return 0;
 	c->j = s->lhs->args[s->lhs->n_arg - 1]->slot;
@@ -810,22 +826,6 @@ static int conv_channel(const struct ein_ast_expr *lhs, struct conv *c)
 		if (mentions(c->k, lhs->args[d]->slot))
 			return lhs->args[d]->slot;
 	return -1;
-}
-
-/* A factor of a convolution's product without the zero point an int8
- * convolution subtracts from its uint8 input ("X_q(...) - Z", with Z a
- * literal: src/onnx/quantize.c), so that the int8 convolution and its
- * int32 accumulation get the convolution rule as the float one does;
- * "e" itself otherwise. */
-static const struct ein_ast_expr *conv_factor(const struct ein_ast_expr *e)
-{
-	const struct ein_ast_expr *z;
-
-	e = strip(e);
-	if (e->kind != EIN_EXPR_BINARY || e->op != EIN_OP_SUB)
-		return e;
-	z = strip(e->args[1]);
-	return z->kind == EIN_EXPR_INT ? strip(e->args[0]) : e;
 }
 
 /* Is statement "st" a direct convolution (see struct conv)?  Fills "c"
