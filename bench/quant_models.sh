@@ -2,7 +2,8 @@
 # Quantised ResNet-50 against ein's float build (issue 25), one thread.
 #
 #   sh bench/quant_models.sh
-#   N=16 SAMPLES=4 ROUNDS=3 REPEAT=3 CAL=minmax sh bench/quant_models.sh
+#   N=16 SAMPLES=4 ROUNDS=3 REPEAT=3 CAL=minmax BEFORE=1 \
+#       PROFILE=p.json sh bench/quant_models.sh
 #
 # bench/onnx_models.py writes ResNet-50 v1.5 (random weights from a fixed
 # seed, batch 1, 224x224) and its input; this script also writes a copy
@@ -13,13 +14,18 @@
 #   both models (the profile is keyed by ONNX names, which they share);
 # - latency: ROUNDS interleaved rounds of "ein run resnet50.onnx" (the
 #   float model at the graph level, automatic schedules) and "ein run
-#   resnet50.q.ein --weights ..." (the int8 definition, automatic
-#   schedules), each --repeat REPEAT --no-check, EIN_NUM_THREADS=1;
+#   resnet50.onnx --quantize p.json" (the int8 model at the graph level,
+#   automatic schedules), and with BEFORE=1 also "ein run resnet50.q.ein
+#   --weights ..." (the int8 model as one definition, as before the graph
+#   level took int8 models: its ~200 statements get the default
+#   schedule), each --repeat REPEAT --no-check, EIN_NUM_THREADS=1;
 #   prints the medians over the rounds of each one's median and their
-#   ratio;
-# - accuracy: both batch-N models on the same N random inputs (another
-#   seed than the profile's), top-1 agreement and the largest difference
-#   of the logits relative to the largest float logit;
+#   ratios;
+# - accuracy: the batch-N model in float and in int8 (both at the graph
+#   level, whose int8 outputs equal the one definition's bit for bit:
+#   tests/quant.test) on the same N random inputs (another seed than the
+#   profile's), top-1 agreement and the largest difference of the logits
+#   relative to the largest float logit;
 # - where $ORT_PY (default: bench/onnx_models.sh's venv) has onnxruntime
 #   and onnx: bench/quant_ort.py, onnxruntime's quantize_static of the
 #   same model (QDQ, per-channel int8 weights, minmax on SAMPLES random
@@ -33,6 +39,7 @@ samples=${SAMPLES:-4}
 rounds=${ROUNDS:-3}
 repeat=${REPEAT:-3}
 cal=${CAL:-minmax}
+before=${BEFORE:-0}
 py=/usr/bin/python3
 here=$(dirname "$0")
 EIN_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
@@ -65,27 +72,38 @@ EOF
 echo "$(grep 'model name' /proc/cpuinfo | head -1 | sed 's/.*: //'),"\
 	"$(grep -c ^processor /proc/cpuinfo) CPUs ($(nproc) available to this process), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(now)
-$ein profile "$m.onnx" --samples "$samples" --bins 2048 -o "$tmp/p.json" \
-	> "$tmp/profile.log" 2>&1 || fail "ein profile: $(tail -3 "$tmp/profile.log")"
+# PROFILE=FILE: a profile of this model written before (the same seed and
+# weights), to measure again without profiling again.
+if [ -n "${PROFILE:-}" ]; then
+	cp "$PROFILE" "$tmp/p.json" || fail "PROFILE=$PROFILE"
+else
+	$ein profile "$m.onnx" --samples "$samples" --bins 2048 -o "$tmp/p.json" \
+		> "$tmp/profile.log" 2>&1 || fail "ein profile: $(tail -3 "$tmp/profile.log")"
+fi
 t1=$(now)
 $ein quantize "$m.onnx" --profile "$tmp/p.json" --calibration "$cal" \
-	-o "$m.q.ein" --weights "$m.q.weights" > /dev/null &&
-	$ein quantize "${m}_n.onnx" --profile "$tmp/p.json" --calibration "$cal" \
-		-o "${m}_n.q.ein" --weights "${m}_n.q.weights" > /dev/null ||
-	fail "ein quantize"
+	-o "$m.q.ein" --weights "$m.q.weights" > /dev/null || fail "ein quantize"
 t2=$(now)
 echo "profile ($samples samples) $(echo "$t1 - $t0" | bc -l | cut -c1-6) s, quantize $(echo "$t2 - $t1" | bc -l | cut -c1-5) s;" \
 	"int8 statements: $(grep -c "= uint8(clamp(qmul(" "$m.q.ein") requantisations," \
 	"$(grep -c "^    [a-z_0-9]* *([^)]*) = ([a-z_0-9]*_q[0-9]*(" "$m.q.ein") dequantisations"
 
 : > "$tmp/f.t"; : > "$tmp/q.t"; : > "$tmp/f.c"; : > "$tmp/q.c"
+: > "$tmp/b.t"
 r=0
 while [ $r -lt "$rounds" ]; do
 	$ein run "$m.onnx" --input x="$m.in.x.npy" --repeat "$repeat" \
 		--no-check > "$tmp/f.log" 2>&1 || fail "float run: $(tail -3 "$tmp/f.log")"
-	$ein run "$m.q.ein" --weights "$m.q.weights" --input x="$m.in.x.npy" \
-		--repeat "$repeat" --no-check > "$tmp/q.log" 2>&1 ||
-		fail "int8 run: $(tail -3 "$tmp/q.log")"
+	$ein run "$m.onnx" --quantize "$tmp/p.json" --calibration "$cal" \
+		--input x="$m.in.x.npy" --repeat "$repeat" --no-check \
+		> "$tmp/q.log" 2>&1 || fail "int8 run: $(tail -3 "$tmp/q.log")"
+	if [ "$before" = 1 ]; then
+		$ein run "$m.q.ein" --weights "$m.q.weights" \
+			--input x="$m.in.x.npy" --repeat "$repeat" --no-check \
+			> "$tmp/b.log" 2>&1 ||
+			fail "int8 run (one definition): $(tail -3 "$tmp/b.log")"
+		field 'run: median' < "$tmp/b.log" >> "$tmp/b.t"
+	fi
 	field 'run: median' < "$tmp/f.log" >> "$tmp/f.t"
 	field 'run: median' < "$tmp/q.log" >> "$tmp/q.t"
 	field 'compiled in' < "$tmp/f.log" >> "$tmp/f.c"
@@ -94,18 +112,24 @@ while [ $r -lt "$rounds" ]; do
 done
 f=$(median < "$tmp/f.t")
 q=$(median < "$tmp/q.t")
-printf 'resnet50 (batch 1, 1 thread): float %.2f ms, int8 (%s) %.2f ms; float / int8 %.2f;' \
+printf 'resnet50 (batch 1, 1 thread): float %.2f ms, int8 (%s, graph level) %.2f ms; float / int8 %.2f;' \
 	"$f" "$cal" "$q" "$(echo "$f / $q" | bc -l)"
 printf ' compile %.1f s and %.1f s\n' "$(echo "$(median < "$tmp/f.c") / 1000" | bc -l)" \
 	"$(echo "$(median < "$tmp/q.c") / 1000" | bc -l)"
+if [ "$before" = 1 ]; then
+	b=$(median < "$tmp/b.t")
+	printf 'int8 as one definition (before): %.2f ms; float / it %.2f; it / int8 at the graph level %.2f\n' \
+		"$b" "$(echo "$f / $b" | bc -l)" "$(echo "$b / $q" | bc -l)"
+fi
 
 mkdir -p "$tmp/af" "$tmp/aq"
 $ein run "${m}_n.onnx" --sizes N="$n" --input x="$m.acc.npy" --repeat 1 \
 	--no-check --output "$tmp/af" > "$tmp/af.log" 2>&1 ||
 	fail "float run (accuracy): $(tail -3 "$tmp/af.log")"
-$ein run "${m}_n.q.ein" --weights "${m}_n.q.weights" --sizes N="$n" \
-	--input x="$m.acc.npy" --repeat 1 --no-check --output "$tmp/aq" \
-	> "$tmp/aq.log" 2>&1 || fail "int8 run (accuracy): $(tail -3 "$tmp/aq.log")"
+$ein run "${m}_n.onnx" --quantize "$tmp/p.json" --calibration "$cal" \
+	--sizes N="$n" --input x="$m.acc.npy" --repeat 1 --no-check \
+	--output "$tmp/aq" > "$tmp/aq.log" 2>&1 ||
+	fail "int8 run (accuracy): $(tail -3 "$tmp/aq.log")"
 $py - "$tmp" "$n" <<'EOF'
 import glob, sys, numpy as np
 d, n = sys.argv[1], int(sys.argv[2])

@@ -665,8 +665,21 @@ ein_onnx *ein_onnx_quantize(ein_ctx *ctx, const char *path,
  */
 typedef struct ein_model ein_model;
 
+/* Make ein_model_load and ein_model_plan with "opts" import the model in
+ * int8 from the profile file "profile" with "calibration", as
+ * ein_onnx_quantize does (NULL profile: in float, the default): each
+ * fused kernel is then a part of the int8 model (a convolution with its
+ * requantisation and Relu, an int8 Add, a pool, a float operator with
+ * the dequantisation of what it reads), and the model's outputs are
+ * those of ein_onnx_quantize's definition, bit for bit.  The profile is
+ * read at the load.  EIN_ERROR_INVALID if opts is NULL or the
+ * calibration unknown, EIN_ERROR_NOMEM. */
+ein_status ein_options_set_quantize(ein_options *opts, const char *profile,
+	ein_calibration calibration);
+
 /* Import the ONNX model "path" (as ein_onnx_import, with the sizes "opts"
- * fixes), fuse it into kernels, compile each with "opts" (NULL: the
+ * fixes; as ein_onnx_quantize with the profile ein_options_set_quantize
+ * gave "opts"), fuse it into kernels, compile each with "opts" (NULL: the
  * defaults), and plan its arena.  Every dimension must then be a
  * constant: a symbolic one that "opts" does not fix is an
  * EIN_ERROR_SHAPE error naming it.  Returns the model, owned by the

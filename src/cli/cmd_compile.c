@@ -114,12 +114,6 @@ static int parse_args(int argc, char **argv, struct compile_opts *o)
 			"--calibration) take an ONNX model\n");
 		return -1;
 	}
-	if (o->graph && o->quantize) {
-		fprintf(stderr, "ein compile: error: --graph and --quantize "
-			"cannot be combined yet (the int8 model compiles as one "
-			"definition)\n");
-		return -1;
-	}
 	if (o->graph && (!o->header || !ein_cli_is_onnx(o->file))) {
 		fprintf(stderr, "ein compile: error: --graph needs an ONNX "
 			"model and --header (the driver includes it)\n");
@@ -287,6 +281,10 @@ int ein_cmd_compile(int argc, char **argv)
 	if (parse_args(argc, argv, &o) < 0 || (o.calibration &&
 			ein_cli_parse_calibration("ein compile", o.calibration,
 				&cal) < 0))
+		return (ein_options_free(o.opts), 2);
+	/* The graph level reads the profile from the options. */
+	if (o.quantize && ein_options_set_quantize(o.opts, o.quantize,
+			cal) != EIN_OK)
 		return (ein_options_free(o.opts), 2);
 	if (ein_cli_is_onnx(o.file) &&
 	    ein_cli_size_hints("ein compile", o.opts, o.sizes, 1) < 0)

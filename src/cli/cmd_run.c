@@ -41,6 +41,9 @@ struct run_opts {
 	int graph;	/* an ONNX model through the graph level (not
 			 * --no-graph) */
 	int profile;	/* --profile: each fused kernel's time */
+	const char *quantize;	/* --quantize: the profile of an int8 run */
+	const char *calibration;	/* --calibration (with --quantize) */
+	ein_calibration cal;	/* the calibration it names */
 	char *ranges;	/* the --range lists joined by commas, or NULL */
 	ein_options *opts;
 };
@@ -178,6 +181,24 @@ static int write_outputs(const struct run_opts *o, ein_kernel *k,
 	return 0;
 }
 
+/* Check --quantize and --calibration, which take an ONNX model, and give
+ * the profile to the options (the graph level reads it there). */
+static int check_quantize(struct run_opts *o)
+{
+	if (!o->quantize && !o->calibration)
+		return 0;
+	if (!ein_cli_is_onnx(o->file) || !o->quantize) {
+		fprintf(stderr, "ein run: error: --quantize PROFILE (and "
+			"--calibration) take an ONNX model\n");
+		return -1;
+	}
+	if (o->calibration && ein_cli_parse_calibration("ein run",
+			o->calibration, &o->cal) < 0)
+		return -1;
+	return ein_options_set_quantize(o->opts, o->quantize, o->cal) == EIN_OK ?
+		0 : -1;
+}
+
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	int i, r;
@@ -226,6 +247,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->graph = 0;
 		else if (!strcmp(argv[i], "--profile"))
 			o->profile = 1;
+		else if (!strcmp(argv[i], "--quantize") && i + 1 < argc)
+			o->quantize = argv[++i];
+		else if (!strcmp(argv[i], "--calibration") && i + 1 < argc)
+			o->calibration = argv[++i];
 		else if (argv[i][0] != '-' && !o->file)
 			o->file = argv[i];
 		else {
@@ -236,7 +261,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	if (!o->file)
 		fprintf(stderr, "ein run: error: no .ein or .onnx file "
 			"given\n");
-	return o->file ? 0 : -1;
+	return o->file ? check_quantize(o) : -1;
 }
 
 /* Copy the data of "init" into the tensors of "args" (outside the timed
@@ -486,7 +511,11 @@ int ein_cmd_run(int argc, char **argv)
 	ctx = ein_ctx_alloc();
 	o.ctx = ctx;
 	t0 = ein_cli_now();
-	prog = ein_cli_read_program(ctx, o.file, o.opts, &o.model);
+	if (o.quantize)
+		prog = ein_cli_read_quantized(ctx, o.file, o.opts, o.quantize,
+			o.cal, &o.model);
+	else
+		prog = ein_cli_read_program(ctx, o.file, o.opts, &o.model);
 	/* The sizes are checked before the compile, which may take seconds
 	 * (the automatic schedule of a model), unless an imported model's
 	 * fixed sizes became constants: kernel_sizes drops them below. */

@@ -103,6 +103,11 @@ int ein_cmd_show(int argc, char **argv)
 		else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
 			if (ein_cli_target("ein show", opts, argv[++i]) < 0)
 				return (ein_options_free(opts), 2);
+		} else if (!strcmp(argv[i], "--quantize") && i + 1 < argc) {
+			/* The fused kernels of the int8 model. */
+			if (ein_options_set_quantize(opts, argv[++i],
+					EIN_CALIBRATION_MINMAX) != EIN_OK)
+				return (ein_options_free(opts), 2);
 		} else if (!strncmp(argv[i], "--stage=", 8)) {
 			if (parse_stage(argv[i] + 8, &stage) < 0)
 				return (ein_options_free(opts), 2);

@@ -101,6 +101,14 @@ static const struct help_opt run_opts[] = {
 	{ "--no-graph", "For an ONNX model: compile and run it as one "
 	  "definition instead of fused kernels over an arena (the graph "
 	  "level, docs/onnx.md)." },
+	{ "--quantize PROFILE.json", "For an ONNX model: run it in int8 "
+	  "from this profile (ein profile writes it; docs/quantization.md), "
+	  "through the graph level (each int8 convolution with its "
+	  "requantisation, Add, pool and float island a fused kernel) or "
+	  "with --no-graph as one definition; the outputs are the same bit "
+	  "for bit." },
+	{ "--calibration minmax|percentile|kl", "With --quantize, how the "
+	  "activations' ranges are chosen (default minmax)." },
 	{ NULL, NULL }
 };
 
@@ -186,7 +194,7 @@ static const struct help_opt compile_cmd_opts[] = {
 	  "fixed): compile the graph level's fused kernels instead of one "
 	  "definition, and write FILE.c, one C function named after the "
 	  "model that calls them in order over a static arena (compile it "
-	  "with your program)." },
+	  "with your program); with --quantize, the int8 model's kernels." },
 	{ NULL, NULL }
 };
 
@@ -202,6 +210,9 @@ static const struct help_opt show_opts[] = {
 	  "arena against the sum; needs every size fixed)." },
 	{ "--target cpu|opencl|opencl:P:D", "Compile for the CPU (the "
 	  "default) or an OpenCL device (docs/opencl.md)." },
+	{ "--quantize PROFILE.json", "With --stage=kernels or memory: the "
+	  "int8 model's fused kernels (minmax calibration; "
+	  "docs/quantization.md)." },
 	{ NULL, NULL }
 };
 
@@ -275,7 +286,7 @@ static const struct help_opt no_opts[] = { { NULL, NULL } };
 static const struct help_cmd cmds[] = {
 	{ "run", "FILE.ein|MODEL.onnx [--def NAME] --sizes M=512,N=512,... "
 	  "[--input X=FILE.npy]... [--weights DIR] [--output DIR] [--profile] "
-	  "[--no-graph] [OPTIONS]",
+	  "[--no-graph] [--quantize PROFILE.json] [OPTIONS]",
 	  "compile a definition, run it on random inputs, time it and check "
 	  "it",
 	  "Compiles a definition with the schedule found by lookup (or the "

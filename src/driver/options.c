@@ -36,7 +36,8 @@
  *	process (ein_options_set_opencl_lazy);
  * no_cost_model: the automatic schedule takes its rules' first legal
  *	candidate, without asking the cost model;
- * progress, progress_user: ein_options_set_progress. */
+ * progress, progress_user: ein_options_set_progress;
+ * quantize, calibration: ein_options_set_quantize (NULL: float). */
 struct ein_options {
 	char *schedule;
 	int opencl;
@@ -55,6 +56,8 @@ struct ein_options {
 	double compile_timeout;
 	ein_progress_fn progress;
 	void *progress_user;
+	char *quantize;
+	ein_calibration calibration;
 };
 
 ein_options *ein_options_alloc(void)
@@ -78,6 +81,7 @@ void ein_options_free(ein_options *opts)
 	free(opts->size_value);
 	free(opts->size_fixed);
 	free(opts->schedule);
+	free(opts->quantize);
 	free(opts);
 }
 
@@ -92,6 +96,30 @@ ein_status ein_options_set_schedule(ein_options *opts, const char *path)
 	free(opts->schedule);
 	opts->schedule = dup;
 	return EIN_OK;
+}
+
+ein_status ein_options_set_quantize(ein_options *opts, const char *profile,
+	ein_calibration calibration)
+{
+	char *dup = profile ? strdup(profile) : NULL;
+
+	if (!opts || (calibration != EIN_CALIBRATION_MINMAX &&
+	    calibration != EIN_CALIBRATION_PERCENTILE &&
+	    calibration != EIN_CALIBRATION_KL))
+		return (free(dup), EIN_ERROR_INVALID);
+	if (profile && !dup)
+		return EIN_ERROR_NOMEM;
+	free(opts->quantize);
+	opts->quantize = dup;
+	opts->calibration = calibration;
+	return EIN_OK;
+}
+
+const char *ein_options_get_quantize(const ein_options *opts,
+	ein_calibration *calibration)
+{
+	*calibration = opts ? opts->calibration : EIN_CALIBRATION_MINMAX;
+	return opts ? opts->quantize : NULL;
 }
 
 ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable)

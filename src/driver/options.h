@@ -73,6 +73,10 @@ long ein_options_get_size_value(const ein_options *opts, int pos);
 int ein_options_size_is_fixed(const ein_options *opts, int pos);
 /* The value ein_options_fix_size gave size "name", 0 if it is not fixed. */
 long ein_options_fixed_value(const ein_options *opts, const char *name);
+/* The profile ein_options_set_quantize gave "opts" (NULL: none, also for
+ * NULL options), its calibration in *calibration. */
+const char *ein_options_get_quantize(const ein_options *opts,
+	ein_calibration *calibration);
 /* Tell the progress function of "opts", if any (ein_options_set_progress),
  * that "done" of "total" steps are behind and "what" is next. */
 void ein_options_progress(const ein_options *opts, int done, int total,

@@ -2,7 +2,8 @@
  * model.c: whole models through the graph level, the ein_model_* API of
  * ein.h.
  *
- *     model.onnx --ein_onnx_import--> graph (each node's statements)
+ *     model.onnx --ein_onnx_import (ein_onnx_quantize with a profile in
+ *         the options)--> graph (each node's statements)
  *         --ein_graph_partition--> kernels --ein_graph_print_source-->
  *         one definition per kernel --ein_kernel_compile_with--> code
  *         --ein_graph_plan_memory--> arena offsets
@@ -319,6 +320,8 @@ static ein_model *load(ein_ctx *ctx, const char *path,
 	const ein_options *opts, int compile)
 {
 	ein_model *m;
+	ein_calibration cal;
+	const char *profile;
 
 	if (!ctx)
 		return NULL;
@@ -328,7 +331,9 @@ static ein_model *load(ein_ctx *ctx, const char *path,
 		return NULL;
 	}
 	m->ctx = ctx;
-	m->onnx = ein_onnx_import(ctx, path, opts);
+	profile = ein_options_get_quantize(opts, &cal);
+	m->onnx = profile ? ein_onnx_quantize(ctx, path, opts, profile, cal) :
+		ein_onnx_import(ctx, path, opts);
 	m->g = ein_onnx_get_graph(m->onnx);
 	if (m->g && prepare(m, path) == 0 &&
 	    (!compile || build(m, path, opts) == 0))

@@ -102,6 +102,11 @@ void ein_onnx_quant_free(struct ein_onnx_quant *q)
 	free(q);
 }
 
+const char *ein_onnx_quant_qid(const struct ein_onnx_quant *q, int t)
+{
+	return q && t >= 0 && t < q->n_tensor ? q->t[t].qid : NULL;
+}
+
 /* Report a bad profile entry "what" (a tensor or node name). */
 static int bad_entry(struct ein_onnx_quant *q, const char *what,
 	const char *msg)

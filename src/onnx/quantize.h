@@ -49,6 +49,9 @@ int ein_onnx_print_quantize(struct ein_onnx_lower *l,
 /* Float32 "v" as a literal whose decimal value is exactly v (the
  * reference interpreter reads literals in double), into buf. */
 void ein_onnx_exact_float(float v, char *buf, size_t size);
+/* The name of the uint8 values of tensor "t" once the lowering wrote
+ * them (or named them), else NULL; NULL for a NULL plan. */
+const char *ein_onnx_quant_qid(const struct ein_onnx_quant *q, int t);
 /* Dequantise the graph's outputs that only exist in int8. */
 int ein_onnx_quant_finish(struct ein_onnx_lower *l);
 

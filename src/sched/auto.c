@@ -587,6 +587,22 @@ static const struct ein_ast_expr *strip(const struct ein_ast_expr *e)
 	return e;
 }
 
+/* A factor of a product without the zero point an int8 convolution or
+ * matrix product subtracts from its uint8 input ("X_q(...) - Z", with Z
+ * a literal: src/onnx/quantize.c), so that the int8 kernels and their
+ * int32 accumulation get the convolution and contraction rules as the
+ * float ones do; "e" itself otherwise. */
+static const struct ein_ast_expr *conv_factor(const struct ein_ast_expr *e)
+{
+	const struct ein_ast_expr *z;
+
+	e = strip(e);
+	if (e->kind != EIN_EXPR_BINARY || e->op != EIN_OP_SUB)
+		return e;
+	z = strip(e->args[1]);
+	return z->kind == EIN_EXPR_INT ? strip(e->args[0]) : e;
+}
+
 /* Is "e" an access whose every subscript is an index variable? */
 static int plain_access(const struct ein_ast_expr *e)
 {
@@ -679,8 +695,8 @@ static int is_contraction(const struct stmt *st, struct contraction *c)
 	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
 	    product_operands(s->rhs, f, 0) != 2)
 		return 0;
-	f0 = f[0];
-	f1 = f[1];
+	f0 = conv_factor(f[0]);
+	f1 = conv_factor(f[1]);
 	if (!plain_access(f0) || !plain_access(f1))
 		return 0;
 	c->j = s->lhs->args[s->lhs->n_arg - 1]->slot;
@@ -1005,8 +1021,8 @@ static int is_conv(const struct stmt *st, struct conv *c)
 	p = conv_product(s->rhs);
 	if (!p)
 		return 0;
-	f0 = strip(p->args[0]);
-	f1 = strip(p->args[1]);
+	f0 = conv_factor(p->args[0]);
+	f1 = conv_factor(p->args[1]);
 	if (f0->kind != EIN_EXPR_ACCESS || f1->kind != EIN_EXPR_ACCESS)
 		return 0;
 	c->w = s->lhs->args[s->lhs->n_arg - 1]->slot;

@@ -1031,6 +1031,23 @@ START_TEST(model_through_graph_level)
 	}
 	ck_assert_int_eq(ein_model_n_kernel(NULL), -1);
 	ck_assert_ptr_null(ein_model_load(NULL, path, NULL));
+	/* An int8 model through the graph level reads its profile at the
+	 * load (tests/quant.test runs one); no profile again: in float. */
+	ck_assert_int_eq(ein_options_set_quantize(NULL, "p.json",
+		EIN_CALIBRATION_MINMAX), EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_quantize(opts, "p.json",
+		(ein_calibration) 7), EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_quantize(opts,
+		"/nonexistent/p.json", EIN_CALIBRATION_KL), EIN_OK);
+	ck_assert_ptr_null(ein_model_plan(ctx, path, opts));
+	ck_assert_int_eq(ein_ctx_last_status(ctx), EIN_ERROR_IO);
+	ck_assert_ptr_nonnull(strstr(ein_ctx_last_error(ctx),
+		"/nonexistent/p.json: cannot read the profile"));
+	ck_assert_int_eq(ein_options_set_quantize(opts, NULL,
+		EIN_CALIBRATION_MINMAX), EIN_OK);
+	m = ein_model_plan(ctx, path, opts);
+	ck_assert_msg(m != NULL, "%s", ein_ctx_last_error(ctx));
+	ein_model_free(m);
 	ein_options_free(opts);
 	ein_ctx_free(ctx);
 	unlink(path);
