@@ -102,6 +102,40 @@ static int write_model(const Onnx__ModelProto *model, const char *path)
 	return ok ? 0 : -1;
 }
 
+/* Write the model of one graph "name" (opset 13): its nodes, initializers,
+ * one input "x" and one output "y", into "path". */
+static int write_graph(const char *path, const char *name,
+	Onnx__NodeProto **node, size_t n_node, Onnx__TensorProto **init,
+	size_t n_init, struct value *x, struct value *y)
+{
+	Onnx__ModelProto model;
+	Onnx__GraphProto graph;
+	Onnx__OperatorSetIdProto opset, *popset = &opset;
+	Onnx__ValueInfoProto *px = &x->info, *py = &y->info;
+
+	onnx__model_proto__init(&model);
+	onnx__graph_proto__init(&graph);
+	onnx__operator_set_id_proto__init(&opset);
+	opset.domain = "";
+	opset.has_version = 1;
+	opset.version = 13;
+	graph.name = (char *) name;
+	graph.n_node = n_node;
+	graph.node = node;
+	graph.n_initializer = n_init;
+	graph.initializer = init;
+	graph.n_input = 1;
+	graph.input = &px;
+	graph.n_output = 1;
+	graph.output = &py;
+	model.has_ir_version = 1;
+	model.ir_version = 7;
+	model.n_opset_import = 1;
+	model.opset_import = &popset;
+	model.graph = &graph;
+	return write_model(&model, path);
+}
+
 int onnx_build_mlp(const char *path, const char *batch, const float *w1,
 	const float *b1, const float *w2)
 {
@@ -110,21 +144,11 @@ int onnx_build_mlp(const char *path, const char *batch, const float *w1,
 	static char *in3[] = { "h1" }, *out3[] = { "h" };
 	static char *in4[] = { "h", "w2" }, *out4[] = { "y" };
 	int64_t d1[] = { 4, 4 }, d2[] = { 4 }, d3[] = { 4, 3 };
-	Onnx__ModelProto model;
-	Onnx__GraphProto graph;
-	Onnx__OperatorSetIdProto opset, *popset = &opset;
 	Onnx__NodeProto node[4], *pnode[4];
 	Onnx__TensorProto init[3], *pinit[3];
 	struct value x, y;
-	Onnx__ValueInfoProto *px = &x.info, *py = &y.info;
 	int i;
 
-	onnx__model_proto__init(&model);
-	onnx__graph_proto__init(&graph);
-	onnx__operator_set_id_proto__init(&opset);
-	opset.domain = "";
-	opset.has_version = 1;
-	opset.version = 13;
 	set_node(&node[0], "mm1", "MatMul", in1, 2, out1);
 	set_node(&node[1], "bias1", "Add", in2, 2, out2);
 	set_node(&node[2], "relu1", "Relu", in3, 1, out3);
@@ -138,21 +162,7 @@ int onnx_build_mlp(const char *path, const char *batch, const float *w1,
 		pinit[i] = &init[i];
 	set_value(&x, "x", batch, 4);
 	set_value(&y, "y", batch, 3);
-	graph.name = "mlp";
-	graph.n_node = 4;
-	graph.node = pnode;
-	graph.n_initializer = 3;
-	graph.initializer = pinit;
-	graph.n_input = 1;
-	graph.input = &px;
-	graph.n_output = 1;
-	graph.output = &py;
-	model.has_ir_version = 1;
-	model.ir_version = 7;
-	model.n_opset_import = 1;
-	model.opset_import = &popset;
-	model.graph = &graph;
-	return write_model(&model, path);
+	return write_graph(path, "mlp", pnode, 4, pinit, 3, &x, &y);
 }
 
 /* The names of layer "l" of onnx_build_chain. */
@@ -197,24 +207,14 @@ int onnx_build_chain(const char *path, int layers, const float *w,
 {
 	struct layer_names name[CHAIN_MAX_LAYERS];
 	int64_t dw[] = { 4, 4 }, db[] = { 4 };
-	Onnx__ModelProto model;
-	Onnx__GraphProto graph;
-	Onnx__OperatorSetIdProto opset, *popset = &opset;
 	Onnx__NodeProto node[3 * CHAIN_MAX_LAYERS], *pnode[3 * CHAIN_MAX_LAYERS];
 	Onnx__TensorProto init[2 * CHAIN_MAX_LAYERS];
 	Onnx__TensorProto *pinit[2 * CHAIN_MAX_LAYERS];
 	struct value x, y;
-	Onnx__ValueInfoProto *px = &x.info, *py = &y.info;
 	int l;
 
 	if (layers < 1 || layers > CHAIN_MAX_LAYERS)
 		return -1;
-	onnx__model_proto__init(&model);
-	onnx__graph_proto__init(&graph);
-	onnx__operator_set_id_proto__init(&opset);
-	opset.domain = "";
-	opset.has_version = 1;
-	opset.version = 13;
 	for (l = 0; l < layers; ++l) {
 		struct layer_names *n = &name[l];
 
@@ -233,19 +233,6 @@ int onnx_build_chain(const char *path, int layers, const float *w,
 		pinit[l] = &init[l];
 	set_value(&x, "x", "N", 4);
 	set_value(&y, "y", "N", 4);
-	graph.name = "chain";
-	graph.n_node = 3 * layers;
-	graph.node = pnode;
-	graph.n_initializer = 2 * layers;
-	graph.initializer = pinit;
-	graph.n_input = 1;
-	graph.input = &px;
-	graph.n_output = 1;
-	graph.output = &py;
-	model.has_ir_version = 1;
-	model.ir_version = 7;
-	model.n_opset_import = 1;
-	model.opset_import = &popset;
-	model.graph = &graph;
-	return write_model(&model, path);
+	return write_graph(path, "chain", pnode, 3 * layers, pinit,
+		2 * layers, &x, &y);
 }
