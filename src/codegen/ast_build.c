@@ -570,6 +570,96 @@ int ein_user_stmt_access_delta(const struct ein_scop *scop,
 	return ok;
 }
 
+/* Is "v" (taken) NULL or a multiple of "k"? */
+static int val_multiple_of(__isl_take isl_val *v, long k)
+{
+	isl_val *kv = v ? isl_val_int_from_si(isl_val_get_ctx(v), k) : NULL;
+	int ok = kv && isl_val_is_divisible_by(v, kv) == isl_bool_true;
+
+	isl_val_free(v);
+	isl_val_free(kv);
+	return ok;
+}
+
+/* Does "aff" (taken) take only multiples of "k" on integers: no
+ * division, and its constant and every coefficient multiples of "k"? */
+static int aff_multiple_of(__isl_take isl_aff *aff, long k)
+{
+	static const enum isl_dim_type type[] = { isl_dim_in, isl_dim_param };
+	int t, d, n, ok = aff && isl_aff_dim(aff, isl_dim_div) == 0 &&
+		val_multiple_of(isl_aff_get_constant_val(aff), k);
+
+	for (t = 0; ok && t < 2; ++t) {
+		n = isl_aff_dim(aff, type[t]);
+		ok = n >= 0;
+		for (d = 0; ok && d < n; ++d)
+			ok = val_multiple_of(isl_aff_get_coefficient_val(aff,
+				type[t], d), k);
+	}
+	isl_aff_free(aff);
+	return ok;
+}
+
+/* The largest power of 2 up to "k" (itself one) that divides the extent
+ * "pa" (kept, a function of the sizes) for all sizes of "context"
+ * (kept): the sizes a kernel is specialised to fix them. */
+static long extent_factor(__isl_keep isl_pw_aff *pa,
+	__isl_keep isl_set *context, long k)
+{
+	for (; k > 1; k /= 2) {
+		isl_val *v = isl_val_int_from_si(isl_pw_aff_get_ctx(pa), k);
+		isl_set *off = isl_pw_aff_non_zero_set(isl_pw_aff_mod_val(
+			isl_pw_aff_copy(pa), v));
+		isl_bool none;
+
+		off = isl_set_intersect_params(off, isl_set_copy(context));
+		none = isl_set_is_empty(off);
+		isl_set_free(off);
+		if (none == isl_bool_true)
+			break;
+	}
+	return k;
+}
+
+/* "aff" (taken) with dimension "pos" replaced by "start" (kept, on the
+ * same space, not involving it). */
+static __isl_give isl_aff *at_start(__isl_take isl_aff *aff, int pos,
+	__isl_keep isl_aff *start)
+{
+	isl_val *c = aff ? isl_aff_get_coefficient_val(aff, isl_dim_in, pos) :
+		NULL;
+
+	aff = isl_aff_set_coefficient_si(aff, isl_dim_in, pos, 0);
+	return isl_aff_add(aff, isl_aff_scale_val(isl_aff_copy(start), c));
+}
+
+int ein_user_stmt_access_aligned(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, int i, __isl_keep isl_id *iter,
+	__isl_keep isl_ast_expr *init, int lanes)
+{
+	isl_space *space = isl_pw_multi_aff_get_domain_space(us->at);
+	int t = ein_scop_access_get_target(&us->stmt->access[i]);
+	int n = ein_scop_tensor_n_dim(scop, t), d;
+	int pos = space ? find_space_dim(space, iter) : -1;
+	isl_multi_aff *ma = pos >= 0 ? emitted(us->index[i], n, space) : NULL;
+	isl_aff *start = ma && init ? aff_from_expr(init, space) : NULL;
+	long known = 1;
+	int ok = start && n >= 1 && lanes > 1 && (lanes & (lanes - 1)) == 0;
+
+	/* known: a power of 2 that divides the extents after d. */
+	for (d = n - 1; ok && d >= 0; --d) {
+		ok = aff_multiple_of(at_start(isl_multi_aff_get_aff(ma, d),
+			pos, start), lanes / known);
+		if (d > 0)
+			known *= extent_factor(ein_scop_tensor_extent(scop, t,
+				d), scop->context, lanes / known);
+	}
+	isl_space_free(space);
+	isl_multi_aff_free(ma);
+	isl_aff_free(start);
+	return ok;
+}
+
 /* Does "ma" (kept) take the iterations "set" (kept) into the bounds of
  * "tensor" (in = 1), or all out of them (in = 0)? */
 static int maps_inside(const struct ein_scop *scop, int tensor,

@@ -74,6 +74,21 @@ int ein_user_stmt_access_steps(const struct ein_scop *scop,
 int ein_user_stmt_access_delta(const struct ein_scop *scop,
 	const struct ein_user_stmt *us, int i, int j, long *delta);
 
+/* Is the first element that access "i" of "us" reaches in each vector of
+ * "lanes" elements (a power of 2) of a vector loop over "iter" starting
+ * at "init" (an expression of the enclosing iterators and the sizes) a
+ * multiple of "lanes" elements from the start of its tensor or buffer,
+ * for all sizes that scop's context allows?  Shown from the row-major
+ * offset of its indices in the emitted code: each index with "iter" at
+ * "init" (the vectors' iterations differ from it by multiples of
+ * "lanes"), times the product of the extents after it, whose factors of
+ * 2 the context proves, must be a multiple of "lanes" at every point,
+ * which is shown from its coefficients.  1 if so, 0 if not or where that
+ * cannot be shown (an index or the start that is not affine). */
+int ein_user_stmt_access_aligned(const struct ein_scop *scop,
+	const struct ein_user_stmt *us, int i, __isl_keep isl_id *iter,
+	__isl_keep isl_ast_expr *init, int lanes);
+
 /* An expression for extent "pa" (a function of the sizes) valid under
  * scop's context. */
 __isl_give isl_ast_expr *ein_ast_build_extent(struct ein_scop *scop,

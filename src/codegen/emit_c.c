@@ -81,6 +81,8 @@ struct c_frame {
  *	the depth of cooperative copies;
  * lanes, vec_iter: in the body of an explicit vector loop (OpenCL C's
  *	vector types, vector_loop.h), its width and iterator; else 0;
+ * vec_init: the start of the vectorised loop of the AST being printed
+ *	(isl's, where its vectors start: unmapped_for), NULL outside one;
  * n_red: the vectors of partial reductions declared so far (their
  *	names are ein_red0, ein_red1, ...). */
 struct c_emit {
@@ -110,6 +112,7 @@ struct c_emit {
 	int if_fence[MAX_DEPTH];
 	int lanes;
 	isl_id *vec_iter;
+	isl_ast_expr *vec_init;
 	int n_red;
 };
 
@@ -491,22 +494,35 @@ static char *splat(struct c_emit *c, char *v, const char *ctype)
 /* The lanes of the elements from "elem" on (an lvalue of the statement's
  * text), or "elem" itself in every lane where the access stays on one
  * element ("stride" 0), of the C type "ctype" in memory; "elem" outside
- * a vector loop. */
+ * a vector loop.  Where "elem" is "aligned" (access_aligned), a load of
+ * the vector type through a pointer to it, which tells the device's
+ * compiler the alignment; else vloadN, which needs only the element's. */
 static char *load_lanes(struct c_emit *c, char *elem, int stride,
-	const char *ctype)
+	const char *ctype, int aligned)
 {
+	char *ty;
+
 	if (!c->lanes || !elem)
 		return elem;
 	if (stride == 0)
 		return splat(c, elem, ctype);
-	return fmt(c, "vload%d(0, &%s)", c->lanes, elem);
+	if (!aligned)
+		return fmt(c, "vload%d(0, &%s)", c->lanes, elem);
+	ty = vector_type(c, ctype);
+	return ty ? fmt(c, "(*(__global const %s *) &%s)", ty, elem) : NULL;
 }
 
-/* Print the store of "v" to "elem" (of the lanes from there on in a
- * vector loop). */
-static void store(struct c_emit *c, char *elem, char *v)
+/* Print the store of "v", of the C type "ctype" in memory, to "elem" (of
+ * the lanes from there on in a vector loop: through a pointer to the
+ * vector type where "elem" is "aligned", as load_lanes). */
+static void store(struct c_emit *c, char *elem, char *v, const char *ctype,
+	int aligned)
 {
-	if (c->lanes)
+	char *ty = c->lanes && aligned ? vector_type(c, ctype) : NULL;
+
+	if (ty)
+		line(c, "*(__global %s *) &%s = %s;", ty, elem, v);
+	else if (c->lanes)
 		line(c, "vstore%d(%s, 0, &%s);", c->lanes, v, elem);
 	else
 		line(c, "%s = %s;", elem, v);
@@ -539,6 +555,26 @@ static char *element(struct stmt_c *s, int pos)
 			return NULL;
 	}
 	return fmt(c, "%s[%s]", ein_scop_tensor_name(c->scop, t), off);
+}
+
+/* Is access "pos" of the statement, in a vector loop, aligned to a whole
+ * vector at each of its iterations (ein_user_stmt_access_aligned) on a
+ * tensor in __global memory?  A tensor's memory starts where a cl_mem
+ * starts (kernel.c refuses kDLOpenCL tensors with a byte_offset, the
+ * runtimes make a buffer per tensor), which OpenCL aligns for the
+ * largest built-in type, long16 (128 bytes, as CL_DEVICE_MEM_BASE_ADDR_ALIGN
+ * requires of sub-buffers too), no smaller than any vector here.
+ * Buffers in __local or private memory are aligned to their element
+ * only. */
+static int access_aligned(struct stmt_c *s, int pos)
+{
+	struct c_emit *c = s->c;
+	int t = ein_scop_access_get_target(&s->us->stmt->access[pos]);
+
+	return c->lang == EIN_C_LANG_OPENCL && c->lanes && c->vec_init &&
+		t < c->scop->func->n_tensor &&
+		ein_user_stmt_access_aligned(c->scop, s->us, pos, c->vec_iter,
+			c->vec_init, c->lanes);
 }
 
 /* "v" (a C expression of type "from") converted to "to" as the LLVM
@@ -586,7 +622,8 @@ static char *lower_load(struct stmt_c *s, const struct ein_ast_expr *x)
 	v = element(s, a - s->us->stmt->access);
 	if (s->c->lanes)
 		return load_lanes(s->c, v, s->stride[a - s->us->stmt->access],
-			value_ctype(x->vtype));
+			value_ctype(x->vtype),
+			access_aligned(s, a - s->us->stmt->access));
 	if (v && ein_scop_tensor_type(s->c->scop, a->tensor) == EIN_TYPE_BOOL)
 		v = fmt(s->c, "(%s != 0)", v);
 	return v;
@@ -904,7 +941,7 @@ static char *update(struct stmt_c *s, enum ein_assign op,
 	v = lower_as(s, rhs, ct);
 	if (c->lanes)
 		return v ? combine(c, op, ct, load_lanes(c, elem, 1,
-			value_ctype(type)), v) : NULL;
+			value_ctype(type), access_aligned(s, 0)), v) : NULL;
 	old = type == EIN_TYPE_BOOL ? fmt(c, "(%s != 0)", elem) : elem;
 	old = convert(c, old, type, ct);
 	return v && old ? convert(c, combine(c, op, ct, old, v), ct, type) :
@@ -916,14 +953,15 @@ static char *update(struct stmt_c *s, enum ein_assign op,
 static int copy_stmt(struct stmt_c *s)
 {
 	char *from = element(s, 1), *to = element(s, 0);
+	const char *ctype = memory_ctype(ein_scop_tensor_type(s->c->scop,
+		ein_scop_access_get_target(&s->us->stmt->access[1])));
 
 	if (s->c->lanes)
-		from = load_lanes(s->c, from, s->stride[1], memory_ctype(
-			ein_scop_tensor_type(s->c->scop,
-			ein_scop_access_get_target(&s->us->stmt->access[1]))));
+		from = load_lanes(s->c, from, s->stride[1], ctype,
+			access_aligned(s, 1));
 	if (!from || !to)
 		return -1;
-	store(s->c, to, from);
+	store(s->c, to, from, ctype, access_aligned(s, 0));
 	return 0;
 }
 
@@ -968,7 +1006,8 @@ static int user_stmt(void *user, const struct ein_user_stmt *us)
 		update(&s, src->op, type, elem, stmt->rhs);
 	if (!v)
 		return -1;
-	store(c, elem, type == EIN_TYPE_BOOL ? fmt(c, "(uint8_t) %s", v) : v);
+	store(c, elem, type == EIN_TYPE_BOOL ? fmt(c, "(uint8_t) %s", v) : v,
+		memory_ctype(type), access_aligned(&s, 0));
 	return 0;
 }
 
@@ -1396,9 +1435,17 @@ static const char *scaled_offset(struct c_emit *c,
 static int unmapped_for(const struct ein_emitter *e,
 	__isl_keep isl_ast_node *node, const struct ein_loop_attr *attr)
 {
-	if (attr && attr->vector > 1)
-		return ein_vector_loop(e, node, attr);
-	return ein_walk_for(e, node, attr);
+	struct c_emit *c = e->user;
+	isl_ast_expr *outer = c->vec_init;
+	int ok;
+
+	if (!attr || attr->vector <= 1)
+		return ein_walk_for(e, node, attr);
+	c->vec_init = isl_ast_node_for_get_init(node);
+	ok = ein_vector_loop(e, node, attr);
+	isl_ast_expr_free(c->vec_init);
+	c->vec_init = outer;
+	return ok;
 }
 
 /* A loop of the AST, mapped across a device by the backend's loop map

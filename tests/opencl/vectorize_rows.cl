@@ -5,7 +5,7 @@ __kernel void broadcast_add__k0(__global const float *X, __global const float *r
 	for (int64_t c0 = (0 + (int64_t) get_group_id(0)); (c0 <= ((M - 1) / 4)); c0 += 1 * (int64_t) get_num_groups(0)) {
 		for (int64_t c1 = (0 + (int64_t) get_local_id(0)); (c1 <= ein_min64(3, ((M - (4 * c0)) - 1))); c1 += 1 * (int64_t) get_local_size(0)) {
 			for (int64_t c2 = 0; ((c2 + 3) < N); c2 += 4) /* vector 4 */ {
-				vstore4(((((vload4(0, &X[(((4 * c0) + c1) * ext_X_1 + c2)]) + vload4(0, &r[c2])) + ((float4) (c[((4 * c0) + c1)]))) + ((float4) (s[0]))) * ((float4) (((float) 0.5)))), 0, &Y[(((4 * c0) + c1) * ext_Y_1 + c2)]);
+				vstore4(((((vload4(0, &X[(((4 * c0) + c1) * ext_X_1 + c2)]) + (*(__global const float4 *) &r[c2])) + ((float4) (c[((4 * c0) + c1)]))) + ((float4) (s[0]))) * ((float4) (((float) 0.5)))), 0, &Y[(((4 * c0) + c1) * ext_Y_1 + c2)]);
 			}
 			for (int64_t c2 = (0 + (((N - 0) / 4) * 4)); (c2 < N); c2 += 1) {
 				Y[(((4 * c0) + c1) * ext_Y_1 + c2)] = ((((X[(((4 * c0) + c1) * ext_X_1 + c2)] + r[c2]) + c[((4 * c0) + c1)]) + s[0]) * ((float) 0.5));
