@@ -157,5 +157,11 @@ int bench_opencl(struct bench_program *p, const struct bench_opts *o);
 /* Its convolutions against CLBlast's convgemm, softmax and layernorm
  * (opencl_ops.c), which bench_opencl runs last. */
 int bench_opencl_ops(struct bench_program *p, const struct bench_opts *o);
+/* The schedule that bench/opencl_tune.sh's "ein tune --target opencl"
+ * wrote for "def" at the "n" sizes "size" (the definition's order):
+ * DIR/schedules/opencl/tuned/DEF.S1x...xSn.sched, in "buf"; 0 if there
+ * is no such file (the table's "tuned" cells then show "-"). */
+int bench_opencl_tuned(char *buf, size_t len, const struct bench_opts *o,
+	const char *def, int n, const int64_t *size);
 
 #endif

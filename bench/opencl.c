@@ -4,7 +4,9 @@
  * SGEMM (bmm, 12 products of 128x64x128): ein's matmul (bmm) compiled
  * for the OpenCL device (EIN_OPENCL_DEVICE, else the first GPU,
  * else the first device: PoCL's CPU device here) with the default GPU
- * mapping and with the hand schedule bench/schedules/opencl/<def>.sched,
+ * mapping, with the hand schedule bench/schedules/opencl/<def>.sched and
+ * with the shape's schedule from "ein tune --target opencl"
+ * (bench/schedules/opencl/tuned/, written by bench/opencl_tune.sh),
  * against CLBlast's CLBlastSgemm (CLBlastSgemmBatched) on the same device, context, queue and
  * buffers, and against ein's own CPU code (schedule lookup, else the
  * automatic schedule) on the host.
@@ -70,7 +72,7 @@ static const struct shape small_shapes[] = {
 #define DEFAULT_MAX_MACS (1LL << 27)
 
 /* The variants, in the order of the table. */
-enum { V_DFLT, V_HAND, V_CLBLAST, V_CPU, N_VAR };
+enum { V_DFLT, V_HAND, V_TUNED, V_CLBLAST, V_CPU, N_VAR };
 
 /* A CLBlast call: C = A B on "queue" (CLBlastSgemmBatched when s.nb >
  * 1, with each product's offsets and factors), finished when it
@@ -123,6 +125,37 @@ static int clblast_run(void *arg)
 static const char *def_name(const struct shape *s)
 {
 	return s->nb > 1 ? "bmm" : "matmul";
+}
+
+int bench_opencl_tuned(char *buf, size_t len, const struct bench_opts *o,
+	const char *def, int n, const int64_t *size)
+{
+	size_t at = snprintf(buf, len, "%s/schedules/opencl/tuned/%s",
+		o->dir, def);
+	FILE *f;
+	int i;
+
+	for (i = 0; i < n && at < len; ++i)
+		at += snprintf(buf + at, len - at, "%s%lld", i ? "x" : ".",
+			(long long) size[i]);
+	if (at >= len || snprintf(buf + at, len - at, ".sched") >=
+	    (int) (len - at))
+		return 0;
+	f = fopen(buf, "r");
+	if (f)
+		fclose(f);
+	return f != NULL;
+}
+
+/* The tuned schedule of shape "s" in "buf" (bench_opencl_tuned: batch,
+ * M, K, N for bmm, M, K, N for matmul); 0 if there is none. */
+static int tuned_file(char *buf, size_t len, const struct bench_opts *o,
+	const struct shape *s)
+{
+	int64_t size[4] = { s->nb, s->m, s->k, s->n };
+
+	return s->nb > 1 ? bench_opencl_tuned(buf, len, o, "bmm", 4, size) :
+		bench_opencl_tuned(buf, len, o, "matmul", 3, size + 1);
 }
 
 /* matmul (bmm) at the case's sizes (fixed) for "target" (NULL: the CPU), with
@@ -230,9 +263,9 @@ static int case_init(struct ocl_case *g, struct bench_program *p,
 	int nd = s->nb > 1 ? 3 : 2, b0 = s->nb > 1 ? 0 : 1;
 	int64_t sa[3] = { s->nb, s->m, s->k }, sb[3] = { s->nb, s->k, s->n },
 		sc[3] = { s->nb, s->m, s->n };
-	char sched[1024];
+	char sched[1024], tuned[1024];
 	void *ctx = NULL, *queue = NULL;
-	int i;
+	int i, ok;
 
 	memset(g, 0, sizeof(*g));
 	g->s = *s;
@@ -251,6 +284,9 @@ static int case_init(struct ocl_case *g, struct bench_program *p,
 	g->k[V_HAND] = compile(p, s, "opencl", sched, 0);
 	if (s->nb * s->m * s->k * s->n <= DEFAULT_MAX_MACS)
 		g->k[V_DFLT] = compile(p, s, "opencl", NULL, 1);
+	if (tuned_file(tuned, sizeof(tuned), o, s) &&
+	    !(g->k[V_TUNED] = compile(p, s, "opencl", tuned, 0)))
+		return -1;
 	g->k[V_CPU] = compile(p, s, NULL, NULL, 0);
 	if (!g->k[V_HAND] || !g->k[V_CPU] ||
 	    (s->nb * s->m * s->k * s->n <= DEFAULT_MAX_MACS &&
@@ -260,9 +296,10 @@ static int case_init(struct ocl_case *g, struct bench_program *p,
 		return -1;
 	g->ma = buffer(ctx, &g->a);
 	g->mb = buffer(ctx, &g->b);
+	ok = g->ma && g->mb;
 	for (i = 0; i < V_CPU; ++i)
-		g->mc[i] = buffer(ctx, &g->c[i]);
-	if (!g->ma || !g->mb || !g->mc[0] || !g->mc[1] || !g->mc[2]) {
+		ok = ok && (g->mc[i] = buffer(ctx, &g->c[i])) != NULL;
+	if (!ok) {
 		fprintf(stderr, "bench: cannot make OpenCL buffers\n");
 		return -1;
 	}
@@ -273,7 +310,7 @@ static int case_init(struct ocl_case *g, struct bench_program *p,
 	device_view(&g->db, g->mb, g->shb, s);
 	for (i = 0; i < V_CPU; ++i)
 		device_view(&g->dc[i], g->mc[i], g->shc, s);
-	for (i = V_DFLT; i <= V_HAND; ++i)
+	for (i = V_DFLT; i <= V_TUNED; ++i)
 		if (g->k[i])
 			call_init(&g->call[i], g->k[i], &g->da, &g->db,
 				&g->dc[i], s);
@@ -295,7 +332,8 @@ static int case_init(struct ocl_case *g, struct bench_program *p,
 }
 
 static const char *const var_name[N_VAR] = {
-	"ein OpenCL default", "ein OpenCL hand", "CLBlast", "ein CPU"
+	"ein OpenCL default", "ein OpenCL hand", "ein OpenCL tuned", "CLBlast",
+	"ein CPU"
 };
 
 /* Run each variant once and check it against CLBlast; the number of
@@ -348,7 +386,7 @@ static int run_case(struct bench_program *p, const struct bench_opts *o,
 	struct ocl_case g;
 	struct bench_variant v[N_VAR];
 	double gf = 2e-9 * s->nb * s->m * s->k * s->n;
-	char b[8][32];
+	char b[11][32];
 	int i, failed;
 
 	if (case_init(&g, p, o, s) != 0) {
@@ -371,18 +409,22 @@ static int run_case(struct bench_program *p, const struct bench_opts *o,
 			v[i].median = -1;
 #define RATIO(x, y) (v[x].median > 0 && v[y].median > 0 ? \
 	v[y].median / v[x].median : -1)
-	printf("| %lld x %lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+	printf("| %lld x %lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %s"
+		" | %s | %s | %s |\n",
 		(long long) s->nb, (long long) s->m, (long long) s->k,
 		(long long) s->n, bench_cell(b[0], 32, v[V_DFLT].median * 1e3, 2),
 		bench_cell(b[1], 32, v[V_HAND].median * 1e3, 2),
-		bench_cell(b[2], 32, v[V_CLBLAST].median * 1e3, 2),
-		bench_cell(b[3], 32, v[V_CPU].median * 1e3, 2),
-		bench_cell(b[4], 32, v[V_HAND].median > 0 ?
+		bench_cell(b[2], 32, v[V_TUNED].median * 1e3, 2),
+		bench_cell(b[3], 32, v[V_CLBLAST].median * 1e3, 2),
+		bench_cell(b[4], 32, v[V_CPU].median * 1e3, 2),
+		bench_cell(b[5], 32, v[V_HAND].median > 0 ?
 			gf / v[V_HAND].median : -1, 1),
-		bench_cell(b[5], 32, v[V_CLBLAST].median > 0 ?
+		bench_cell(b[6], 32, v[V_CLBLAST].median > 0 ?
 			gf / v[V_CLBLAST].median : -1, 1),
-		bench_cell(b[6], 32, RATIO(V_HAND, V_CLBLAST), 2),
-		bench_cell(b[7], 32, RATIO(V_CPU, V_HAND), 2));
+		bench_cell(b[7], 32, RATIO(V_HAND, V_CLBLAST), 2),
+		bench_cell(b[8], 32, RATIO(V_TUNED, V_CLBLAST), 2),
+		bench_cell(b[9], 32, RATIO(V_CPU, V_HAND), 2),
+		bench_cell(b[10], 32, RATIO(V_CPU, V_TUNED), 2));
 #undef RATIO
 	case_free(&g);
 	return failed;
@@ -401,17 +443,22 @@ int bench_opencl(struct bench_program *p, const struct bench_opts *o)
 		"more: bmm against CLBlastSgemmBatched).  ein OpenCL: "
 		"matmul (bmm) compiled for the "
 		"OpenCL device with the default GPU mapping (\"default\"; "
-		"not run above 2^27 multiply-adds, where it takes seconds) "
-		"and with bench/schedules/opencl/<def>.sched (\"hand\"), "
+		"not run above 2^27 multiply-adds, where it takes seconds), "
+		"with bench/schedules/opencl/<def>.sched (\"hand\") and "
+		"with the shape's bench/schedules/opencl/tuned/<def>.<sizes>"
+		".sched from ein tune --target opencl (\"tuned\", "
+		"bench/opencl_tune.sh; - without one), "
 		"against CLBlast on the same device, queue and buffers "
 		"(no copies timed); ein CPU: ein's own code on the host, "
 		"%d thread(s).  hand/CLBlast is CLBlast's median time over "
 		"ein's (above 1: ein is faster); hand/CPU is ein OpenCL's "
-		"time over ein CPU's (above 1: OpenCL is slower).  Devices:\n\n"
+		"time over ein CPU's (above 1: OpenCL is slower); tuned/ the "
+		"same for the tuned schedule.  Devices:\n\n"
 		"```\n%s```\n\n"
-		"| batch x M x K x N | default ms | hand ms | CLBlast ms | CPU ms | "
-		"hand GFLOP/s | CLBlast GFLOP/s | hand/CLBlast | hand/CPU |\n"
-		"|---|---|---|---|---|---|---|---|---|\n",
+		"| batch x M x K x N | default ms | hand ms | tuned ms | "
+		"CLBlast ms | CPU ms | hand GFLOP/s | CLBlast GFLOP/s | "
+		"hand/CLBlast | tuned/CLBlast | hand/CPU | tuned/CPU |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n",
 		CLBLAST_VERSION_MAJOR, CLBLAST_VERSION_MINOR,
 		CLBLAST_VERSION_PATCH, o->max_threads,
 		dev ? dev : "none\n");

@@ -6,7 +6,9 @@
  * same NCHW and FCRS layouts), and softmax (4096 x 4096) and layer
  * normalisation (4096 x 1024), which CLBlast has no routine for.  Each
  * kernel of bench/kernels.ein runs for the OpenCL device with the
- * default GPU mapping and with bench/schedules/opencl/<def>.sched, and on
+ * default GPU mapping, with bench/schedules/opencl/<def>.sched and with
+ * the row's schedule from "ein tune --target opencl"
+ * (bench/schedules/opencl/tuned/, bench/opencl_tune.sh), and on
  * the host as ein's own CPU code with the CPU's hand schedule
  * bench/schedules/<def>.sched (the best the benchmark has for it).
  *
@@ -41,7 +43,7 @@ int bench_opencl_ops(struct bench_program *p, const struct bench_opts *o)
 #include <clblast_c.h>
 
 /* The variants, in the order of the table. */
-enum { V_DFLT, V_HAND, V_CLBLAST, V_CPU, N_VAR };
+enum { V_DFLT, V_HAND, V_TUNED, V_CLBLAST, V_CPU, N_VAR };
 
 /* The most inputs of a kernel (layernorm: X, gamma, beta). */
 #define MAX_IN 3
@@ -284,7 +286,7 @@ static void layernorm_ref(const struct op_case *g, double *y)
 static int case_data(struct op_case *g, struct bench_program *p,
 	const struct bench_opts *o, const struct op *op)
 {
-	char hand[1024], cpu[1024];
+	char hand[1024], cpu[1024], tuned[1024];
 	int i;
 
 	snprintf(hand, sizeof(hand), "%s/schedules/opencl/%s.sched", o->dir,
@@ -310,6 +312,9 @@ static int case_data(struct op_case *g, struct bench_program *p,
 		layernorm_ref(g, g->ref);
 	g->k[V_DFLT] = compile(p, op, "opencl", NULL);
 	g->k[V_HAND] = compile(p, op, "opencl", hand);
+	if (bench_opencl_tuned(tuned, sizeof(tuned), o, op->def, op->n_size,
+	    op->size) && !(g->k[V_TUNED] = compile(p, op, "opencl", tuned)))
+		return -1;
 	g->k[V_CPU] = compile(p, op, NULL, cpu);
 	return g->k[V_DFLT] && g->k[V_HAND] && g->k[V_CPU] ? 0 : -1;
 }
@@ -341,8 +346,9 @@ static int case_device(struct op_case *g, const struct op *op)
 		fprintf(stderr, "bench: cannot make OpenCL buffers\n");
 		return -1;
 	}
-	for (i = V_DFLT; i <= V_HAND; ++i)
-		call_init(&g->call[i], g->k[i], din, &g->dout[i], op);
+	for (i = V_DFLT; i <= V_TUNED; ++i)
+		if (g->k[i])
+			call_init(&g->call[i], g->k[i], din, &g->dout[i], op);
 	call_init(&g->call[V_CPU], g->k[V_CPU], hin, &g->out[V_CPU].dl, op);
 	g->cg.op = op;
 	g->cg.queue = queue;
@@ -353,7 +359,8 @@ static int case_device(struct op_case *g, const struct op *op)
 }
 
 static const char *const var_name[N_VAR] = {
-	"ein OpenCL default", "ein OpenCL hand", "CLBlast convgemm", "ein CPU"
+	"ein OpenCL default", "ein OpenCL hand", "ein OpenCL tuned",
+	"CLBlast convgemm", "ein CPU"
 };
 
 /* The tolerance of "g"'s results: conv.c's for a convolution (16 sqrt(C
@@ -414,7 +421,7 @@ static int run_op(struct bench_program *p, const struct bench_opts *o,
 {
 	struct op_case g;
 	struct bench_variant v[N_VAR];
-	char b[8][32];
+	char b[10][32];
 	int i, failed;
 
 	memset(&g, 0, sizeof(g));
@@ -426,7 +433,7 @@ static int run_op(struct bench_program *p, const struct bench_opts *o,
 	for (i = 0; i < N_VAR; ++i) {
 		v[i].name = var_name[i];
 		v[i].run = i == V_CLBLAST ? (op->conv ? &convgemm_run : NULL) :
-			&bench_call_run;
+			g.k[i] ? &bench_call_run : NULL;
 		v[i].arg = i == V_CLBLAST ? (void *) &g.cg :
 			(void *) &g.call[i];
 		v[i].median = -1;
@@ -439,15 +446,18 @@ static int run_op(struct bench_program *p, const struct bench_opts *o,
 			v[i].median = -1;
 #define RATIO(x, y) (v[x].median > 0 && v[y].median > 0 ? \
 	v[y].median / v[x].median : -1)
-	printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", op->label,
-		bench_cell(b[0], 32, v[V_DFLT].median * 1e3, 2),
+	printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		op->label, bench_cell(b[0], 32, v[V_DFLT].median * 1e3, 2),
 		bench_cell(b[1], 32, v[V_HAND].median * 1e3, 2),
-		bench_cell(b[2], 32, v[V_CLBLAST].median * 1e3, 2),
-		bench_cell(b[3], 32, v[V_CPU].median * 1e3, 2),
-		bench_cell(b[4], 32, op->flops > 0 && v[V_HAND].median > 0 ?
+		bench_cell(b[2], 32, v[V_TUNED].median * 1e3, 2),
+		bench_cell(b[3], 32, v[V_CLBLAST].median * 1e3, 2),
+		bench_cell(b[4], 32, v[V_CPU].median * 1e3, 2),
+		bench_cell(b[5], 32, op->flops > 0 && v[V_HAND].median > 0 ?
 			1e-9 * op->flops / v[V_HAND].median : -1, 1),
-		bench_cell(b[5], 32, RATIO(V_HAND, V_CLBLAST), 2),
-		bench_cell(b[6], 32, RATIO(V_CPU, V_HAND), 2));
+		bench_cell(b[6], 32, RATIO(V_HAND, V_CLBLAST), 2),
+		bench_cell(b[7], 32, RATIO(V_TUNED, V_CLBLAST), 2),
+		bench_cell(b[8], 32, RATIO(V_CPU, V_HAND), 2),
+		bench_cell(b[9], 32, RATIO(V_CPU, V_TUNED), 2));
 #undef RATIO
 	case_free(&g);
 	return failed;
@@ -463,17 +473,23 @@ int bench_opencl_ops(struct bench_program *p, const struct bench_opts *o)
 	printf("\n## Convolution, softmax and layernorm on OpenCL\n\n"
 		"bench/kernels.ein's conv3x3 (NCHW, batch 1, padding 1), "
 		"softmax and layernorm compiled for the OpenCL device with "
-		"the default GPU mapping (\"default\") and with "
-		"bench/schedules/opencl/<def>.sched (\"hand\"), against "
+		"the default GPU mapping (\"default\"), with "
+		"bench/schedules/opencl/<def>.sched (\"hand\") and with the "
+		"row's bench/schedules/opencl/tuned/<def>.<sizes>.sched from "
+		"ein tune --target opencl (\"tuned\", bench/opencl_tune.sh; "
+		"- without one), against "
 		"CLBlast's convgemm (CLBlastSconvgemm) on the same device, "
 		"queue and buffers (no copies timed), and ein's CPU code with "
 		"bench/schedules/<def>.sched (\"CPU\", %d thread(s)).  "
 		"hand/CLBlast is CLBlast's median time over ein's (above 1: "
 		"ein is faster); hand/CPU is ein OpenCL's over ein CPU's "
-		"(above 1: OpenCL is slower).\n\n"
-		"| kernel | default ms | hand ms | CLBlast ms | CPU ms | "
-		"hand GFLOP/s | hand/CLBlast | hand/CPU |\n"
-		"|---|---|---|---|---|---|---|---|\n", o->max_threads);
+		"(above 1: OpenCL is slower); tuned/ the same for the tuned "
+		"schedule.\n\n"
+		"| kernel | default ms | hand ms | tuned ms | CLBlast ms | "
+		"CPU ms | hand GFLOP/s | hand/CLBlast | tuned/CLBlast | "
+		"hand/CPU | tuned/CPU |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|\n",
+		o->max_threads);
 	for (i = 0; i < n; ++i)
 		failed += run_op(p, o, &ops[i]);
 	return failed;
