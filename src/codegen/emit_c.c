@@ -613,17 +613,19 @@ static char *lower_load(struct stmt_c *s, const struct ein_ast_expr *x)
 	const struct ein_scop_access *a = ein_scop_stmt_find_access(
 		s->us->stmt, x);
 	char *v;
+	int pos;
 
 	if (!a) {
 		ein_internal(s->c->ctx, "access to '%s' not in the model",
 			x->name);
 		return NULL;
 	}
-	v = element(s, a - s->us->stmt->access);
+	pos = a - s->us->stmt->access;
+	v = element(s, pos);
 	if (s->c->lanes)
-		return load_lanes(s->c, v, s->stride[a - s->us->stmt->access],
+		return load_lanes(s->c, v, s->stride[pos],
 			value_ctype(x->vtype),
-			access_aligned(s, a - s->us->stmt->access));
+			s->stride[pos] != 0 && access_aligned(s, pos));
 	if (v && ein_scop_tensor_type(s->c->scop, a->tensor) == EIN_TYPE_BOOL)
 		v = fmt(s->c, "(%s != 0)", v);
 	return v;
