@@ -54,9 +54,7 @@ enum ein_onnx_role {
  * sval: for an INT64 constant computed from shapes, its values as
  *	dimensions (symbolic where a shape was), owned; NULL otherwise;
  * used: read by a node that ein computes (a constant then becomes an input
- *	of the definition);
- * panel: for a constant that panels.c laid out, the width P of its panels:
- *	the data of a (K, N) matrix as (N / P, K, P); 0 otherwise. */
+ *	of the definition). */
 struct ein_onnx_tensor {
 	char *name;
 	char *id;
@@ -71,7 +69,6 @@ struct ein_onnx_tensor {
 	size_t bytes;
 	struct ein_onnx_dim *sval;
 	int used;
-	int panel;
 };
 
 /* The kinds of attribute values the importer reads. */

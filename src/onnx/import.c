@@ -16,7 +16,6 @@
 #include "ctx.h"
 #include "diag.h"
 #include "onnx/bnfold.h"
-#include "onnx/panels.h"
 #include "onnx/lower.h"
 #include "onnx/quantize.h"
 #include "onnx/read.h"
@@ -116,10 +115,6 @@ static ein_onnx *import(ein_ctx *ctx, const char *path,
 	if (m && m->def)
 		m->g = ein_onnx_read(ctx, path);
 	ok = m && m->g && ein_onnx_fold_batchnorm(m->g) >= 0;
-	/* The int8 plan and ein profile's exposed tensors name the
-	 * weights as the model has them: panels for the float model only. */
-	if (ok && !profile && !expose)
-		ok = ein_onnx_panel_weights(m->g) >= 0;
 	if (ok && profile)
 		ok = (q = ein_onnx_quant_plan(ctx, path, m->g, profile,
 			calibration)) != NULL;

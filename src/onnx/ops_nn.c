@@ -889,56 +889,6 @@ int ein_onnx_lower_gemm(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	return 0;
 }
 
-/* MatMul of "a" by the constant matrix "b" that panels.c laid out in
- * panels of P columns, (N / P, K, P): the product over the panels into a
- * temporary t of a's dimensions but the last, then the panel and the
- * column within it, and y(.., j) = t(.., j / P, j % P), the same memory.
- * The product's last index spans one panel, so the automatic schedule's
- * tile reads B' where it lies (src/sched/auto.c, span_tile). */
-static int lower_matmul_panels(struct ein_onnx_lower *l,
-	const struct ein_onnx_node *n, struct ein_onnx_tensor *a,
-	struct ein_onnx_tensor *b, struct ein_onnx_tensor *y)
-{
-	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
-	char ia[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX], ib[3][EIN_ONNX_IDX];
-	char it[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX], name[256];
-	struct ein_onnx_tensor t;
-	int r = a->rank, d;
-
-	if (!r || r >= EIN_ONNX_MAX_RANK || b->dtype != a->dtype ||
-	    !ein_onnx_dim_eq(a->dim[r - 1], b->dim[1]))
-		return ein_onnx_node_error(l, n, "'%s' and '%s' do not have "
-			"matching inner dimensions", a->name, b->name);
-	for (d = 0; d < r - 1; ++d) {
-		dim[d] = a->dim[d];
-		snprintf(ia[d], EIN_ONNX_IDX, "i%d", d);
-		snprintf(it[d], EIN_ONNX_IDX, "i%d", d);
-	}
-	snprintf(ia[r - 1], EIN_ONNX_IDX, "r0");
-	dim[r - 1] = ein_onnx_dim_const(b->dim[0].value * b->panel);
-	ein_onnx_set_shape(y, a->dtype, r, dim);
-	ein_onnx_aux_name(l, y, "panels", name, sizeof(name));
-	t = *y;
-	t.id = name;
-	t.rank = r + 1;
-	t.dim[r - 1] = b->dim[0];
-	t.dim[r] = b->dim[2];
-	ein_onnx_print_lhs(l, &t, "+=!");
-	ein_onnx_print_access(l, a, ia);
-	fputs(" * ", l->out);
-	snprintf(ib[0], EIN_ONNX_IDX, "i%d", r - 1);
-	snprintf(ib[1], EIN_ONNX_IDX, "r0");
-	snprintf(ib[2], EIN_ONNX_IDX, "i%d", r);
-	ein_onnx_print_access(l, b, ib);
-	ein_onnx_print_where(l, &t, 0);
-	ein_onnx_print_lhs(l, y, "=");
-	snprintf(it[r - 1], EIN_ONNX_IDX, "i%d / %d", r - 1, b->panel);
-	snprintf(it[r], EIN_ONNX_IDX, "i%d %% %d", r - 1, b->panel);
-	ein_onnx_print_access(l, &t, it);
-	ein_onnx_print_where(l, y, 0);
-	return 0;
-}
-
 /* MatMul with numpy's rules: a vector operand gets a dimension of 1 that
  * the result drops, and the batch dimensions broadcast. */
 int ein_onnx_lower_matmul(struct ein_onnx_lower *l,
@@ -953,8 +903,6 @@ int ein_onnx_lower_matmul(struct ein_onnx_lower *l,
 
 	if (!a || !b || !y || ein_onnx_need_float(l, n, a) < 0)
 		return -1;
-	if (b->panel)
-		return lower_matmul_panels(l, n, a, b, y);
 	ba = a->rank > 2 ? a->rank - 2 : 0;
 	bb = b->rank > 2 ? b->rank - 2 : 0;
 	nb = ba > bb ? ba : bb;
