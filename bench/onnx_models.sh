@@ -4,6 +4,8 @@
 #   sh bench/onnx_models.sh            # all three models
 #   MODELS=bert_layer ROUNDS=3 sh bench/onnx_models.sh
 #   PROFILE=1 MODELS=mobilenetv2 ROUNDS=1 sh bench/onnx_models.sh  # + ein's slowest kernels
+#   EIN_NUM_THREADS=2 sh bench/onnx_models.sh   # ein on 2 threads (default 1):
+#                                               # read the "2 threads" ratio
 #
 # bench/onnx_models.py (with /usr/bin/python3 and Debian's python3-onnx)
 # writes ResNet-50 (batch 1, 224x224), MobileNetV2 and one BERT-base
@@ -27,6 +29,12 @@ rounds=${ROUNDS:-3}
 repeat=${REPEAT:-20}
 venv=${ORT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ein-bench-ort}
 here=$(dirname "$0")
+# The CPUs this process may use, counted before OMP_NUM_THREADS below
+# (nproc obeys it).  ein runs on EIN_NUM_THREADS threads, one unless set
+# (its default is every CPU): the "1 thread" ratios compare like with like.
+cpus=$(nproc)
+EIN_NUM_THREADS=${EIN_NUM_THREADS:-1}
+export EIN_NUM_THREADS
 # One thread for OpenBLAS too, should a kernel call it.
 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 export OPENBLAS_NUM_THREADS OMP_NUM_THREADS
@@ -44,9 +52,10 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.*$1 \\([0-9.e+-]*\\).*/\\1/p" | head -1; }
 
 echo "$(grep 'model name' /proc/cpuinfo | head -1 | sed 's/.*: //'),"\
-	"$(grep -c ^processor /proc/cpuinfo) CPUs ($(nproc) available to this process), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	"$(grep -c ^processor /proc/cpuinfo) CPUs ($cpus available to this process), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "onnxruntime $("$py" -c 'import onnxruntime; print(onnxruntime.__version__)'),"\
-	"$rounds rounds, $repeat runs each (ein: at most 2 s of runs)"
+	"$rounds rounds, $repeat runs each (ein: at most 2 s of runs, on" \
+	"EIN_NUM_THREADS=$EIN_NUM_THREADS threads)"
 for m in $models; do
 	f=$tmp/$m.onnx x=$tmp/$m.in.x.npy
 	: > "$tmp/ein.t"; : > "$tmp/ein.c"; : > "$tmp/ort1.t"; : > "$tmp/ort2.t"

@@ -784,15 +784,17 @@ static char *contraction_text(const struct stmt *st,
  * half the rows, four vectors per row (6 x 64 floats: 24 accumulators,
  * per step four vectors of B and six broadcasts of A, against twelve
  * broadcasts for two vectors), and the reduction in slices of up to
- * WIDE_SLICE (a 1536 x 64 panel of B is 384 KiB, in L2), as
- * schedules/x86_64-avx512/matmul.bert_k3072.sched.  Taken without the
- * cost model, which scores only the two-vector tiles, for the products
- * of a short sequence by a large weight, a transformer's: rows (i) at
- * most WIDE_MAX_ROWS, columns (j) a multiple of the tile, the reduction
- * at least WIDE_MIN_K.  BERT-base's six products at sequence 128 took
+ * WIDE_SLICE (a 768 x 64 panel of B is 192 KiB, in L2 beside the rows of
+ * A and C it meets; BERT's 3072 -> 768 product took 4-6% less time than
+ * in slices of 1536, docs/performance.md, "Weights in panels and the
+ * wide tile's slice").  Taken without the cost model, which scores only
+ * the two-vector tiles, for the products of a short sequence by a large
+ * weight, a transformer's: rows (i) at most WIDE_MAX_ROWS, columns (j) a
+ * multiple of the tile, the reduction at least WIDE_MIN_K.  BERT-base's
+ * six products at sequence 128 took
  * 4-13% less time than with the 12 x 32 tile in slices of 256 (one
  * thread, docs/performance.md, "The BERT layer"). */
-#define WIDE_SLICE 1536
+#define WIDE_SLICE 768
 #define WIDE_MAX_ROWS 256
 #define WIDE_MIN_K 512
 
