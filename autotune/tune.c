@@ -1210,8 +1210,10 @@ static double rank_limit(const struct run *r)
  * schedule with symbolic sizes, r->k0, can be many times slower: over
  * 10 s against 1.6 for abcde-efbad-cf); r->k0 where there are none.
  * The measurement stops after its first timed call (ein_rank_too_slow
- * against a best of a nanosecond). */
-static double probe(struct run *r, const char *text, const int64_t *sizes)
+ * against a best of a nanosecond), and runs at most "timeout" seconds
+ * (0: --timeout). */
+static double probe(struct run *r, const char *text, const int64_t *sizes,
+	double timeout)
 {
 	struct ein_measure_opts mo;
 	double t = -1;
@@ -1228,6 +1230,8 @@ static double probe(struct run *r, const char *text, const int64_t *sizes)
 	measure_opts(r, &mo);
 	mo.best = 1e-9;
 	mo.slow_factor = 1;
+	if (timeout > 0 && timeout < mo.timeout)
+		mo.timeout = timeout;
 	st = ein_measure_time(k, sizes, &mo, EIN_FAULT_NONE, &t);
 	if (k != r->k0)
 		ein_kernel_free(k);
@@ -1271,7 +1275,12 @@ static int reduce_for(struct run *r, const char *text, double limit)
 	int64_t red[16];
 	int tries;
 
-	r->probe_full = probe(r, text, r->sizes);
+	/* The definition's own kernel first, compiled already: its
+	 * symbolic automatic schedule is rarely faster than the fixed
+	 * one, so within the limit there, no compile is spent. */
+	r->probe_full = probe(r, NULL, r->sizes, 2 + 4 * limit);
+	if (r->probe_full < 0 || r->probe_full > limit)
+		r->probe_full = probe(r, text, r->sizes, 0);
 	if (r->o->verbose)
 		fprintf(stderr, "ein tune: one call of the automatic schedule "
 			"at %s: %.4g ms (the limit for ranking there: %.4g "
@@ -1287,7 +1296,7 @@ static int reduce_for(struct run *r, const char *text, double limit)
 			return -1;
 		if (ratio < 2)
 			break;
-		t = probe(r, text, red);
+		t = probe(r, text, red, 0);
 		if (predicts(r, red, t)) {
 			use_rank_sizes(r, red, t);
 			if (r->o->verbose)
@@ -1330,8 +1339,8 @@ static int given_rank_sizes(struct run *r, const char *text)
 			return -2;
 		}
 	auto_text = auto_directives(r);
-	r->probe_full = probe(r, auto_text, r->sizes);
-	use_rank_sizes(r, red, probe(r, auto_text, red));
+	r->probe_full = probe(r, auto_text, r->sizes, 0);
+	use_rank_sizes(r, red, probe(r, auto_text, red, 0));
 	free(auto_text);
 	if (r->o->verbose)
 		fprintf(stderr, "ein tune: candidates ranked at %s as asked, "
@@ -1658,8 +1667,8 @@ static int list_space(const struct run *r)
 			printf("\n");
 		}
 	}
-	list_analog(r);
 	list_rank_sizes(r);
+	list_analog(r);
 	for (i = 0; i < n; ++i) {
 		char *text = ein_cand_to_directives(sp, &seed[i]);
 
