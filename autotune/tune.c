@@ -1292,8 +1292,8 @@ static int reduce_for(struct run *r, const char *text, double limit)
 	for (tries = 0; tries < 3 && factor >= 2; ++tries) {
 		ratio = ein_reduce_sizes(r->prog, r->def, r->k0, r->sizes,
 			r->n_size, factor, red);
-		if (ratio < 0)
-			return -1;
+		/* No smaller space (an error there): measure at the
+		 * sizes, as without a limit. */
 		if (ratio < 2)
 			break;
 		t = probe(r, text, red, 0);
@@ -1355,7 +1355,8 @@ static int given_rank_sizes(struct run *r, const char *text)
  * schedule's rate there predicts its rate at the full sizes (a
  * reduction that changes what bounds the kernel, from memory to cache,
  * would rank candidates on another problem); else try the square root
- * of that reduction, then none.  Returns -1 on an error. */
+ * of that reduction, then none.  Returns -2 after a message if
+ * --rank-sizes is bad (a failure to reduce only leaves the sizes). */
 static int choose_rank_sizes(struct run *r)
 {
 	double limit = rank_limit(r);
@@ -1711,6 +1712,16 @@ static int remeasure_rounds(const struct run *r, const int *lead, int n)
 	return 0;
 }
 
+/* How many times longer a call at the full sizes takes than at the
+ * ranking sizes: as the automatic schedule's did, or (where one of its
+ * calls failed) as the operations grow. */
+static double full_scale(const struct run *r)
+{
+	if (r->probe_full > 0 && r->probe_rank > 0)
+		return r->probe_full / r->probe_rank;
+	return r->space.flops / r->rank_flops;
+}
+
 /* Ranked at reduced sizes, the leaders are measured at the full sizes
  * in the time the search left (its reserve, CONFIRM_SHARE of the
  * budget): the estimated seconds of one at the full sizes is its time
@@ -1721,7 +1732,7 @@ static int remeasure_rounds(const struct run *r, const int *lead, int n)
  * the rounds; *n is cut. */
 static int full_size_rounds(struct run *r, int *n)
 {
-	double scale = r->probe_full / r->probe_rank, round, left;
+	double scale = full_scale(r), round, left;
 	int i, rounds;
 
 	/* Without --time, no budget to keep to: all leaders, ROUNDS. */
@@ -1779,8 +1790,7 @@ static void time_rounds(struct run *r, ein_kernel **k, int n, int rounds,
 			 * also make its inputs in the child). */
 			if (r->reduced)
 				mo.timeout = r->o->timeout + 4 * measure_cost(r,
-					&r->trial[r->lead[i]]) *
-					r->probe_full / r->probe_rank;
+					&r->trial[r->lead[i]]) * full_scale(r);
 			if (!k[i] || ein_measure_time(k[i], r->sizes, &mo,
 					f[i], &t[j * n + i]) != EIN_TRIAL_OK)
 				t[j * n + i] = -1;
