@@ -2054,6 +2054,8 @@ int ein_tune_run(const struct ein_tune_opts *o)
 	r->o = o;
 	r->log_fd = -1;
 	r->best = r->baseline = -1;
+	r->lead_agree = -1;
+	r->probe_full = r->probe_rank = -1;
 	r->model = malloc(sizeof(*r->model));
 	if (r->model)
 		ein_model_init(r->model);
