@@ -17,6 +17,12 @@
  * batch dimension.  The other loops of the groups (TCCG's abc-acd-db has
  * two M loops, a and c) come first in every reorder, in their default
  * order, so that the reference's loop nest runs inside them.
+ *
+ * A definition of several statements (PolyBench's 2mm: tmp = A B, then
+ * E = D, E += tmp C) gets the seed of each GEMM-shaped statement, each
+ * mapped on its own at its own extents; the other statements keep their
+ * default schedule, and the reference's initialisation directives are
+ * dropped for an update that has no initialisation (E#2 above).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +52,7 @@ static const struct gemm matmul = { "matmul",
  * U and V, the extent of each group (the product of its loops'). */
 struct shape {
 	const struct ein_space_stmt *st;
+	int has_init;
 	int group[EIN_SPACE_MAX_LOOP];
 	int rep[N_GROUP];
 	int u, v;
@@ -105,26 +112,18 @@ static int operands(const struct ein_space_stmt *st, int *op)
 	return n == 2 ? 0 : -1;
 }
 
-/* The contraction of "space": its only statement but its
- * initialisation, which writes one tensor from two; NULL if none. */
-static const struct ein_space_stmt *contraction(const struct ein_space *sp)
+/* Whether statement "st" of "sp" has an initialisation ("C.init"). */
+static int has_init(const struct ein_space *sp, const struct ein_space_stmt *st)
 {
-	const struct ein_space_stmt *found = NULL;
-	int s, op[2];
+	size_t n = strlen(st->name);
+	int s;
 
-	for (s = 0; s < sp->n_stmt; ++s) {
-		const struct ein_space_stmt *st = &sp->stmt[s];
-
-		if (st->is_init)
-			continue;
-		if (found || operands(st, op) < 0)
-			return NULL;
-		found = st;
-	}
-	for (s = 0; found && s < sp->n_stmt; ++s)
-		if (sp->stmt[s].is_init && sp->stmt[s].tensor != found->tensor)
-			return NULL;
-	return found;
+	for (s = 0; s < sp->n_stmt; ++s)
+		if (sp->stmt[s].is_init && !strncmp(sp->stmt[s].name,
+				st->name, n) && !strcmp(sp->stmt[s].name + n,
+				".init"))
+			return 1;
+	return 0;
 }
 
 /* The group of a loop in W, U and V ("in" bits 1, 2, 4), -1 if none. */
@@ -242,7 +241,9 @@ static int replace(char **name, char *to)
 }
 
 /* Make "ref", a statement of the reference (its output's), one of the
- * contraction's: its tensor and occurrence ("T#2"). */
+ * contraction's: its tensor and occurrence ("T#2").  Returns 1 for an
+ * initialisation where the contraction has none (the directive is
+ * dropped). */
 static int map_stmt(const struct shape *sh, const struct gemm *ref,
 	struct ein_sched_stmt_ref *s)
 {
@@ -250,6 +251,8 @@ static int map_stmt(const struct shape *sh, const struct gemm *ref,
 
 	if (strcmp(s->tensor, ref->tensor[0]) || s->occurrence != 1)
 		return -1;
+	if (s->is_init && !sh->has_init)
+		return 1;
 	s->occurrence = hash ? atoi(hash + 1) : 1;
 	return replace(&s->tensor, strdup(sh->st->access[0].name));
 }
@@ -319,6 +322,10 @@ static char *map_file(const struct shape *sh, const struct gemm *ref,
 
 	for (i = 0; ok == 0 && i < f->n_dir; ++i) {
 		ok = map_directive(sh, ref, &f->dir[i]);
+		if (ok == 1) {
+			ok = 0;
+			continue;
+		}
 		line = ok == 0 ? ein_sched_directive_to_string(&f->dir[i]) :
 			NULL;
 		if (line)
@@ -380,21 +387,67 @@ static char *from_ref(ein_ctx *ctx, const struct shape *sh,
 	return text;
 }
 
-char *ein_analog_directives(ein_ctx *ctx, const struct ein_space *space,
-	const char *target, char **why)
+/* The seed of GEMM-shaped statement "st" of "sp" (see
+ * ein_analog_directives), NULL if it has none. */
+static char *stmt_directives(ein_ctx *ctx, const struct ein_space *sp,
+	const struct ein_space_stmt *st, const char *target, char **why)
 {
-	const struct ein_space_stmt *st = contraction(space);
 	struct shape sh;
 	char *text = NULL;
 
 	*why = NULL;
-	if (!st || classify(st, &sh) < 0)
+	if (st->is_init || classify(st, &sh) < 0)
 		return NULL;
+	sh.has_init = has_init(sp, st);
 	if (sh.rep[G_B] >= 0)
 		text = from_ref(ctx, &sh, &batched_matmul, target, why);
 	if (!text) {
 		sh.rep[G_B] = -1;
 		text = from_ref(ctx, &sh, &matmul, target, why);
+	}
+	return text;
+}
+
+/* Append "add" (taken) to *all, after "sep" if *all is not empty;
+ * -1 if out of memory. */
+static int append(char **all, char *add, const char *sep)
+{
+	size_t n = *all ? strlen(*all) : 0;
+	char *grown = realloc(*all, n + strlen(sep) + strlen(add) + 1);
+
+	if (!grown)
+		return free(add), -1;
+	sprintf(grown + n, "%s%s", n ? sep : "", add);
+	free(add);
+	*all = grown;
+	return 0;
+}
+
+char *ein_analog_directives(ein_ctx *ctx, const struct ein_space *space,
+	const char *target, char **why)
+{
+	char *text = NULL, *one, *one_why;
+	int s, bad = 0;
+
+	*why = NULL;
+	for (s = 0; s < space->n_stmt && !bad; ++s) {
+		one = stmt_directives(ctx, space, &space->stmt[s], target,
+			&one_why);
+		if (!one)
+			continue;
+		if (!one_why) {
+			free(one);
+			bad = 1;
+			break;
+		}
+		bad = append(&text, one, "") < 0 ||
+			append(why, one_why, "; ") < 0;
+	}
+	if (bad || !text) {
+		free(text);
+		free(*why);
+		*why = NULL;
+		return NULL;
 	}
 	return text;
 }

@@ -9,6 +9,8 @@
  * contraction's M, N and K is a good start for it: its directives,
  * renamed by the structural mapping (statements, loops, tensors), are
  * one candidate of the search, measured after the automatic schedule.
+ * A definition of several statements gets the seed of each GEMM-shaped
+ * one (PolyBench's 2mm and 3mm: two and three chained products).
  * The mapping does not make it legal: the compiler's legality check
  * decides, as for every candidate (an illegal one is logged `illegal`).
  */
@@ -20,9 +22,11 @@
 
 /* The directives (schedule-file lines, no headers) of the schedule that
  * lookup finds on "target" for the GEMM whose structure the contraction
- * of "space" has, renamed for it; NULL if it has no such structure, no
- * schedule is found, or the file names what the mapping does not cover.
- * *why (NULL then) says which file and how its names were mapped
+ * of "space" has, renamed for it, for each of its GEMM-shaped
+ * statements (one with no such structure, no schedule found, or a file
+ * that names what the mapping does not cover keeps its default); NULL
+ * if none has one.  *why (NULL then) says which file and how its names
+ * were mapped, for each statement, joined by "; "
  * ("schedules/x86_64-avx512/matmul.sched, matmul as W: i=a j=b k=c").
  * The caller frees both.  Lookup's and the parser's errors are left on
  * ctx's last error, as they are no error of the run. */

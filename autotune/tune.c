@@ -5,6 +5,8 @@
  *
  *   read the program, parse the sizes, build the space      setup()
  *   open or resume the log, replaying its trials             open_log()
+ *   where one call is too slow for the budget, choose smaller sizes
+ *   of the same shape to rank candidates at     choose_rank_sizes()
  *   queue the default schedule and the analytic seeds (the automatic
  *   schedule, sched/auto.h, is measured right after the default)
  *   until the budget is spent:
@@ -14,7 +16,7 @@
  *     the best again; check a new best in a child
  *     log the trial, refit the model, print progress
  *   re-measure the leaders and the automatic and analog seeds
- *   interleaved, choose by median                           remeasure()
+ *   interleaved (at the full sizes), choose by median       remeasure()
  *   log the completion, write the best verified schedule     finish()
  */
 #include <errno.h>
@@ -34,6 +36,7 @@
 #include "autotune/model.h"
 #include "autotune/prior.h"
 #include "autotune/rank.h"
+#include "autotune/reduce.h"
 #include "autotune/space.h"
 #include "autotune/tunelog.h"
 #include "autotune/tune.h"
@@ -67,6 +70,24 @@
 #define MIN_ROUNDS 3
 #define REMEASURE_SHARE 0.15
 #define REMEASURE_FLOOR 2.0
+/* A search should measure RANK_TRIALS candidates at least: where one
+ * call of the automatic schedule (timed once at the start) takes longer
+ * than the budget over RANK_TRIALS * RANK_CALLS (a measurement is a
+ * warm-up and 3 timed calls at least), candidates are ranked at reduced
+ * sizes (reduce.h) with that many times fewer operations, the search
+ * ends CONFIRM_SHARE of the budget early, and that time goes to
+ * measuring the leaders at the full sizes.  A reduction is kept only
+ * where it predicts the full size: the automatic schedule must run
+ * there at a rate (GFLOP/s) within RANK_PREDICT times its rate at the
+ * full sizes; else a smaller reduction is tried, then none. */
+#define RANK_TRIALS 40
+#define RANK_CALLS 4
+/* The reduction aims at a call RANK_MARGIN times shorter than the
+ * limit: the candidates that matter may be slower than the automatic
+ * schedule, and each is also compiled (seconds for large kernels). */
+#define RANK_MARGIN 4
+#define CONFIRM_SHARE 0.3
+#define RANK_PREDICT 2.0
 
 /* A trial as the tuner keeps it. */
 struct trial {
@@ -100,7 +121,17 @@ struct trial {
  * n_lead, lead, lead_median, lead_rounds: the leaders re-measured at the
  *	end (indices into trial: the fastest, then the seeds) and their
  *	medians over lead_rounds rounds (0: not re-measured, too costly;
- *	n_lead 0: fewer than two leaders). */
+ *	n_lead 0: fewer than two leaders);
+ * rank, rank_text, rank_flops, reduced: the sizes candidates are
+ *	measured at, as text, and a call's operations there: the tuning
+ *	sizes, or (reduced 1) smaller ones of the same shape when a call
+ *	is too slow for the budget (choose_rank_sizes); the leaders are
+ *	then re-measured at the tuning sizes;
+ * probe_full, probe_rank: one call of the automatic schedule at the
+ *	tuning and at the ranking sizes, in seconds (-1: not timed);
+ * reserve: the seconds at the end of the budget kept for the leaders;
+ * lead_agree: whether the leader fastest at the ranking sizes is the
+ *	fastest at the tuning sizes (-1: not known). */
 struct run {
 	const struct ein_tune_opts *o;
 	ein_ctx *ctx;
@@ -131,6 +162,12 @@ struct run {
 	int finishing;
 	int n_lead, lead[MAX_LEAD], lead_rounds;
 	double lead_median[MAX_LEAD];
+	int64_t rank[16];
+	char rank_text[256];
+	double rank_flops;
+	int reduced;
+	double probe_full, probe_rank, reserve;
+	int lead_agree;
 };
 
 static double elapsed(const struct run *r)
@@ -327,6 +364,9 @@ static int setup(struct run *r)
 	if (ein_space_init(&r->space, r->prog, r->def, r->k0, r->sizes) < 0 ||
 	    check_reduction(r) < 0)
 		return -1;
+	memcpy(r->rank, r->sizes, sizeof(r->rank));
+	snprintf(r->rank_text, sizeof(r->rank_text), "%s", r->size_text);
+	r->rank_flops = r->space.flops;
 	if (r->gpu) {
 		struct ein_gpu_device d = { (long) r->device.max_group,
 			(long) r->device.local_mem };
@@ -409,6 +449,19 @@ static int add_trial(struct run *r, struct trial *t)
 	return 0;
 }
 
+/* "sizes" as "M=64,N=64" into buf. */
+static void print_sizes(const struct run *r, const int64_t *sizes,
+	char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	for (i = 0; i < r->n_size && at < len; ++i)
+		at += snprintf(buf + at, len - at, "%s%s=%lld", i ? "," : "",
+			ein_kernel_get_size_name(r->k0, i),
+			(long long) sizes[i]);
+}
+
 /* Write the schedule text "directives" to a file in the run's directory
  * and compile it within compile_budget, with the sizes "fixed" fixed (the
  * program that "ein compile --sizes" and "ein run --fix-sizes" deploy),
@@ -446,11 +499,15 @@ static ein_kernel *compile_cand(struct run *r, int trial,
 		k = ein_kernel_compile_with(r->prog, r->def, opts);
 	}
 	ein_options_free(opts);
-	if (r->o->verbose)
-		fprintf(stderr, "ein tune: trial %d: compiled with %s sizes "
-			"%s: %s\n", trial, fixed ? "fixed" : "symbolic",
-			fixed == r->check_sizes ? "(the check's)" : r->size_text,
-			k ? "ok" : "rejected");
+	if (r->o->verbose) {
+		char text[256];
+
+		print_sizes(r, fixed ? fixed : r->sizes, text, sizeof(text));
+		fprintf(stderr, "ein tune: %s %d: compiled with %s sizes %s%s: "
+			"%s\n", trial ? "trial" : "probe", trial, fixed ?
+			"fixed" : "symbolic", text, fixed == r->check_sizes ?
+			" (the check's)" : "", k ? "ok" : "rejected");
+	}
 	if (k)
 		return k;
 	err = ein_ctx_last_error(r->ctx);
@@ -515,15 +572,18 @@ static int check_compiled(struct run *r, const int64_t *fixed,
 	return res;
 }
 
-/* Check new best "t" (compiled as "k") against the reference, at the
- * check sizes.  With fixed sizes, what is checked is the kernel compiled
- * with the check sizes fixed ("k" itself when they are the tuning
- * sizes); the schedule compiled with symbolic sizes is checked once, at
- * the end, for the schedule written (verify_symbolic). */
-static void check_cand(struct run *r, ein_kernel *k, struct trial *t,
-	const struct ein_measure_opts *mo, enum ein_fault fault)
+/* Check new best "t" (compiled as "k", with the sizes "fixed" fixed)
+ * against the reference, at the check sizes.  With fixed sizes, what is
+ * checked is the kernel compiled with the check sizes fixed ("k" itself
+ * when they are "fixed"); the schedule compiled with symbolic sizes is
+ * checked once, at the end, for the schedule written
+ * (verify_symbolic). */
+static void check_cand(struct run *r, ein_kernel *k, const int64_t *fixed,
+	struct trial *t, const struct ein_measure_opts *mo,
+	enum ein_fault fault)
 {
-	int same = !memcmp(r->check_sizes, r->sizes, sizeof(r->sizes));
+	int same = fixed && !memcmp(r->check_sizes, fixed,
+		sizeof(r->sizes));
 
 	t->rec.checked = 1;
 	if (r->o->symbolic || same)
@@ -542,7 +602,7 @@ static ein_kernel *best_kernel(struct run *r)
 
 	if (!r->best_k)
 		r->best_k = compile_cand(r, b->trial, b->schedule,
-			r->o->symbolic ? NULL : r->sizes, &st, msg,
+			r->o->symbolic ? NULL : r->rank, &st, msg,
 			sizeof(msg));
 	return r->best_k;
 }
@@ -560,10 +620,10 @@ static enum ein_trial_status time_pair(struct run *r, ein_kernel *k,
 
 	measure_opts(r, &mo);
 	*best_again = -1;
-	if (bk && ein_measure_time(bk, r->sizes, &mo, ein_fault_at(bf,
+	if (bk && ein_measure_time(bk, r->rank, &mo, ein_fault_at(bf,
 			EIN_MEASURE_CONFIRM), best_again) != EIN_TRIAL_OK)
 		*best_again = -1;
-	st = ein_measure_time(k, r->sizes, &mo, ein_fault_at(asked,
+	st = ein_measure_time(k, r->rank, &mo, ein_fault_at(asked,
 		EIN_MEASURE_CONFIRM), again);
 	if (st != EIN_TRIAL_OK)
 		*again = -1;
@@ -592,7 +652,7 @@ static int confirm(struct run *r, ein_kernel *k, struct trial *t,
 		return 0;
 	}
 	t->rec.seconds = ein_rank_confirmed_time(first, again);
-	t->rec.gflops = r->space.flops / t->rec.seconds / 1e9;
+	t->rec.gflops = r->rank_flops / t->rec.seconds / 1e9;
 	ok = ein_rank_confirms(again, best_again);
 	if (r->o->verbose)
 		fprintf(stderr, "ein tune: trial %d: first measured %.4g ms, "
@@ -614,29 +674,34 @@ static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
 	measure_opts(r, &mo);
 	if (r->best >= 0)
 		mo.best = r->trial[r->best].rec.seconds;
+	/* Ranked at reduced sizes, the automatic schedule was timed there
+	 * before the first trial: the default schedule (often many times
+	 * slower on such kernels) is stopped early against it. */
+	else if (r->reduced)
+		mo.best = r->probe_rank;
 	mo.slow_factor = r->o->slow_factor;
-	t->rec.status = ein_measure_time(k, r->sizes, &mo, fault,
+	t->rec.status = ein_measure_time(k, r->rank, &mo, fault,
 		&t->rec.seconds);
 	if (r->o->verbose && t->rec.status == EIN_TRIAL_SLOW)
 		fprintf(stderr, "ein tune: trial %d: measured at %s: slow, "
 			"stopped after one call of %.4g ms (over %g x the "
-			"best's %.4g ms)\n", t->rec.trial, r->size_text,
+			"best's %.4g ms)\n", t->rec.trial, r->rank_text,
 			t->rec.seconds * 1e3, r->o->slow_factor,
 			mo.best * 1e3);
 	else if (r->o->verbose)
 		fprintf(stderr, "ein tune: trial %d: measured at %s: %s\n",
-			t->rec.trial, r->size_text,
+			t->rec.trial, r->rank_text,
 			ein_trial_status_name(t->rec.status));
 	if (t->rec.status != EIN_TRIAL_OK && t->rec.status != EIN_TRIAL_SLOW)
 		return;
-	t->rec.gflops = r->space.flops / t->rec.seconds / 1e9;
+	t->rec.gflops = r->rank_flops / t->rec.seconds / 1e9;
 	if (t->rec.status == EIN_TRIAL_SLOW)
 		return;
 	if (r->best >= 0 && t->rec.gflops <= r->trial[r->best].rec.gflops)
 		return;
 	if (r->best >= 0 && !confirm(r, k, t, asked))
 		return;
-	check_cand(r, k, t, &mo, fault);
+	check_cand(r, k, r->rank, t, &mo, fault);
 }
 
 /* Keep "k", the kernel of the trial just added, if it is the new best
@@ -672,7 +737,7 @@ static int try_cand(struct run *r, const struct ein_cand *c,
 	t.rec.predicted = ein_model_predict(r->model, f);
 	t.rec.rng = r->rng;
 	k = compile_cand(r, t.rec.trial, directives, r->o->symbolic ? NULL :
-		r->sizes, &t.rec.status, msg, sizeof(msg));
+		r->rank, &t.rec.status, msg, sizeof(msg));
 	if (k)
 		run_cand(r, k, &t);
 	else
@@ -837,6 +902,8 @@ static char *next_cand(struct run *r, struct ein_cand *c, const char **origin)
 
 /* ---- output ------------------------------------------------------------ */
 
+static double best_seconds(const struct run *r);
+
 static double speedup(const struct run *r)
 {
 	if (r->best < 0 || r->baseline < 0)
@@ -901,9 +968,17 @@ static void print_choice(const struct run *r, FILE *f, const char *prefix)
 			REMEASURE_SHARE * 100);
 		return;
 	}
-	fprintf(f, "%schosen by the median of %d interleaved "
-		"re-measurements of the %d leaders (ms, first measurement in "
-		"parentheses):", prefix, r->lead_rounds, r->n_lead);
+	if (r->reduced)
+		fprintf(f, "%schosen by the median of %d interleaved "
+			"measurements at the full sizes of the %d leaders "
+			"ranked at %s (ms, the time at the ranking sizes in "
+			"parentheses):", prefix, r->lead_rounds, r->n_lead,
+			r->rank_text);
+	else
+		fprintf(f, "%schosen by the median of %d interleaved "
+			"re-measurements of the %d leaders (ms, first "
+			"measurement in parentheses):", prefix, r->lead_rounds,
+			r->n_lead);
 	for (i = 0; i < r->n_lead; ++i) {
 		const struct trial *tr = &r->trial[r->lead[i]];
 		const struct ein_tunelog_trial *t = &tr->rec;
@@ -919,7 +994,24 @@ static void print_choice(const struct run *r, FILE *f, const char *prefix)
 	if (r->best >= 0 && is_start_seed(&r->trial[r->best]))
 		fprintf(f, "; no candidate of the search beat the %s seed it "
 			"started from", r->trial[r->best].rec.origin);
+	if (r->lead_agree >= 0)
+		fprintf(f, "; the fastest at the ranking sizes is%s the "
+			"fastest at the full sizes", r->lead_agree ? "" :
+			" not");
 	fprintf(f, "\n");
+}
+
+/* Where candidates were ranked at reduced sizes, what and why. */
+static void print_ranking(const struct run *r, FILE *f, const char *prefix)
+{
+	if (!r->reduced)
+		return;
+	fprintf(f, "%sranked at %s, %.3g times fewer operations (one call "
+		"of the automatic schedule took %.4g ms at the full sizes, "
+		"%.4g ms there), the leaders measured at the full sizes; the "
+		"trials' times are at the ranking sizes\n", prefix,
+		r->rank_text, r->space.flops / r->rank_flops,
+		r->probe_full * 1e3, r->probe_rank * 1e3);
 }
 
 /* The five best measured trials, the failures, the files. */
@@ -935,6 +1027,7 @@ static void summary(const struct run *r, int wrote)
 		"%d illegal, %d failed)\n", r->def, r->size_text, r->target,
 		r->n_trial, elapsed(r), r->n_measured, r->n_illegal,
 		r->n_failed);
+	print_ranking(r, stdout, "");
 	printf("%5s %6s %10s %10s %8s  %s\n", "rank", "trial", "GFLOP/s",
 		"ms", "speedup", "origin");
 	for (i = 0; i < n && i < 5; ++i) {
@@ -989,12 +1082,19 @@ static char *provenance(const struct run *r)
 		fprintf(f, "# target: %s, %d thread%s; tuned on %s\n",
 			r->target, ein_get_num_threads(),
 			ein_get_num_threads() > 1 ? "s" : "", date);
-	fprintf(f, "# best: %.4g ms (trial %d, %s)", t->seconds * 1e3,
-		t->trial, t->origin);
-	if (r->baseline >= 0)
+	if (r->reduced && best_seconds(r) < 0)
+		fprintf(f, "# best: not measured at the full sizes (%.4g ms at "
+			"the ranking sizes; trial %d, %s)", t->seconds * 1e3,
+			t->trial, t->origin);
+	else
+		fprintf(f, "# best: %.4g ms (trial %d, %s)", (r->reduced ?
+			best_seconds(r) : t->seconds) * 1e3, t->trial,
+			t->origin);
+	if (r->baseline >= 0 && !r->reduced)
 		fprintf(f, "; default schedule: %.4g ms (%.2fx)",
 			r->trial[r->baseline].rec.seconds * 1e3, speedup(r));
 	fprintf(f, "; %d trials in %.0f s.\n", r->n_trial, elapsed(r));
+	print_ranking(r, f, "# ");
 	print_choice(r, f, "# ");
 	if (fclose(f) != 0)
 		return free(text), NULL;
@@ -1032,6 +1132,8 @@ static char *schedule_text(struct run *r)
 	size_t len = 0;
 	time_t now = time(NULL);
 	FILE *f = open_memstream(&text, &len);
+	double full = r->reduced ? best_seconds(r) : -1;
+	double gflops = full > 0 ? r->space.flops / full / 1e9 : t->gflops;
 
 	if (!f)
 		return NULL;
@@ -1040,13 +1142,15 @@ static char *schedule_text(struct run *r)
 		r->def);
 	print_sizes_header(r, f);
 	if (r->gpu)
-		fprintf(f, "measured %.2f GFLOP/s on %s", t->gflops,
+		fprintf(f, "measured %.2f GFLOP/s on %s", gflops,
 			r->device.name);
 	else
-		fprintf(f, "measured %.2f GFLOP/s, %d thread%s", t->gflops,
+		fprintf(f, "measured %.2f GFLOP/s, %d thread%s%s%s", gflops,
 			ein_get_num_threads(), ein_get_num_threads() > 1 ?
-			"s" : "");
-	if (r->baseline >= 0)
+			"s" : "", r->reduced && full <= 0 ? " at " : "",
+			r->reduced && full <= 0 ? r->rank_text : "");
+	/* Ranked at reduced sizes, the default was not timed at these. */
+	if (r->baseline >= 0 && !r->reduced)
 		fprintf(f, " (default schedule %.2f, %.2fx)",
 			r->trial[r->baseline].rec.gflops, speedup(r));
 	fprintf(f, "\ndate %s\nein %s\ntuned-by %s\n\n%s", date,
@@ -1083,6 +1187,190 @@ static int write_schedule(struct run *r)
 	ein_sched_file_free(f);
 	free(text);
 	free(head);
+	return res;
+}
+
+/* ---- the sizes candidates are ranked at -------------------------------- */
+
+static char *auto_directives(struct run *r);
+
+/* The longest a call at the tuning sizes may take (struct
+ * ein_tune_opts rank_limit), 0 for no limit. */
+static double rank_limit(const struct run *r)
+{
+	if (r->o->rank_limit >= 0)
+		return r->o->rank_limit;
+	return r->o->time > 0 ? r->o->time / (RANK_TRIALS * RANK_CALLS) : 0;
+}
+
+/* One call of the automatic schedule at "sizes" after a warm-up, in a
+ * child: its seconds (the time limit where it ran past it), -1 if it
+ * failed.  The schedule's directives "text" are compiled with those
+ * sizes fixed, as its trial will be (the definition's own automatic
+ * schedule with symbolic sizes, r->k0, can be many times slower: over
+ * 10 s against 1.6 for abcde-efbad-cf); r->k0 where there are none.
+ * The measurement stops after its first timed call (ein_rank_too_slow
+ * against a best of a nanosecond), and runs at most "timeout" seconds
+ * (0: --timeout). */
+static double probe(struct run *r, const char *text, const int64_t *sizes,
+	double timeout)
+{
+	struct ein_measure_opts mo;
+	double t = -1;
+	enum ein_trial_status st;
+	char msg[512];
+	ein_kernel *k = r->k0;
+	int status;
+
+	if (text && *text)
+		k = compile_cand(r, 0, text, sizes, &status, msg,
+			sizeof(msg));
+	if (!k)
+		return -1;
+	measure_opts(r, &mo);
+	mo.best = 1e-9;
+	mo.slow_factor = 1;
+	if (timeout > 0 && timeout < mo.timeout)
+		mo.timeout = timeout;
+	st = ein_measure_time(k, sizes, &mo, EIN_FAULT_NONE, &t);
+	if (k != r->k0)
+		ein_kernel_free(k);
+	if (st == EIN_TRIAL_TIMEOUT)
+		return mo.timeout;
+	return st == EIN_TRIAL_OK || st == EIN_TRIAL_SLOW ? t : -1;
+}
+
+/* Rank at "sizes" (reduced from the tuning sizes; one call of the
+ * automatic schedule took "t" seconds there). */
+static void use_rank_sizes(struct run *r, const int64_t *sizes, double t)
+{
+	memcpy(r->rank, sizes, sizeof(r->rank));
+	print_sizes(r, sizes, r->rank_text, sizeof(r->rank_text));
+	r->rank_flops = ein_kernel_flops(r->k0, sizes, r->n_size);
+	r->reduced = 1;
+	r->probe_rank = t;
+	r->reserve = CONFIRM_SHARE * r->o->time;
+}
+
+/* Whether the automatic schedule's rate at "sizes" (one call "t"
+ * seconds) is within RANK_PREDICT of its rate at the tuning sizes (at
+ * least that, where the call there ran past its time limit). */
+static int predicts(const struct run *r, const int64_t *sizes, double t)
+{
+	double full = r->space.flops / r->probe_full,
+		here = ein_kernel_flops(r->k0, sizes, r->n_size) / t;
+
+	if (t <= 0)
+		return 0;
+	if (r->probe_full >= r->o->timeout)
+		return here * RANK_PREDICT >= full;
+	return here <= full * RANK_PREDICT && here * RANK_PREDICT >= full;
+}
+
+/* choose_rank_sizes with the automatic schedule's directives "text"
+ * (NULL: none) and the limit. */
+static int reduce_for(struct run *r, const char *text, double limit)
+{
+	double factor, ratio, t;
+	int64_t red[16];
+	int tries;
+
+	/* The definition's own kernel first, compiled already: its
+	 * symbolic automatic schedule is rarely faster than the fixed
+	 * one, so within the limit there, no compile is spent. */
+	r->probe_full = probe(r, NULL, r->sizes, 2 + 4 * limit);
+	if (r->probe_full < 0 || r->probe_full > limit)
+		r->probe_full = probe(r, text, r->sizes, 0);
+	if (r->o->verbose)
+		fprintf(stderr, "ein tune: one call of the automatic schedule "
+			"at %s: %.4g ms (the limit for ranking there: %.4g "
+			"ms)\n", r->size_text, r->probe_full * 1e3,
+			limit * 1e3);
+	if (r->probe_full <= limit)
+		return 0;
+	factor = r->probe_full * RANK_MARGIN / limit;
+	for (tries = 0; tries < 3 && factor >= 2; ++tries) {
+		ratio = ein_reduce_sizes(r->prog, r->def, r->k0, r->sizes,
+			r->n_size, factor, red);
+		/* No smaller space (an error there): measure at the
+		 * sizes, as without a limit. */
+		if (ratio < 2)
+			break;
+		t = probe(r, text, red, 0);
+		if (predicts(r, red, t)) {
+			use_rank_sizes(r, red, t);
+			if (r->o->verbose)
+				fprintf(stderr, "ein tune: candidates ranked "
+					"at %s (%.3g times fewer operations; "
+					"one call %.4g ms), the leaders "
+					"measured at %s\n", r->rank_text,
+					ratio, t * 1e3, r->size_text);
+			return 0;
+		}
+		if (r->o->verbose)
+			fprintf(stderr, "ein tune: a reduction by %.3g does not "
+				"predict the full sizes (one call %.4g ms)\n",
+				ratio, t * 1e3);
+		factor = sqrt(ratio);
+	}
+	if (r->o->verbose)
+		fprintf(stderr, "ein tune: no smaller problem of the same "
+			"shape; candidates measured at %s\n", r->size_text);
+	return 0;
+}
+
+/* Rank at the sizes "text" (--rank-sizes, or a resumed log's), each at
+ * most its tuning size; the automatic schedule is timed at both for the
+ * leaders' estimate.  -1 after a message if they do not parse. */
+static int given_rank_sizes(struct run *r, const char *text)
+{
+	int64_t red[16];
+	char *auto_text;
+	int i;
+
+	if (ein_cli_parse_sizes(text, r->k0, red) < 0)
+		return -2;
+	for (i = 0; i < r->n_size; ++i)
+		if (red[i] < 1 || red[i] > r->sizes[i]) {
+			fprintf(stderr, "ein tune: error: ranking size %s=%lld "
+				"is not between 1 and its size %lld\n",
+				ein_kernel_get_size_name(r->k0, i),
+				(long long) red[i], (long long) r->sizes[i]);
+			return -2;
+		}
+	auto_text = auto_directives(r);
+	r->probe_full = probe(r, auto_text, r->sizes, 0);
+	use_rank_sizes(r, red, probe(r, auto_text, red, 0));
+	free(auto_text);
+	if (r->o->verbose)
+		fprintf(stderr, "ein tune: candidates ranked at %s as asked, "
+			"the leaders measured at %s\n", r->rank_text,
+			r->size_text);
+	return 0;
+}
+
+/* Where one call at the tuning sizes is too slow for the budget
+ * (rank_limit), rank candidates at reduced sizes of the same shape
+ * (reduce.h) with that many times fewer operations, if the automatic
+ * schedule's rate there predicts its rate at the full sizes (a
+ * reduction that changes what bounds the kernel, from memory to cache,
+ * would rank candidates on another problem); else try the square root
+ * of that reduction, then none.  Returns -2 after a message if
+ * --rank-sizes is bad (a failure to reduce only leaves the sizes). */
+static int choose_rank_sizes(struct run *r)
+{
+	double limit = rank_limit(r);
+	char *text;
+	int res;
+
+	r->probe_full = r->probe_rank = -1;
+	if (r->o->rank_sizes)
+		return given_rank_sizes(r, r->o->rank_sizes);
+	if (limit <= 0 || r->gpu || r->n_size == 0)
+		return 0;
+	text = auto_directives(r);
+	res = reduce_for(r, text, limit);
+	free(text);
 	return res;
 }
 
@@ -1143,7 +1431,8 @@ static int open_log(struct run *r)
 	char err[1024];
 	struct ein_tunelog_start s = { (char *) r->o->file, (char *) r->def,
 		r->target, r->size_text, r->o->strategy == EIN_TUNE_RANDOM ?
-		"random" : "evolve", (char *) ein_version(), r->o->seed };
+		"random" : "evolve", (char *) ein_version(), r->o->seed,
+		NULL };
 
 	r->rng = r->o->seed;
 	/* Locked before it is read or cut: another run may be writing it. */
@@ -1157,6 +1446,13 @@ static int open_log(struct run *r)
 	if (r->log_fd < 0)
 		goto fail_io;
 	if (!r->o->resume) {
+		int res = choose_rank_sizes(r);
+
+		if (res == -1)
+			fprintf(stderr, "%s", ein_ctx_last_error(r->ctx));
+		if (res < 0)
+			return -1;
+		s.rank_sizes = r->reduced ? r->rank_text : NULL;
 		if (ein_tunelog_truncate(r->log_fd, 0) < 0 ||
 		    ein_tunelog_write_start(r->log_fd, &s) < 0)
 			goto fail_io;
@@ -1166,7 +1462,10 @@ static int open_log(struct run *r)
 		fprintf(stderr, "ein tune: %s\n", err);
 		return -1;
 	}
-	if (!same_run(r, &log) || replay(r, &log) < 0)
+	if (!same_run(r, &log) ||
+	    (log.start.rank_sizes &&
+	     given_rank_sizes(r, log.start.rank_sizes) < 0) ||
+	    replay(r, &log) < 0)
 		return ein_tunelog_clear(&log), -1;
 	if (ein_tunelog_truncate(r->log_fd, log.good_bytes) < 0)
 		return ein_tunelog_clear(&log), io_error(r);
@@ -1182,7 +1481,8 @@ static int budget_left(const struct run *r)
 {
 	if (r->o->trials > 0 && r->n_measured >= r->o->trials)
 		return 0;
-	if (r->o->time > 0 && elapsed(r) - r->elapsed0 >= r->o->time)
+	if (r->o->time > 0 && elapsed(r) - r->elapsed0 >= r->o->time -
+			r->reserve)
 		return 0;
 	return r->o->trials > 0 || r->o->time > 0;
 }
@@ -1315,6 +1615,21 @@ static void list_analog(const struct run *r)
 	free(why);
 }
 
+/* Print the smallest sizes candidates would be ranked at where a call
+ * at the tuning sizes is too slow (reduce.h), if any. */
+static void list_rank_sizes(const struct run *r)
+{
+	int64_t red[16];
+	char text[256];
+
+	if (r->gpu || r->n_size == 0 || ein_reduce_sizes(r->prog, r->def,
+			r->k0, r->sizes, r->n_size, 1e30, red) < 2)
+		return;
+	print_sizes(r, red, text, sizeof(text));
+	printf("smallest sizes to rank at where a call is too slow: %s\n",
+		text);
+}
+
 /* Print the space of the run (--list-space): the machine, each
  * statement's loops with their extents and tile sizes, and the
  * directives of the analog seed (analog.h) and of the analytic seeds,
@@ -1353,6 +1668,7 @@ static int list_space(const struct run *r)
 			printf("\n");
 		}
 	}
+	list_rank_sizes(r);
 	list_analog(r);
 	for (i = 0; i < n; ++i) {
 		char *text = ein_cand_to_directives(sp, &seed[i]);
@@ -1396,6 +1712,62 @@ static int remeasure_rounds(const struct run *r, const int *lead, int n)
 	return 0;
 }
 
+/* How many times longer a call at the full sizes takes than at the
+ * ranking sizes: as the automatic schedule's did, or (where one of its
+ * calls failed) as the operations grow. */
+static double full_scale(const struct run *r)
+{
+	if (r->probe_full > 0 && r->probe_rank > 0)
+		return r->probe_full / r->probe_rank;
+	return r->space.flops / r->rank_flops;
+}
+
+/* Ranked at reduced sizes, the leaders are measured at the full sizes
+ * in the time the search left (its reserve, CONFIRM_SHARE of the
+ * budget): the estimated seconds of one at the full sizes is its time
+ * at the ranking sizes scaled as the automatic schedule's time scaled.
+ * Leaders are dropped from the last (never the fastest or the automatic
+ * seed) until one round fits; then as many rounds as fit, one at
+ * least, ROUNDS at most (without --time: all of them, ROUNDS).  Returns
+ * the rounds; *n is cut. */
+static int full_size_rounds(struct run *r, int *n)
+{
+	double scale = full_scale(r), round, left;
+	int i, rounds;
+
+	/* Without --time, no budget to keep to: all leaders, ROUNDS. */
+	if (r->o->time <= 0)
+		return ROUNDS;
+	left = r->o->time - (elapsed(r) - r->elapsed0);
+	for (;;) {
+		for (round = 0, i = 0; i < *n; ++i)
+			round += measure_cost(r, &r->trial[r->lead[i]]) * scale;
+		for (i = *n - 1; i > 0 && !strcmp(r->trial[r->lead[i]].rec.origin,
+				"automatic"); --i)
+			;
+		if (round <= left || i == 0)
+			break;
+		memmove(r->lead + i, r->lead + i + 1,
+			(*n - i - 1) * sizeof(*r->lead));
+		--*n;
+	}
+	rounds = round > 0 ? (int) (left / round) : ROUNDS;
+	return rounds < 1 ? 1 : rounds > ROUNDS ? ROUNDS : rounds;
+}
+
+/* Whether the leader fastest at the ranking sizes (by the time it was
+ * ranked by) is the one chosen at the full sizes, "win". */
+static int ranking_agrees(const struct run *r, int win)
+{
+	int i, first = 0;
+
+	for (i = 1; i < r->n_lead; ++i)
+		if (r->trial[r->lead[i]].rec.seconds <
+		    r->trial[r->lead[first]].rec.seconds)
+			first = i;
+	return first == win;
+}
+
 /* Time the compiled leaders "k" (NULL: not compiled) in "rounds"
  * interleaved rounds, one child each, into t[round * n + i], -1 where a
  * measurement failed: interleaved, a stretch of load on the shared
@@ -1412,10 +1784,17 @@ static void time_rounds(struct run *r, ein_kernel **k, int n, int rounds,
 		f[i] = ein_fault_at(ein_fault_for_trial(
 			r->trial[r->lead[i]].rec.trial), EIN_MEASURE_FINAL);
 	for (j = 0; j < rounds; ++j)
-		for (i = 0; i < n; ++i)
+		for (i = 0; i < n; ++i) {
+			/* Ranked at reduced sizes, a leader's time limit
+			 * grows with its estimate at the full sizes (which
+			 * also make its inputs in the child). */
+			if (r->reduced)
+				mo.timeout = r->o->timeout + 4 * measure_cost(r,
+					&r->trial[r->lead[i]]) * full_scale(r);
 			if (!k[i] || ein_measure_time(k[i], r->sizes, &mo,
 					f[i], &t[j * n + i]) != EIN_TRIAL_OK)
 				t[j * n + i] = -1;
+		}
 }
 
 /* Choose among the timed leaders "k" (t as time_rounds fills it) by
@@ -1434,7 +1813,8 @@ static int choose_leader(struct run *r, ein_kernel **k, int n, int rounds,
 		struct trial *w = &r->trial[r->lead[win]];
 
 		if (!w->rec.checked)
-			check_cand(r, k[win], w, &mo, EIN_FAULT_NONE);
+			check_cand(r, k[win], r->o->symbolic ? NULL :
+				r->sizes, w, &mo, EIN_FAULT_NONE);
 		if (w->rec.status == EIN_TRIAL_OK)
 			break;
 		fprintf(stderr, "ein tune: trial %d fails its check (%s); "
@@ -1481,11 +1861,18 @@ static void print_leaders(const struct run *r, int win)
 		const struct trial *tr = &r->trial[r->lead[i]];
 
 		fprintf(stderr, "ein tune: leader trial %d%s: first measured "
-			"%.4g ms, median of %d re-measurements %.4g ms%s\n",
-			tr->rec.trial, seed_tag(tr), tr->rec.seconds * 1e3,
-			r->lead_rounds, r->lead_median[i] * 1e3, i == win ?
-			" (chosen)" : "");
+			"%.4g ms%s%s, median of %d re-measurements%s%s %.4g "
+			"ms%s\n", tr->rec.trial, seed_tag(tr),
+			tr->rec.seconds * 1e3, r->reduced ? " at " : "",
+			r->reduced ? r->rank_text : "", r->lead_rounds,
+			r->reduced ? " at " : "", r->reduced ? r->size_text :
+			"", r->lead_median[i] * 1e3, i == win ? " (chosen)" :
+			"");
 	}
+	if (r->lead_agree >= 0)
+		fprintf(stderr, "ein tune: the fastest leader at the ranking "
+			"sizes is%s the fastest at the full sizes\n",
+			r->lead_agree ? "" : " not");
 	if (win >= 0 && is_start_seed(&r->trial[r->lead[win]]))
 		fprintf(stderr, "ein tune: no candidate of the search beat "
 			"the %s seed it started from; that seed is written\n",
@@ -1504,10 +1891,11 @@ static void remeasure(struct run *r)
 	double t[ROUNDS * MAX_LEAD], col[ROUNDS];
 
 	n = leaders(r, r->lead);
-	if (n < 2)
+	if (n < (r->reduced ? 1 : 2))
 		return;
+	r->lead_rounds = r->reduced ? full_size_rounds(r, &n) :
+		remeasure_rounds(r, r->lead, n);
 	r->n_lead = n;
-	r->lead_rounds = remeasure_rounds(r, r->lead, n);
 	if (r->lead_rounds == 0) {
 		if (r->o->verbose)
 			fprintf(stderr, "ein tune: the leaders are not "
@@ -1531,6 +1919,7 @@ static void remeasure(struct run *r)
 		r->lead_median[i] = ein_rank_median(col, r->lead_rounds);
 	}
 	win = choose_leader(r, k, n, r->lead_rounds, t);
+	r->lead_agree = win >= 0 && r->reduced ? ranking_agrees(r, win) : -1;
 	if (r->o->verbose)
 		print_leaders(r, win);
 	if (win >= 0)
@@ -1575,7 +1964,8 @@ static void verify_symbolic(struct run *r)
 }
 
 /* The median time of the best trial: of its re-measurements if it was
- * re-measured, else its one measurement; -1 if none. */
+ * re-measured, else its one measurement; -1 if none (ranked at reduced
+ * sizes: if it was not measured at the full sizes). */
 static double best_seconds(const struct run *r)
 {
 	int i;
@@ -1585,7 +1975,7 @@ static double best_seconds(const struct run *r)
 	for (i = 0; i < r->n_lead && r->lead_rounds > 0; ++i)
 		if (r->lead[i] == r->best && r->lead_median[i] > 0)
 			return r->lead_median[i];
-	return r->trial[r->best].rec.seconds;
+	return r->reduced ? -1 : r->trial[r->best].rec.seconds;
 }
 
 /* Fill the caller's result, if any. */
@@ -1596,7 +1986,7 @@ static void give_result(const struct run *r, int wrote)
 	if (!res)
 		return;
 	res->best_seconds = best_seconds(r);
-	res->default_seconds = r->baseline >= 0 ?
+	res->default_seconds = r->baseline >= 0 && !r->reduced ?
 		r->trial[r->baseline].rec.seconds : -1;
 	res->wrote = wrote;
 	snprintf(res->path, sizeof(res->path), "%s", r->out_path);
@@ -1664,6 +2054,8 @@ int ein_tune_run(const struct ein_tune_opts *o)
 	r->o = o;
 	r->log_fd = -1;
 	r->best = r->baseline = -1;
+	r->lead_agree = -1;
+	r->probe_full = r->probe_rank = -1;
 	r->model = malloc(sizeof(*r->model));
 	if (r->model)
 		ein_model_init(r->model);

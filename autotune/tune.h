@@ -59,6 +59,13 @@ struct ein_tune_result {
  * verbose: print how each candidate was compiled and measured;
  * slow_factor: stop a measurement whose first timed call takes over this
  *	many times the best's median (0: never; rank.h);
+ * rank_limit: the longest one call at the tuning sizes may take for
+ *	candidates to be measured there; above it they are ranked on a
+ *	smaller problem of the same shape (reduce.h) and the leaders
+ *	measured at the tuning sizes (negative: the time budget over
+ *	160, a warm-up and 3 calls for each of 40 trials; 0: never);
+ * rank_sizes: "M=16,..." to rank candidates at, each at most its
+ *	tuning size, whatever a call takes (NULL: by rank_limit);
  * list_space: print the space, the analog seed and the seeds'
  *	directives, measure nothing;
  * lookup_sizes: "N=2,..." written as the schedule's sizes header in place
@@ -82,6 +89,8 @@ struct ein_tune_opts {
 	int symbolic;
 	int verbose;
 	double slow_factor;
+	double rank_limit;
+	const char *rank_sizes;
 	int list_space;
 	const char *lookup_sizes;
 	struct ein_tune_result *result;

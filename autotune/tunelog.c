@@ -92,6 +92,7 @@ int ein_tunelog_write_start(int fd, const struct ein_tunelog_start *s)
 	json_object_object_add(o, "seed", json_object_new_uint64(s->seed));
 	add_string(o, "strategy", s->strategy);
 	add_string(o, "ein", s->ein);
+	add_string(o, "rank_sizes", s->rank_sizes);
 	return append(fd, o);
 }
 
@@ -204,6 +205,10 @@ static int read_start(struct reader *r, json_object *o,
 	s->sizes = dup_field(r, o, "sizes");
 	s->strategy = dup_field(r, o, "strategy");
 	s->ein = dup_field(r, o, "ein");
+	/* Optional: only a run ranked at reduced sizes has it. */
+	if (json_object_object_get_ex(o, "rank_sizes", NULL) &&
+	    !(s->rank_sizes = dup_field(r, o, "rank_sizes")))
+		return -1;
 	if (!seed || !s->file || !s->def || !s->target || !s->sizes ||
 	    !s->strategy || !s->ein)
 		return -1;
@@ -433,5 +438,6 @@ void ein_tunelog_clear(struct ein_tunelog *log)
 	free(log->start.sizes);
 	free(log->start.strategy);
 	free(log->start.ein);
+	free(log->start.rank_sizes);
 	memset(log, 0, sizeof(*log));
 }

@@ -2,7 +2,8 @@
  * tunelog.h: the tuning log, one JSON object per line (json-c).
  *
  *   {"record":"start","format":1,"file":...,"def":...,"target":...,
- *    "sizes":"M=64,N=64,K=64","seed":1,"strategy":"evolve","ein":...}
+ *    "sizes":"M=64,N=64,K=64","seed":1,"strategy":"evolve","ein":...,
+ *    "rank_sizes":"M=32,N=64,K=64" (only where ranked at reduced sizes)}
  *   {"record":"trial","trial":1,"origin":"default","status":"ok",
  *    "schedule":"C: split i 32\n...","plan":[...],"seconds":...,
  *    "gflops":...,"predicted":...,"elapsed":...,"rng":"...",
@@ -27,10 +28,13 @@
 #define EIN_TUNELOG_FORMAT 1
 #define EIN_TUNELOG_MAX_PLAN 512
 
-/* The run a log belongs to (its start record); strings owned. */
+/* The run a log belongs to (its start record); strings owned.
+ * rank_sizes: the reduced sizes its candidates are measured at
+ * ("rank_sizes", reduce.h), NULL (no such field) if at "sizes". */
 struct ein_tunelog_start {
 	char *file, *def, *target, *sizes, *strategy, *ein;
 	uint64_t seed;
+	char *rank_sizes;
 };
 
 /* One trial.  schedule, origin, message: owned strings (message may be

@@ -16,6 +16,11 @@ time=${TIME:-60s}
 out=$src/bench/schedules/issue22
 tmp=${TMPDIR:-/tmp}
 export EIN_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# The tree's installed schedules, where the analog seeds come from (the
+# matmul schedules mapped onto each GEMM-shaped statement,
+# autotune/analog.h): without them (ein not installed) no tune here had
+# one.
+export EIN_SCHEDULE_PATH=${EIN_SCHEDULE_PATH:-$src/schedules}
 
 # name file def sizes, as bench/tccg.c, attention.c and polybench.c use them.
 kernels="$(sed -n 's/^def \(tccg_[a-z_]*\)(.*/\1/p' "$src/bench/tccg.ein" |

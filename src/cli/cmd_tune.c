@@ -6,7 +6,8 @@
  *            [--resume] [--quiet | --json] [--strategy evolve|random]
  *            [--timeout 10s] [--min-time 0.2s] [--mem-limit 4096M]
  *            [--compile-timeout 10s] [--symbolic-sizes] [--verbose]
- *            [--slow-factor 3]
+ *            [--slow-factor 3] [--rank-limit DURATION]
+ *            [--rank-sizes M=16,...]
  *            [--list-space]
  *   ein tune --plot LOG -o FILE.svg
  *   ein tune MODEL.onnx --time 5m [--sizes N=1] [--schedule-dir DIR] ...
@@ -122,7 +123,12 @@ static int parse_one(int argc, char **argv, int *i, struct ein_tune_opts *o,
 	} else if ((v = value(argc, argv, i, "--slow-factor"))) {
 		if (slow_factor(v, &o->slow_factor) < 0)
 			return -1;
-	} else if ((v = value(argc, argv, i, "--seed"))) {
+	} else if ((v = value(argc, argv, i, "--rank-limit"))) {
+		if (seconds("--rank-limit", v, 0, &o->rank_limit) < 0)
+			return -1;
+	} else if ((v = value(argc, argv, i, "--rank-sizes")))
+		o->rank_sizes = v;
+	else if ((v = value(argc, argv, i, "--seed"))) {
 		if (ein_cli_parse_u64("ein tune", "--seed", v, &o->seed) < 0)
 			return -1;
 	} else if ((v = value(argc, argv, i, "--strategy"))) {
@@ -179,7 +185,7 @@ int ein_cmd_tune(int argc, char **argv)
 	struct ein_tune_opts o = { .seed = 1, .timeout = 10,
 		.compile_timeout = 10,
 		.min_time = 0.2, .mem_limit = 4L << 30,
-		.slow_factor = EIN_RANK_SLOW_FACTOR };
+		.slow_factor = EIN_RANK_SLOW_FACTOR, .rank_limit = -1 };
 	const char *plot = NULL, *dir = NULL;
 	char command[1024];
 	int i;

@@ -242,6 +242,12 @@ static const struct help_opt tune_opts[] = {
 	{ "--slow-factor K", "Stop measuring a candidate whose first timed "
 	  "call takes over K times the best's median, logged as slow "
 	  "(default 3; 0: never)." },
+	{ "--rank-limit DURATION", "Where one call at the sizes takes longer "
+	  "than this (default: --time over 160; 0: never), rank candidates "
+	  "on a smaller problem of the same shape and measure the leaders "
+	  "at the sizes (docs/tuning.md)." },
+	{ "--rank-sizes M=16,...", "Rank candidates at these sizes (each "
+	  "at most its --sizes value) and measure the leaders at --sizes." },
 	{ "--mem-limit BYTES", "The memory limit of a candidate's process: "
 	  "4096M, 4G (default 4G)." },
 	{ "-o FILE, --output FILE", "Write the schedule here instead of "

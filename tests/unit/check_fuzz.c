@@ -581,7 +581,7 @@ END_TEST
 static char *make_log(void)
 {
 	struct ein_tunelog_start s = { "k.ein", "matmul", "x86_64",
-		"M=8,N=8,K=8", "evolve", "0.1.0", 1 };
+		"M=8,N=8,K=8", "evolve", "0.1.0", 1, NULL };
 	struct ein_tunelog_trial t = { .origin = "default",
 		.schedule = "C: tile i 4 j 4\n", .n_plan = 3,
 		.plan = { 1, 2, 3 }, .seconds = 1e-3, .gflops = 1.5,
