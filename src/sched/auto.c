@@ -86,7 +86,9 @@ struct machine {
  * host: the statement whose outermost loop the fusion rule computes it
  *	in, -1 if none;
  * placed: the epilogue rule computes it in a later statement's loop (it
- *	has no outer loop of its own to run in parallel). */
+ *	has no outer loop of its own to run in parallel);
+ * done: the stencil rule wrote its directives (it gets no group of its
+ *	own). */
 struct stmt {
 	const struct ein_func_stmt *fs;
 	char name[80];
@@ -97,6 +99,7 @@ struct stmt {
 	int serial;
 	int host;
 	int placed;
+	int done;
 };
 
 /* A group's alternatives: the directives and a label each; with the
@@ -1883,6 +1886,169 @@ static int chain_group(struct autosched *a, struct group *g)
 	return add_alt(g, strdup(""), "");
 }
 
+/* Does a directive of "text" (a line that is not a comment) hold
+ * "word"?  A rejected alternative's comment quotes its legality error
+ * ("cannot compute_at bx there"), which is no directive: blur3's chain,
+ * rejected, was taken for placed (its producer kept out of parallel,
+ * its consumer's stores streamed). */
+static int directive_has(const char *text, const char *word)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		const char *w = *text == '#' ? NULL : strstr(text, word);
+
+		if (w && w < text + n)
+			return 1;
+		text += n;
+		text += *text == '\n';
+	}
+	return 0;
+}
+
+/* ---- stencil chains ---------------------------------------------------- */
+
+/* The rows of a strip of a stencil chain's consumer, and its columns when
+ * it has two loops (a tile).  Halide's separable 3x3 blur
+ * (bench/auto_defs.ein's blur3 at 1024^2, one thread): 32 x 256 tiles
+ * 0.45-0.52 ms, strips of 8 rows 0.49-0.54, 32 rows 0.56-0.58, a full
+ * pass of the producer before the consumer 0.70-0.81. */
+#define STENCIL_ROWS 32
+#define STENCIL_COLS 256
+#define STENCIL_STRIP 8
+
+/* Does "e" read only inputs of "func"? */
+static int reads_inputs(const struct ein_func *func,
+	const struct ein_ast_expr *e)
+{
+	int i;
+
+	if (e->kind == EIN_EXPR_ACCESS &&
+	    func->tensor[e->slot].role != EIN_ROLE_INPUT)
+		return 0;
+	for (i = 0; i < e->n_arg; ++i)
+		if (!reads_inputs(func, e->args[i]))
+			return 0;
+	return 1;
+}
+
+/* Is the definition a stencil chain: statements "=" of temporaries that
+ * read only inputs, then a last statement without reduction writing an
+ * output in two loops or more?  (The chain rule, which stores each value
+ * once, rejects them when the last statement reads a temporary at
+ * neighbouring rows: each row of blur3's bx is read by three rows of B.)
+ * Only the last statement can read the temporaries. */
+static int is_stencil_chain(const struct autosched *a)
+{
+	const struct ein_func *func = a->func;
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	int k;
+
+	if (a->n_stmt < 2 || last->fs->n_index != last->fs->n_lhs ||
+	    func->tensor[last->fs->ast->lhs->slot].role != EIN_ROLE_OUTPUT ||
+	    last->n_loop < 2 || last->order[0] >= last->fs->n_lhs)
+		return 0;
+	for (k = 0; k + 1 < a->n_stmt; ++k) {
+		const struct ein_func_stmt *fs = a->stmt[k].fs;
+
+		if (fs->ast->op != EIN_ASSIGN_SET || fs->ast->init ||
+		    fs->n_index != fs->n_lhs ||
+		    func->tensor[fs->ast->lhs->slot].role != EIN_ROLE_TEMP ||
+		    !reads_inputs(func, fs->ast->rhs))
+			return 0;
+	}
+	return 1;
+}
+
+/* The directives of the stencil rule: the last statement's rows (the
+ * loop around its innermost) in tiles of STENCIL_ROWS x STENCIL_COLS
+ * ("tile", two loops only) or strips of STENCIL_STRIP rows, every
+ * producer recomputed in each (the rows around the tile's own computed
+ * again), the last statement vectorised along its innermost loop when it
+ * is contiguous there; with "par", the tiles' or strips' loop parallel
+ * in two loops, else the outermost (a 3-D stencil's planes). */
+static char *stencil_text(struct autosched *a, int tile, int par)
+{
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	const char *const *ix = last->fs->index;
+	const char *o = ix[last->order[last->n_loop - 2]], *n = last->name;
+	int v = vector_index(last), k;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	tile = tile && last->n_loop == 2;
+	if (tile)
+		fprintf(f, "%s: tile %s %d %s %d\n", n, o, STENCIL_ROWS,
+			ix[last->order[1]], STENCIL_COLS);
+	else
+		fprintf(f, "%s: split %s %d\n", n, o, STENCIL_STRIP);
+	for (k = a->n_stmt - 2; k >= 0; --k)
+		fprintf(f, "%s: compute_at %s %s.o recompute\n",
+			a->stmt[k].name, n, tile ? ix[last->order[1]] : o);
+	if (v >= 0)
+		fprintf(f, "%s: vectorize %s%s %d\n", n, ix[v],
+			tile && v == last->order[1] ? ".i" : "", last->lanes);
+	if (par && last->n_loop == 2)
+		fprintf(f, "%s: parallel %s.o\n", n, o);
+	else if (par)
+		fprintf(f, "%s: parallel %s\n", n, ix[last->order[0]]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* Is the work of the stencil chain (every statement's instances, as the
+ * last statement's loop runs them all) known and below
+ * PARALLEL_MIN_WORK (set_serial)? */
+static int stencil_serial(const struct autosched *a)
+{
+	double work = 0;
+	int k;
+
+	for (k = 0; k < a->n_stmt; ++k) {
+		if (a->stmt[k].work < 0)
+			return 0;
+		work += a->stmt[k].work;
+	}
+	return work < PARALLEL_MIN_WORK;
+}
+
+/* Place a stencil chain's producers in tiles (then strips) of its last
+ * statement, recomputed; mark them placed and the last one done. */
+static int place_stencil(struct autosched *a, struct group *g)
+{
+	struct stmt *last = &a->stmt[a->n_stmt - 1];
+	int par = !stencil_serial(a), tile, k;
+	size_t before = strlen(a->accepted);
+	char label[160];
+
+	for (tile = 1; tile >= 0; --tile) {
+		if (tile && last->n_loop != 2)
+			continue;
+		if (tile)
+			snprintf(label, sizeof(label), "stencil chain: tiles "
+				"of %d x %d, the producers recomputed in each%s",
+				STENCIL_ROWS, STENCIL_COLS,
+				par ? ", parallel" : "");
+		else
+			snprintf(label, sizeof(label), "stencil chain: strips "
+				"of %d rows, the producers recomputed in each%s",
+				STENCIL_STRIP, par ? ", parallel" : "");
+		if (add_alt(g, stencil_text(a, tile, par), label) < 0)
+			return -1;
+	}
+	if (add_alt(g, strdup(""), "") < 0 || choose(a, last->name, g) < 0)
+		return -1;
+	if (!directive_has(a->accepted + before, "recompute"))
+		return 0;
+	for (k = 0; k + 1 < a->n_stmt; ++k)
+		a->stmt[k].placed = 1;
+	last->done = 1;
+	return 0;
+}
+
 /* ---- fusion for reuse -------------------------------------------------- */
 
 /* The reads of tensor "t" in "e"; with "q" >= 0, -1 if one of them is
@@ -2070,7 +2236,7 @@ static int place_epilogue(struct autosched *a, struct group *g)
 	if (epilogue_group(a, first, g) < 0 ||
 	    choose(a, a->stmt[a->n_stmt - 1].name, g) < 0)
 		return -1;
-	if (!strstr(a->accepted + before, "compute_at"))
+	if (!directive_has(a->accepted + before, "compute_at"))
 		return 0;
 	for (k = first; k < a->n_stmt - 1; ++k)
 		a->stmt[k].placed = 1;
@@ -2124,6 +2290,8 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	struct pool pl;
 	int last = k == a->n_stmt - 1;
 
+	if (st->done)
+		return 0;
 	if (set_serial(a, k) < 0)
 		return -1;
 	if (a->chain && a->dw_depth >= 0)
@@ -2163,10 +2331,14 @@ static int schedule_all(struct autosched *a)
 		a->chain = 1;
 		if (choose(a, a->stmt[a->n_stmt - 1].name, &g) < 0)
 			return -1;
-		a->chain = strstr(a->accepted, "compute_at") != NULL;
+		a->chain = directive_has(a->accepted, "compute_at");
 	}
 	if (!a->chain) {
 		a->dw_depth = -1;
+		if (is_stencil_chain(a) && place_stencil(a, &g) < 0)
+			return -1;
+	}
+	if (!a->chain && !a->stmt[a->n_stmt - 1].done) {
 		if (place_epilogue(a, &g) < 0 || fuse_all(a) < 0)
 			return -1;
 	}
