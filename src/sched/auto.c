@@ -1777,18 +1777,24 @@ static char *pool_text(const struct stmt *st, const struct pool *p, int acc,
 	return text;
 }
 
-/* The alternatives of the pooling rule for "st": the template with
- * accumulate, then without; the window unrolled when every size is known
+/* The alternatives of the pooling rule for "st", none for a narrow
+ * width: the template with accumulate, then without; the window unrolled when every size is known
  * and it makes at most POOL_MAX_COPIES copies (with a size symbolic, isl
  * builds the full tiles' code for every size: the depthwise rule's
  * DW_ROWS). */
 static int pool_group(struct autosched *a, const struct stmt *st,
 	struct pool *p, int par, struct group *g)
 {
-	int64_t copies = 1, e;
+	int64_t copies = 1, e, width = index_extent(a, st, p->w);
 	int i, acc;
 
-	p->lanes = pool_lanes(st->lanes, index_extent(a, st, p->w));
+	p->lanes = pool_lanes(st->lanes, width);
+	/* A narrow width that no vector of 4 lanes or more divides (the
+	 * 6 columns of the CNN of tests/onnx) would be one partial vector
+	 * per row, which LLVM's vectoriser gathers: the rule for any
+	 * statement instead. */
+	if (width > 0 && width % p->lanes && width < 2 * p->lanes)
+		return 0;
 	for (i = st->fs->n_lhs; i < st->fs->n_index; ++i) {
 		e = index_extent(a, st, i);
 		copies = e > 0 && copies > 0 ? copies * e : -1;
