@@ -288,7 +288,9 @@ ein_kernel *ein_kernel_compile_with(ein_program *prog, const char *def,
  * file and why it was chosen ("FILE: given explicitly", "FILE: nearest to
  * M=1000 of 2 candidates"); NULL for the default schedule.  For the
  * automatic schedule the file is NULL and the reason begins with
- * "automatic" and says which rules made it.  Owned by the kernel. */
+ * "automatic" and says which rules made it; for the default schedule of
+ * a definition of more statements than the automatic scheduler takes
+ * (256), it begins with "default (" and says so.  Owned by the kernel. */
 const char *ein_kernel_get_schedule(const ein_kernel *kernel);
 const char *ein_kernel_get_schedule_reason(const ein_kernel *kernel);
 

@@ -406,6 +406,13 @@ static int is_automatic(const char *why)
 		!strncmp(why, "default GPU", 11));
 }
 
+/* Is "why" the default schedule with a reason ("default (...)": a
+ * definition of more statements than the automatic scheduler takes)? */
+static int is_default_why(const char *why)
+{
+	return why && !strncmp(why, "default (", 9);
+}
+
 static int run_kernel(ein_kernel *k, const struct run_opts *o,
 	const int64_t *sizes)
 {
@@ -540,7 +547,8 @@ int ein_cmd_run(int argc, char **argv)
 			printf("): compiled in %.1f ms\n",
 				(ein_cli_now() - t0) * 1e3);
 			if (ein_kernel_get_schedule(k) ||
-			    is_automatic(ein_kernel_get_schedule_reason(k)))
+			    is_automatic(ein_kernel_get_schedule_reason(k)) ||
+			    is_default_why(ein_kernel_get_schedule_reason(k)))
 				printf("  schedule: %s\n",
 					ein_kernel_get_schedule_reason(k));
 			else

@@ -255,6 +255,24 @@ LLVMValueRef ein_llvm_load_memory(struct llvm_emit *e, LLVMValueRef addr,
 	return v;
 }
 
+LLVMValueRef ein_llvm_load_every_other(struct llvm_emit *e,
+	LLVMValueRef addr, enum ein_type type, const char *name)
+{
+	int n = e->lanes, l;
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(e->c);
+	LLVMValueRef mask[n > 0 ? n : 1], lo, hi;
+	LLVMValueRef off = LLVMConstInt(e->i64, n - 1, 0);
+
+	lo = ein_llvm_load_memory(e, addr, type, 0, name);
+	hi = ein_llvm_load_memory(e, LLVMBuildInBoundsGEP2(e->b,
+		ein_llvm_memory_type(e, type), addr, &off, 1, ""), type, 0,
+		name);
+	for (l = 0; l < n; ++l)
+		mask[l] = LLVMConstInt(i32, 2 * l < n ? 2 * l : 2 * l + 1, 0);
+	return LLVMBuildShuffleVector(e->b, lo, hi, LLVMConstVector(mask, n),
+		name);
+}
+
 /* Store "v", as it is in memory, at "addr" (a vector from "addr" on in
  * the body of an explicit vector loop). */
 void ein_llvm_store_memory(struct llvm_emit *e, LLVMValueRef v,

@@ -189,6 +189,16 @@ void ein_llvm_emit_buffer_free(struct llvm_emit *e);
 LLVMValueRef ein_llvm_load_memory(struct llvm_emit *e, LLVMValueRef addr,
 	enum ein_type type, int uniform, const char *name);
 
+/* In the body of an explicit vector loop (lanes >= 2), the elements of
+ * "type" (not bool) at "addr", addr + 2, ..., addr + 2 (lanes - 1) as
+ * they are in memory: two vector loads, the second starting at the
+ * first's last element so that neither reads past the last element
+ * used, then every other element of the pair (one vpermt2ps on
+ * AVX-512), the interleaved load LLVM's loop vectoriser makes, where a
+ * vector of addresses would be a gather. */
+LLVMValueRef ein_llvm_load_every_other(struct llvm_emit *e,
+	LLVMValueRef addr, enum ein_type type, const char *name);
+
 /* Store "v", as it is in memory, at "addr" (a vector from "addr" on in
  * the body of an explicit vector loop). */
 void ein_llvm_store_memory(struct llvm_emit *e, LLVMValueRef v,

@@ -496,8 +496,14 @@ static int automatic(ein_ctx *ctx, const ein_options *opts,
 			"(%s): %s", lookup_why ? lookup_why :
 			"no schedule file", rules) < 0)
 		choice->why = NULL;
+	/* Too many statements for the rules (sched/auto.c, MAX_MANY_STMTS):
+	 * the default schedule, and the reason why. */
+	if (!choice->file && rules && strstr(rules, " statements, more than") &&
+	    asprintf(&choice->why, "default (%s; the automatic schedule: %s)",
+			lookup_why ? lookup_why : "no schedule file", rules) < 0)
+		choice->why = NULL;
 	free(rules);
-	if (!choice->file)
+	if (!choice->file && !choice->why)
 		choice->why = lookup_why;
 	else
 		free(lookup_why);

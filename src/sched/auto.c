@@ -58,12 +58,20 @@
 #define PARALLEL_MIN_WORK 32768
 #define MAX_INDEX 16
 #define MAX_ALT 16
-/* The most statements the rules schedule.  Each candidate is checked on
- * a fresh model of the whole definition, so the rules cost about n^2
- * models (1,600 one-line statements ran past 30 s, the default schedule
- * takes 1.8 s); above this count the definition keeps the default
- * schedule (no kernel of tests/kernels or examples has more than 5). */
+/* The most statements the rules schedule one group at a time.  Each
+ * candidate is checked on a fresh model of the whole definition, so the
+ * rules cost about n^2 models (1,600 one-line statements ran past 30 s,
+ * the default schedule takes 1.8 s; no kernel of tests/kernels or
+ * examples has more than 5).  Above this count every statement gets the
+ * rule for any statement at once, checked as one group: a few models
+ * (schedule_many). */
 #define MAX_AUTO_STMTS 32
+/* The most statements schedule_many schedules: checking one group of
+ * directives for all of them still costs more than linear time (128
+ * one-line statements 0.8 s of CPU, 1,600 past 55 s against 1.8 s for
+ * the default schedule); above it the definition keeps the default
+ * schedule, and the reason says so. */
+#define MAX_MANY_STMTS 256
 
 /* What the rules need of the target.
  * vector_bytes: the width of a vector register;
@@ -86,7 +94,9 @@ struct machine {
  * host: the statement whose outermost loop the fusion rule computes it
  *	in, -1 if none;
  * placed: the epilogue rule computes it in a later statement's loop (it
- *	has no outer loop of its own to run in parallel). */
+ *	has no outer loop of its own to run in parallel);
+ * done: the stencil rule wrote its directives (it gets no group of its
+ *	own). */
 struct stmt {
 	const struct ein_func_stmt *fs;
 	char name[80];
@@ -97,6 +107,7 @@ struct stmt {
 	int serial;
 	int host;
 	int placed;
+	int done;
 };
 
 /* A group's alternatives: the directives and a label each; with the
@@ -1644,6 +1655,176 @@ static int dw_chain_group(struct autosched *a, int k, struct group *g)
 	return r | add_alt(g, strdup(""), "");
 }
 
+/* ---- pooling of stride 2 ---------------------------------------------- */
+
+/* The most copies of the vector loop that unrolling a pooling window
+ * makes (sched/apply.c allows 32, DW_MAX_COPIES). */
+#define POOL_MAX_COPIES DW_MAX_COPIES
+
+/* A pooling of stride 2 O(.., c, h, w) op=! I(.., 2 * w + s) [* / literal],
+ * op max, min or +, the window's reductions in I's subscripts only:
+ * x: the access of I;
+ * w: the output's last index (the vector loop), read by x's last
+ *	subscript only, at coefficient 2;
+ * c: the loop run in parallel: the output index two before w (the
+ *	channel of NCHW), else the output's first;
+ * lanes: the vector width along w, unroll: the window unrolled. */
+struct pool {
+	const struct ein_ast_expr *x;
+	int w, c;
+	int lanes;
+	int unroll;
+};
+
+/* The access of "e" when "e" is one, possibly scaled by a literal
+ * (average pooling's "I(..) / 4"); else NULL. */
+static const struct ein_ast_expr *pool_access(const struct ein_ast_expr *e)
+{
+	const struct ein_ast_expr *l, *r;
+
+	e = strip(e);
+	if (e->kind == EIN_EXPR_ACCESS)
+		return e;
+	if (e->kind != EIN_EXPR_BINARY ||
+	    (e->op != EIN_OP_MUL && e->op != EIN_OP_DIV))
+		return NULL;
+	l = strip(e->args[0]);
+	r = strip(e->args[1]);
+	if (l->kind == EIN_EXPR_ACCESS &&
+	    (r->kind == EIN_EXPR_INT || r->kind == EIN_EXPR_FLOAT))
+		return l;
+	if (e->op == EIN_OP_MUL && r->kind == EIN_EXPR_ACCESS &&
+	    (l->kind == EIN_EXPR_INT || l->kind == EIN_EXPR_FLOAT))
+		return r;
+	return NULL;
+}
+
+/* Is "st" a pooling of stride 2 (struct pool, but lanes and unroll)? */
+static int is_pool(const struct stmt *st, struct pool *p)
+{
+	const struct ein_func_stmt *fs = st->fs;
+	const struct ein_ast_expr *lhs = fs->ast->lhs, *last;
+	int i;
+
+	if (!fs->ast->init || fs->n_index <= fs->n_lhs || lhs->n_arg < 2 ||
+	    (fs->ast->op != EIN_ASSIGN_MAX && fs->ast->op != EIN_ASSIGN_MIN &&
+	     fs->ast->op != EIN_ASSIGN_ADD))
+		return 0;
+	p->x = pool_access(fs->ast->rhs);
+	if (!p->x || p->x->n_arg < 2 || !plain_access(lhs))
+		return 0;
+	p->w = lhs->args[lhs->n_arg - 1]->slot;
+	last = p->x->args[p->x->n_arg - 1];
+	for (i = 0; i + 1 < p->x->n_arg; ++i)
+		if (mentions(p->x->args[i], p->w))
+			return 0;
+	if (coefficient(last, p->w) != 2)
+		return 0;
+	for (i = fs->n_lhs; i < fs->n_index; ++i)
+		if (coefficient(last, i) != 0 && coefficient(last, i) != 1)
+			return 0;
+	p->c = lhs->args[lhs->n_arg >= 3 ? lhs->n_arg - 3 : 0]->slot;
+	return 1;
+}
+
+/* The vector width along w for "p": the widest of the statement's lanes,
+ * half and a quarter of them (at least 4) that divides the output's
+ * width when it is known, so that no row ends in a partial vector, which
+ * LLVM's vectoriser gathers (max pooling 3x3/2 of 64 x 113^2 on AVX-512:
+ * 56 columns as 7 vectors of 8, 0.20 ms, against 3 of 16 and a partial
+ * one, 0.35); else the lanes, halved while wider than the width. */
+static int pool_lanes(int lanes, int64_t width)
+{
+	int v;
+
+	for (v = lanes; width > 0 && v >= 4; v /= 2)
+		if (width % v == 0)
+			return v;
+	v = lanes;
+	while (width > 0 && v > 4 && v / 2 >= width)
+		v /= 2;
+	return v;
+}
+
+/* The pooling template for "p" ("acc": accumulated in registers, else
+ * the initialisation computed per row): vectors of w, the window
+ * between the vectors' loop and the lanes, unrolled when "p->unroll",
+ * the channel loop parallel when "par". */
+static char *pool_text(const struct stmt *st, const struct pool *p, int acc,
+	int par)
+{
+	const char *const *ix = st->fs->index;
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	const char *n = st->name;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	int i;
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s: split %s %d\n%s: reorder", n, ix[p->w], p->lanes, n);
+	for (i = 0; i < lhs->n_arg; ++i)
+		fprintf(f, " %s%s", ix[lhs->args[i]->slot],
+			lhs->args[i]->slot == p->w ? ".o" : "");
+	for (i = st->fs->n_lhs; i < st->fs->n_index; ++i)
+		fprintf(f, " %s", ix[i]);
+	fprintf(f, " %s.i\n", ix[p->w]);
+	if (acc)
+		fprintf(f, "%s: accumulate %s.o\n%s.init: compute_at %s %s.o\n",
+			n, ix[p->w], n, n, ix[p->w]);
+	else
+		fprintf(f, "%s.init: compute_at %s %s\n", n, n,
+			ix[lhs->args[lhs->n_arg - 2]->slot]);
+	fprintf(f, "%s.init: vectorize %s %d\n", n, ix[p->w], p->lanes);
+	for (i = st->fs->n_lhs; p->unroll && i < st->fs->n_index; ++i)
+		fprintf(f, "%s: unroll %s full\n", n, ix[i]);
+	fprintf(f, "%s: vectorize %s.i %d\n", n, ix[p->w], p->lanes);
+	if (par)
+		fprintf(f, "%s: parallel %s\n", n, ix[p->c]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The alternatives of the pooling rule for "st", none for a narrow
+ * width: the template with accumulate, then without; the window unrolled when every size is known
+ * and it makes at most POOL_MAX_COPIES copies (with a size symbolic, isl
+ * builds the full tiles' code for every size: the depthwise rule's
+ * DW_ROWS). */
+static int pool_group(struct autosched *a, const struct stmt *st,
+	struct pool *p, int par, struct group *g)
+{
+	int64_t copies = 1, e, width = index_extent(a, st, p->w);
+	int i, acc;
+
+	p->lanes = pool_lanes(st->lanes, width);
+	/* A narrow width that no vector of 4 lanes or more divides (the
+	 * 6 columns of the CNN of tests/onnx) would be one partial vector
+	 * per row, which LLVM's vectoriser gathers: the rule for any
+	 * statement instead. */
+	if (width > 0 && width % p->lanes && width < 2 * p->lanes)
+		return 0;
+	for (i = st->fs->n_lhs; i < st->fs->n_index; ++i) {
+		e = index_extent(a, st, i);
+		copies = e > 0 && copies > 0 ? copies * e : -1;
+	}
+	p->unroll = a->known && copies > 0 && copies <= POOL_MAX_COPIES;
+	for (acc = 1; acc >= 0; --acc) {
+		char label[160];
+
+		snprintf(label, sizeof(label), "pooling of stride 2 (vectors "
+			"of %d along %s%s%s%s%s)", p->lanes,
+			st->fs->index[p->w],
+			p->unroll ? ", window unrolled" : "",
+			acc ? ", accumulate" : "", par ? ", parallel " : "",
+			par ? st->fs->index[p->c] : "");
+		if (add_alt(g, pool_text(st, p, acc, par), label) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- chains ------------------------------------------------------------ */
 
 /* Is the definition a chain: temporaries, each indexed first by an index
@@ -1719,6 +1900,169 @@ static int chain_group(struct autosched *a, struct group *g)
 	if (add_placement(a, g, 0, 0, "chain: the producers") < 0)
 		return -1;
 	return add_alt(g, strdup(""), "");
+}
+
+/* Does a directive of "text" (a line that is not a comment) hold
+ * "word"?  A rejected alternative's comment quotes its legality error
+ * ("cannot compute_at bx there"), which is no directive: blur3's chain,
+ * rejected, was taken for placed (its producer kept out of parallel,
+ * its consumer's stores streamed). */
+static int directive_has(const char *text, const char *word)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		const char *w = *text == '#' ? NULL : strstr(text, word);
+
+		if (w && w < text + n)
+			return 1;
+		text += n;
+		text += *text == '\n';
+	}
+	return 0;
+}
+
+/* ---- stencil chains ---------------------------------------------------- */
+
+/* The rows of a strip of a stencil chain's consumer, and its columns when
+ * it has two loops (a tile).  Halide's separable 3x3 blur
+ * (bench/auto_defs.ein's blur3 at 1024^2, one thread): 32 x 256 tiles
+ * 0.45-0.52 ms, strips of 8 rows 0.49-0.54, 32 rows 0.56-0.58, a full
+ * pass of the producer before the consumer 0.70-0.81. */
+#define STENCIL_ROWS 32
+#define STENCIL_COLS 256
+#define STENCIL_STRIP 8
+
+/* Does "e" read only inputs of "func"? */
+static int reads_inputs(const struct ein_func *func,
+	const struct ein_ast_expr *e)
+{
+	int i;
+
+	if (e->kind == EIN_EXPR_ACCESS &&
+	    func->tensor[e->slot].role != EIN_ROLE_INPUT)
+		return 0;
+	for (i = 0; i < e->n_arg; ++i)
+		if (!reads_inputs(func, e->args[i]))
+			return 0;
+	return 1;
+}
+
+/* Is the definition a stencil chain: statements "=" of temporaries that
+ * read only inputs, then a last statement without reduction writing an
+ * output in two loops or more?  (The chain rule, which stores each value
+ * once, rejects them when the last statement reads a temporary at
+ * neighbouring rows: each row of blur3's bx is read by three rows of B.)
+ * Only the last statement can read the temporaries. */
+static int is_stencil_chain(const struct autosched *a)
+{
+	const struct ein_func *func = a->func;
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	int k;
+
+	if (a->n_stmt < 2 || last->fs->n_index != last->fs->n_lhs ||
+	    func->tensor[last->fs->ast->lhs->slot].role != EIN_ROLE_OUTPUT ||
+	    last->n_loop < 2 || last->order[0] >= last->fs->n_lhs)
+		return 0;
+	for (k = 0; k + 1 < a->n_stmt; ++k) {
+		const struct ein_func_stmt *fs = a->stmt[k].fs;
+
+		if (fs->ast->op != EIN_ASSIGN_SET || fs->ast->init ||
+		    fs->n_index != fs->n_lhs ||
+		    func->tensor[fs->ast->lhs->slot].role != EIN_ROLE_TEMP ||
+		    !reads_inputs(func, fs->ast->rhs))
+			return 0;
+	}
+	return 1;
+}
+
+/* The directives of the stencil rule: the last statement's rows (the
+ * loop around its innermost) in tiles of STENCIL_ROWS x STENCIL_COLS
+ * ("tile", two loops only) or strips of STENCIL_STRIP rows, every
+ * producer recomputed in each (the rows around the tile's own computed
+ * again), the last statement vectorised along its innermost loop when it
+ * is contiguous there; with "par", the tiles' or strips' loop parallel
+ * in two loops, else the outermost (a 3-D stencil's planes). */
+static char *stencil_text(struct autosched *a, int tile, int par)
+{
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	const char *const *ix = last->fs->index;
+	const char *o = ix[last->order[last->n_loop - 2]], *n = last->name;
+	int v = vector_index(last), k;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	tile = tile && last->n_loop == 2;
+	if (tile)
+		fprintf(f, "%s: tile %s %d %s %d\n", n, o, STENCIL_ROWS,
+			ix[last->order[1]], STENCIL_COLS);
+	else
+		fprintf(f, "%s: split %s %d\n", n, o, STENCIL_STRIP);
+	for (k = a->n_stmt - 2; k >= 0; --k)
+		fprintf(f, "%s: compute_at %s %s.o recompute\n",
+			a->stmt[k].name, n, tile ? ix[last->order[1]] : o);
+	if (v >= 0)
+		fprintf(f, "%s: vectorize %s%s %d\n", n, ix[v],
+			tile && v == last->order[1] ? ".i" : "", last->lanes);
+	if (par && last->n_loop == 2)
+		fprintf(f, "%s: parallel %s.o\n", n, o);
+	else if (par)
+		fprintf(f, "%s: parallel %s\n", n, ix[last->order[0]]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* Is the work of the stencil chain (every statement's instances, as the
+ * last statement's loop runs them all) known and below
+ * PARALLEL_MIN_WORK (set_serial)? */
+static int stencil_serial(const struct autosched *a)
+{
+	double work = 0;
+	int k;
+
+	for (k = 0; k < a->n_stmt; ++k) {
+		if (a->stmt[k].work < 0)
+			return 0;
+		work += a->stmt[k].work;
+	}
+	return work < PARALLEL_MIN_WORK;
+}
+
+/* Place a stencil chain's producers in tiles (then strips) of its last
+ * statement, recomputed; mark them placed and the last one done. */
+static int place_stencil(struct autosched *a, struct group *g)
+{
+	struct stmt *last = &a->stmt[a->n_stmt - 1];
+	int par = !stencil_serial(a), tile, k;
+	size_t before = strlen(a->accepted);
+	char label[160];
+
+	for (tile = 1; tile >= 0; --tile) {
+		if (tile && last->n_loop != 2)
+			continue;
+		if (tile)
+			snprintf(label, sizeof(label), "stencil chain: tiles "
+				"of %d x %d, the producers recomputed in each%s",
+				STENCIL_ROWS, STENCIL_COLS,
+				par ? ", parallel" : "");
+		else
+			snprintf(label, sizeof(label), "stencil chain: strips "
+				"of %d rows, the producers recomputed in each%s",
+				STENCIL_STRIP, par ? ", parallel" : "");
+		if (add_alt(g, stencil_text(a, tile, par), label) < 0)
+			return -1;
+	}
+	if (add_alt(g, strdup(""), "") < 0 || choose(a, last->name, g) < 0)
+		return -1;
+	if (!directive_has(a->accepted + before, "recompute"))
+		return 0;
+	for (k = 0; k + 1 < a->n_stmt; ++k)
+		a->stmt[k].placed = 1;
+	last->done = 1;
+	return 0;
 }
 
 /* ---- fusion for reuse -------------------------------------------------- */
@@ -1908,7 +2252,7 @@ static int place_epilogue(struct autosched *a, struct group *g)
 	if (epilogue_group(a, first, g) < 0 ||
 	    choose(a, a->stmt[a->n_stmt - 1].name, g) < 0)
 		return -1;
-	if (!strstr(a->accepted + before, "compute_at"))
+	if (!directive_has(a->accepted + before, "compute_at"))
 		return 0;
 	for (k = first; k < a->n_stmt - 1; ++k)
 		a->stmt[k].placed = 1;
@@ -1959,8 +2303,11 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	struct contraction c;
 	struct conv cv;
 	struct dwconv dw;
+	struct pool pl;
 	int last = k == a->n_stmt - 1;
 
+	if (st->done)
+		return 0;
 	if (set_serial(a, k) < 0)
 		return -1;
 	if (a->chain && a->dw_depth >= 0)
@@ -1973,6 +2320,9 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 		return -1;
 	if (!a->chain && !is_contraction(st, &c) && is_conv(st, &cv) &&
 	    !cv.depthwise && conv_group(a, st, &cv, g) < 0)
+		return -1;
+	if (!a->chain && st->host < 0 && !st->placed && is_pool(st, &pl) &&
+	    pool_group(a, st, &pl, !st->serial, g) < 0)
 		return -1;
 	/* A producer placed in the chain's loop (or by the fusion or the
 	 * epilogue rule) keeps its own inner loops only: its outermost is
@@ -1997,10 +2347,14 @@ static int schedule_all(struct autosched *a)
 		a->chain = 1;
 		if (choose(a, a->stmt[a->n_stmt - 1].name, &g) < 0)
 			return -1;
-		a->chain = strstr(a->accepted, "compute_at") != NULL;
+		a->chain = directive_has(a->accepted, "compute_at");
 	}
 	if (!a->chain) {
 		a->dw_depth = -1;
+		if (is_stencil_chain(a) && place_stencil(a, &g) < 0)
+			return -1;
+	}
+	if (!a->chain && !a->stmt[a->n_stmt - 1].done) {
 		if (place_epilogue(a, &g) < 0 || fuse_all(a) < 0)
 			return -1;
 	}
@@ -2013,6 +2367,56 @@ static int schedule_all(struct autosched *a)
 		}
 	}
 	return 0;
+}
+
+/* The rule for any statement, for every statement of the definition at
+ * once: vectorised and parallel ("level" 0) or vectorised only (1), as
+ * simple_text, a statement whose work is known and below
+ * PARALLEL_MIN_WORK never parallel. */
+static char *many_text(struct autosched *a, int level)
+{
+	char *text = strdup(""), *one;
+	int k;
+
+	for (k = 0; text && k < a->n_stmt; ++k) {
+		const struct stmt *st = &a->stmt[k];
+		int serial = st->work >= 0 && st->work < PARALLEL_MIN_WORK;
+		int p = level == 0 && !serial ? parallel_index(st) : -1;
+
+		one = simple_text(st, vector_index(st), p, 0);
+		if (!one || append(&text, "", "%s", one) < 0) {
+			free(one);
+			free(text);
+			return NULL;
+		}
+		free(one);
+	}
+	return text;
+}
+
+/* Schedule a definition of more than MAX_AUTO_STMTS statements: the rule
+ * for any statement applied to all of them in one group, so that the
+ * rules check a few models, not one per candidate of each statement
+ * (1,600 one-line statements: past 30 s one statement at a time); the
+ * other rules (contractions, chains, fusion), whose candidates each need
+ * a model, do not run. */
+static int schedule_many(struct autosched *a)
+{
+	struct group g = { 0 };
+	char what[64];
+
+	snprintf(what, sizeof(what), "%d statements (more than %d)",
+		a->n_stmt, MAX_AUTO_STMTS);
+	if (add_alt(&g, many_text(a, 0), "every statement: the rule for "
+			"any statement") < 0 ||
+	    add_alt(&g, many_text(a, 1), "every statement: vectorised, not "
+			"parallel") < 0 ||
+	    add_alt(&g, strdup(""), "") < 0) {
+		while (g.n > 0)
+			free(g.text[--g.n]);
+		return -1;
+	}
+	return choose(a, what, &g);
 }
 
 /* Does "text" hold a directive (a line that is not a comment)? */
@@ -2070,16 +2474,17 @@ __isl_give struct ein_sched_file *ein_sched_auto(ein_ctx *ctx,
 	a.accepted = strdup("");
 	a.summary = strdup("");
 	a.memo = a.model ? ein_features_memo_alloc() : NULL;
-	if (func->n_stmt > MAX_AUTO_STMTS) {
+	if (func->n_stmt > MAX_MANY_STMTS) {
 		char msg[96];
 
 		snprintf(msg, sizeof(msg), "no rule applies: %d statements, "
 			"more than the %d the rules schedule", func->n_stmt,
-			MAX_AUTO_STMTS);
+			MAX_MANY_STMTS);
 		*why = strdup(msg);
 	} else if (a.accepted && a.summary && a.sizes &&
 	    (a.memo || !a.model) && init_stmts(&a) == 0 &&
-	    schedule_all(&a) == 0) {
+	    (func->n_stmt > MAX_AUTO_STMTS ? schedule_many(&a) :
+	     schedule_all(&a)) == 0) {
 		if (has_directive(a.accepted) || a.serial)
 			text = file_text(&a, a.accepted);
 		if (text)

@@ -38,8 +38,12 @@
 #include "sched/contract.h"
 
 /* The accesses that reach tensor "t" (not redirected to a buffer), as
- * relations from the statements' domains to t's elements: the writes in
- * *w, the reads in *r. */
+ * relations from the statements' domains to t's elements, at the sizes
+ * of the scop's context: the writes in *w, the reads in *r.  (The
+ * statements that recompute adds under fixed sizes carry them in their
+ * domains, the source statements do not: without the context, reads at
+ * other sizes had no source and blur3's bx, recomputed per strip of
+ * rows, was kept whole at --fix-sizes, an internal error; issue 23.) */
 static void accesses(const struct ein_scop *scop, int t,
 	__isl_give isl_union_map **w, __isl_give isl_union_map **r)
 {
@@ -56,7 +60,8 @@ static void accesses(const struct ein_scop *scop, int t,
 
 			if (ein_scop_access_get_target(a) != t)
 				continue;
-			m = ein_scop_access_get_map(&scop->stmt[i], a);
+			m = isl_map_intersect_params(ein_scop_access_get_map(
+				&scop->stmt[i], a), isl_set_copy(scop->context));
 			if (a->is_write)
 				*w = isl_union_map_add_map(*w, m);
 			else
