@@ -227,6 +227,13 @@ static const char *qgemm_extra(int i)
 	return i == 2 ? "C: pack A at i.o layout i/6 k i%6\n" : NULL;
 }
 
+/* The schedule file of case "i": qgemm.sched, or for the last case the
+ * one for 1024^3 (B packed in micro-panels, C.init inside the tiles). */
+static const char *qgemm_file(int i)
+{
+	return i == 3 ? "qgemm.large1024.sched" : "qgemm.sched";
+}
+
 /* Write the schedule file "path" with "extra" appended to a copy of it
  * into "out" (a temporary file) and its name into "tmp". */
 static void schedule_with(const char *path, const char *extra, char *tmp)
@@ -275,8 +282,8 @@ START_TEST(qgemm_vnni_vs_loop)
 	char *llvm;
 
 	ck_assert_msg(prog && opts, "%s", ein_ctx_last_error(ctx));
-	snprintf(path, sizeof(path), "%s/schedules/x86_64-avx512/qgemm.sched",
-		srcdir ? srcdir : ".");
+	snprintf(path, sizeof(path), "%s/schedules/x86_64-avx512/%s",
+		srcdir ? srcdir : ".", qgemm_file(_i));
 	if (qgemm_extra(_i))
 		schedule_with(path, qgemm_extra(_i), tmp);
 	ck_assert_int_eq(ein_options_set_schedule(opts, tmp[0] ? tmp : path),
@@ -415,7 +422,7 @@ int main(void)
 	tcase_add_test(tc, requantize_scalar_vs_reference);
 	tcase_add_test(tc, qmul_of_float_is_an_error);
 	tcase_add_loop_test(tc, qgemm_vnni_vs_loop, 0,
-		sizeof(qgemm_src) / sizeof(qgemm_src[0]) + 1);
+		sizeof(qgemm_src) / sizeof(qgemm_src[0]) + 2);
 	tcase_add_loop_test(tc, calibration_clips_an_outlier, 0, 2);
 	tcase_add_test(tc, calibration_kl_edges);
 	suite_add_tcase(s, tc);
