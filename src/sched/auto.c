@@ -88,6 +88,7 @@ struct machine {
  * n_loop, order: its default loops (ein_schedule_default), outermost
  *	first, as positions in fs->index;
  * lanes: the elements of its widest type in one vector;
+ * narrow: its widest type is narrower than 32 bits (no gather loads it);
  * work: its instances (its initialisation's too) at the sizes when every
  *	size is known, else -1;
  * serial: no loop of it runs in parallel (too little work under it);
@@ -103,6 +104,7 @@ struct stmt {
 	int n_loop;
 	int order[MAX_INDEX];
 	int lanes;
+	int narrow;
 	double work;
 	int serial;
 	int host;
@@ -210,6 +212,56 @@ static int contiguity(const struct ein_ast_expr *e, int pos)
 	for (i = 0; i < e->n_arg; ++i)
 		n += contiguity(e->args[i], pos);
 	return n;
+}
+
+/* The coefficient of index "pos" in the index expression "e": 0 if "e"
+ * does not mention it, INT_MIN if it is not linear in it. */
+static int coefficient(const struct ein_ast_expr *e, int pos)
+{
+	int a, b;
+
+	if (!mentions(e, pos))
+		return 0;
+	if (is_index(e, pos))
+		return 1;
+	if (e->kind != EIN_EXPR_BINARY)
+		return INT_MIN;
+	a = coefficient(e->args[0], pos);
+	b = coefficient(e->args[1], pos);
+	if (a == INT_MIN || b == INT_MIN)
+		return INT_MIN;
+	if (e->op == EIN_OP_ADD)
+		return a + b;
+	if (e->op == EIN_OP_SUB)
+		return a - b;
+	if (e->op == EIN_OP_MUL && e->args[0]->kind == EIN_EXPR_INT)
+		return e->args[0]->ival * b;
+	if (e->op == EIN_OP_MUL && e->args[1]->kind == EIN_EXPR_INT)
+		return a * e->args[1]->ival;
+	return INT_MIN;
+}
+
+/* Does an access in "e" step along index "pos" by more than one element
+ * in its last subscript (a stride-2 pool or convolution)?  Such a read
+ * is a gather; on elements narrower than 32 bits there is no gather
+ * instruction, and LLVM's vectoriser inserts them a byte at a time (the
+ * 3x3/2 max pool of quantised ResNet-50, uint8, 64 x 112^2, one thread,
+ * CPU time per call on a loaded machine: 2.8-3.2 ms as vectors of 64
+ * lanes, 1.3-1.5 ms scalar; the float pool, whose gathers are
+ * instructions, 0.76-1.4 ms). */
+static int strided_last(const struct ein_ast_expr *e, int pos)
+{
+	int i, c;
+
+	if (e->kind == EIN_EXPR_ACCESS && e->n_arg > 0) {
+		c = coefficient(e->args[e->n_arg - 1], pos);
+		if (c != 0 && c != 1)
+			return 1;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		if (strided_last(e->args[i], pos))
+			return 1;
+	return 0;
 }
 
 /* The largest element size of the tensors "e" accesses, at least "size". */
@@ -340,6 +392,7 @@ static int init_stmts(struct autosched *a)
 		st->lanes = a->m.vector_bytes / size;
 		if (st->lanes < 1)
 			st->lanes = 1;
+		st->narrow = size < 4;
 		r = default_loops(a, s, k);
 		st->work = r == 0 ? stmt_work(a, k) : -1;
 	}
@@ -1255,7 +1308,8 @@ static int is_dense_conv(const struct stmt *st)
 /* ---- any statement ----------------------------------------------------- */
 
 /* The loop to vectorise in "st": its innermost default loop, if an access
- * is contiguous along it and none strided; -1 if none. */
+ * is contiguous along it and none strided, nor, on elements narrower
+ * than 32 bits, read at a step of several elements; -1 if none. */
 static int vector_index(const struct stmt *st)
 {
 	int v;
@@ -1265,6 +1319,8 @@ static int vector_index(const struct stmt *st)
 	v = st->order[st->n_loop - 1];
 	if (contiguity(st->fs->ast->lhs, v) + contiguity(st->fs->ast->rhs, v)
 			<= 0)
+		return -1;
+	if (st->narrow && strided_last(st->fs->ast->rhs, v))
 		return -1;
 	return v;
 }
@@ -1389,33 +1445,6 @@ struct dwconv {
 	int rows;
 	int unroll_q;
 };
-
-/* The coefficient of index "pos" in the index expression "e": 0 if "e"
- * does not mention it, INT_MIN if it is not linear in it. */
-static int coefficient(const struct ein_ast_expr *e, int pos)
-{
-	int a, b;
-
-	if (!mentions(e, pos))
-		return 0;
-	if (is_index(e, pos))
-		return 1;
-	if (e->kind != EIN_EXPR_BINARY)
-		return INT_MIN;
-	a = coefficient(e->args[0], pos);
-	b = coefficient(e->args[1], pos);
-	if (a == INT_MIN || b == INT_MIN)
-		return INT_MIN;
-	if (e->op == EIN_OP_ADD)
-		return a + b;
-	if (e->op == EIN_OP_SUB)
-		return a - b;
-	if (e->op == EIN_OP_MUL && e->args[0]->kind == EIN_EXPR_INT)
-		return e->args[0]->ival * b;
-	if (e->op == EIN_OP_MUL && e->args[1]->kind == EIN_EXPR_INT)
-		return a * e->args[1]->ival;
-	return INT_MIN;
-}
 
 /* Is statement "st" a depthwise convolution whose input reads w in its
  * last subscript only, at a positive stride?  Fills "d" but its sizes. */

@@ -227,6 +227,13 @@ static const char *qgemm_extra(int i)
 	return i == 2 ? "C: pack A at i.o layout i/6 k i%6\n" : NULL;
 }
 
+/* The schedule file of case "i": qgemm.sched, or for the last case the
+ * one for 1024^3 (B packed in micro-panels, C.init inside the tiles). */
+static const char *qgemm_file(int i)
+{
+	return i == 3 ? "qgemm.large1024.sched" : "qgemm.sched";
+}
+
 /* Write the schedule file "path" with "extra" appended to a copy of it
  * into "out" (a temporary file) and its name into "tmp". */
 static void schedule_with(const char *path, const char *extra, char *tmp)
@@ -275,8 +282,8 @@ START_TEST(qgemm_vnni_vs_loop)
 	char *llvm;
 
 	ck_assert_msg(prog && opts, "%s", ein_ctx_last_error(ctx));
-	snprintf(path, sizeof(path), "%s/schedules/x86_64-avx512/qgemm.sched",
-		srcdir ? srcdir : ".");
+	snprintf(path, sizeof(path), "%s/schedules/x86_64-avx512/%s",
+		srcdir ? srcdir : ".", qgemm_file(_i));
 	if (qgemm_extra(_i))
 		schedule_with(path, qgemm_extra(_i), tmp);
 	ck_assert_int_eq(ein_options_set_schedule(opts, tmp[0] ? tmp : path),
@@ -325,6 +332,118 @@ START_TEST(qgemm_vnni_vs_loop)
 	free(c.dl.data);
 	free(r.dl.data);
 	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_options_free(opts);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
+/* The 3x3 stride-2 int8 convolution in VNNI's layout with
+ * schedules/x86_64-avx512/qconv_vnni_s2.sched (bench/kernels.ein): the
+ * register tile of 7 columns x 32 output channels, each term a sum of
+ * four u8 x s8 products over consecutive input channels, vpdpbusd on a
+ * CPU with AVX512-VNNI.  M = 40 (one full block of 32 channels and an
+ * edge of 8), Q = 8 (a tile of 7 columns and an edge of 1), C4 = 3; the
+ * compiled kernel and the interpreter equal the C loop exactly. */
+static const char qconv_src[] =
+	"def qconv_vnni_s2(uint8(C4, H, W, 4) X, int8(C4, 3, 3, M, 4) K)\n"
+	"    -> (int32(M, (H - 1) / 2, (W - 1) / 2) Y) {\n"
+	"    Y(m, p, q) +=! X(c, 2 * p + r, 2 * q + s, 0) * K(c, r, s, m, 0)\n"
+	"        + X(c, 2 * p + r, 2 * q + s, 1) * K(c, r, s, m, 1)\n"
+	"        + X(c, 2 * p + r, 2 * q + s, 2) * K(c, r, s, m, 2)\n"
+	"        + X(c, 2 * p + r, 2 * q + s, 3) * K(c, r, s, m, 3)\n"
+	"}\n";
+
+/* Y(m, p, q) of qconv_src, computed here. */
+static int32_t qconv_ref(const uint8_t *x, const int8_t *k, int64_t c4,
+	int64_t h, int64_t w, int64_t m, int64_t mo, int64_t p, int64_t q)
+{
+	int64_t c, r, s, e;
+	int32_t sum = 0;
+
+	(void) h;
+	for (c = 0; c < c4; ++c)
+		for (r = 0; r < 3; ++r)
+			for (s = 0; s < 3; ++s)
+				for (e = 0; e < 4; ++e)
+					sum += x[((c * h + 2 * p + r) * w +
+						2 * q + s) * 4 + e] *
+						k[(((c * 3 + r) * 3 + s) * m +
+						mo) * 4 + e];
+	return sum;
+}
+
+START_TEST(qconv_vnni_vs_loop)
+{
+	const char *srcdir = getenv("EIN_SRCDIR");
+	char path[4096];
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_options *opts = ein_options_alloc();
+	ein_program *prog = ein_program_parse(ctx, qconv_src, "qconv.ein");
+	int64_t c4 = 3, h = 15, w = 17, m = 40, pp = 7, qq = 8;
+	int64_t sizes[4], i, mo, p, q;
+	struct anyt x, k, y, r;
+	DLTensor *args[3] = { &x.dl, &k.dl, &y.dl };
+	DLTensor *rargs[3] = { &x.dl, &k.dl, &r.dl };
+	uint64_t seed = 11;
+	ein_kernel *kern;
+	char *llvm;
+
+	ck_assert_msg(prog && opts, "%s", ein_ctx_last_error(ctx));
+	snprintf(path, sizeof(path),
+		"%s/schedules/x86_64-avx512/qconv_vnni_s2.sched",
+		srcdir ? srcdir : ".");
+	ck_assert_int_eq(ein_options_set_schedule(opts, path), EIN_OK);
+	ck_assert_int_eq(ein_options_fix_size(opts, "C4", c4), EIN_OK);
+	ck_assert_int_eq(ein_options_fix_size(opts, "H", h), EIN_OK);
+	ck_assert_int_eq(ein_options_fix_size(opts, "W", w), EIN_OK);
+	ck_assert_int_eq(ein_options_fix_size(opts, "M", m), EIN_OK);
+	kern = ein_kernel_compile_with(prog, "qconv_vnni_s2", opts);
+	ck_assert_msg(kern != NULL, "%s", ein_ctx_last_error(ctx));
+	llvm = ein_program_show_with(prog, "qconv_vnni_s2", EIN_STAGE_LLVM,
+		opts);
+	ck_assert_ptr_nonnull(llvm);
+	if (host_has_vnni())
+		ck_assert_msg(strstr(llvm, "vpdpbusd") != NULL,
+			"no vpdpbusd on a CPU with AVX512-VNNI");
+	free(llvm);
+	for (i = 0; i < ein_kernel_n_size(kern); ++i) {
+		const char *n = ein_kernel_get_size_name(kern, i);
+
+		sizes[i] = !strcmp(n, "C4") ? c4 : !strcmp(n, "H") ? h :
+			!strcmp(n, "W") ? w : m;
+	}
+	anyt_alloc(&x, kDLUInt, 8, 4, (int64_t[]) { c4, h, w, 4 });
+	anyt_alloc(&k, kDLInt, 8, 5, (int64_t[]) { c4, 3, 3, m, 4 });
+	anyt_alloc(&y, kDLInt, 32, 3, (int64_t[]) { m, pp, qq });
+	anyt_alloc(&r, kDLInt, 32, 3, (int64_t[]) { m, pp, qq });
+	for (i = 0; i < x.n; ++i)
+		((uint8_t *) x.dl.data)[i] = (uint8_t) ein_rng_next(&seed);
+	for (i = 0; i < k.n; ++i)
+		((int8_t *) k.dl.data)[i] = (int8_t) ein_rng_next(&seed);
+	ck_assert_int_eq(ein_kernel_call(kern, args, 3, sizes,
+		ein_kernel_n_size(kern)), EIN_OK);
+	ck_assert_int_eq(ein_kernel_call_reference(kern, rargs, 3, sizes,
+		ein_kernel_n_size(kern)), EIN_OK);
+	for (mo = 0; mo < m; ++mo)
+		for (p = 0; p < pp; ++p)
+			for (q = 0; q < qq; ++q) {
+				int32_t want = qconv_ref(x.dl.data, k.dl.data,
+					c4, h, w, m, mo, p, q);
+				int64_t e = (mo * pp + p) * qq + q;
+
+				ck_assert_msg(((int32_t *) y.dl.data)[e] == want,
+					"compiled Y(%d, %d, %d) = %d, expected "
+					"%d", (int) mo, (int) p, (int) q,
+					((int32_t *) y.dl.data)[e], want);
+				ck_assert_int_eq(((int32_t *) r.dl.data)[e],
+					want);
+			}
+	free(x.dl.data);
+	free(k.dl.data);
+	free(y.dl.data);
+	free(r.dl.data);
+	ein_kernel_free(kern);
 	ein_program_free(prog);
 	ein_options_free(opts);
 	ein_ctx_free(ctx);
@@ -415,7 +534,8 @@ int main(void)
 	tcase_add_test(tc, requantize_scalar_vs_reference);
 	tcase_add_test(tc, qmul_of_float_is_an_error);
 	tcase_add_loop_test(tc, qgemm_vnni_vs_loop, 0,
-		sizeof(qgemm_src) / sizeof(qgemm_src[0]) + 1);
+		sizeof(qgemm_src) / sizeof(qgemm_src[0]) + 2);
+	tcase_add_test(tc, qconv_vnni_vs_loop);
 	tcase_add_loop_test(tc, calibration_clips_an_outlier, 0, 2);
 	tcase_add_test(tc, calibration_kl_edges);
 	suite_add_tcase(s, tc);
