@@ -1937,7 +1937,10 @@ static int place_epilogue(struct autosched *a, struct group *g)
  * transposed back to NCHW per 7 columns, which costs more than the 16
  * products per element (1.38 ms); a GEMM whose columns are the row's w
  * (rows of f, the reduction c, vectors along w, each weight broadcast)
- * reads X and writes O contiguously (0.48 ms, bias and Clip in the tile):
+ * reads X and writes O contiguously (0.48 ms, bias and Clip in the tile;
+ * one thread, AVX-512).  Only when every size is known, the input that
+ * one output row reads fits PW_ROW_BYTES and the row is at most
+ * PW_MAX_VECTORS vectors (pw_tile):
  * c: the convolution; h: the output index before w;
  * lanes, n_vec: the tile's vectors along w (n_vec of them span the
  *	row), rows: its output channels. */
