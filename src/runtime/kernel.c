@@ -35,7 +35,8 @@
  * func: the definition (owned by code's program, or by prog);
  * sched: the schedule chosen for this compile (its path and reason are
  *	this kernel's, even when the code was compiled for another);
- * n_arg, arg: the tensors of the signature (positions in func). */
+ * n_arg, arg: the tensors of the signature (positions in func);
+ * memo: the arguments' shapes at the sizes of the last call. */
 struct ein_kernel {
 	ein_ctx *ctx;
 	struct ein_code *code;
@@ -44,7 +45,35 @@ struct ein_kernel {
 	struct ein_sched_choice sched;
 	int n_arg;
 	int *arg;
+	struct shape_memo *memo;
 };
+
+/* The shapes of a kernel's arguments at one set of sizes, so that a call
+ * at the sizes of the one before asks isl nothing: a network calls each
+ * of its kernels at the same sizes every time, and isl's evaluation in a
+ * context grown by compiling them all cost more than their code
+ * (MobileNetV2, one thread: about 19 ms per run in isl_hash_table_find
+ * against 12.7 ms in the kernels; docs/performance.md).
+ * sizes: the sizes (func->n_size of them) the shapes were evaluated at;
+ * off: where argument pos's dimensions start in "shape";
+ * known: known[pos] when argument pos's shape is kept. */
+struct shape_memo {
+	int64_t *sizes;
+	int64_t *shape;
+	int *off;
+	unsigned char *known;
+};
+
+static void memo_free(struct shape_memo *m)
+{
+	if (!m)
+		return;
+	free(m->sizes);
+	free(m->shape);
+	free(m->off);
+	free(m->known);
+	free(m);
+}
 
 void ein_kernel_free(ein_kernel *k)
 {
@@ -54,6 +83,7 @@ void ein_kernel_free(ein_kernel *k)
 	ein_program_free(k->prog);
 	ein_sched_choice_clear(&k->sched);
 	free(k->arg);
+	memo_free(k->memo);
 	free(k);
 }
 
@@ -313,15 +343,74 @@ const char *ein_kernel_get_size_name(const ein_kernel *k, int pos)
 	return k->func->size[pos];
 }
 
-/* The shape of argument "pos" at "sizes", under the context's isl lock:
- * isl evaluates it, and calls may run concurrently. */
+/* A memo for "k"'s arguments, none of them known yet; NULL if out of
+ * memory (then every call asks isl). */
+static struct shape_memo *memo_alloc(const ein_kernel *k)
+{
+	struct shape_memo *m = calloc(1, sizeof(*m));
+	int pos, n = 0;
+
+	if (!m)
+		return NULL;
+	m->off = calloc(k->n_arg + 1, sizeof(*m->off));
+	m->known = calloc(k->n_arg + 1, 1);
+	m->sizes = calloc(k->func->n_size + 1, sizeof(*m->sizes));
+	for (pos = 0; m->off && pos < k->n_arg; ++pos) {
+		m->off[pos] = n;
+		n += arg_tensor(k, pos)->n_dim;
+	}
+	m->shape = calloc(n + 1, sizeof(*m->shape));
+	if (!m->off || !m->known || !m->sizes || !m->shape)
+		return memo_free(m), NULL;
+	return m;
+}
+
+/* Are "sizes" those of k's memo? */
+static int memo_same_sizes(const ein_kernel *k, const int64_t *sizes)
+{
+	int n = k->func->n_size;
+
+	return n == 0 || !memcmp(k->memo->sizes, sizes, n * sizeof(*sizes));
+}
+
+/* Keep "shape", argument pos's at "sizes", in k's memo (forgetting the
+ * shapes of other sizes). */
+static void memo_keep(ein_kernel *k, const int64_t *sizes, int pos,
+	const int64_t *shape)
+{
+	struct shape_memo *m;
+
+	if (!k->memo)
+		k->memo = memo_alloc(k);
+	m = k->memo;
+	if (!m)
+		return;
+	if (!memo_same_sizes(k, sizes)) {
+		memset(m->known, 0, k->n_arg);
+		memcpy(m->sizes, sizes, k->func->n_size * sizeof(*sizes));
+	}
+	memcpy(m->shape + m->off[pos], shape,
+		arg_tensor(k, pos)->n_dim * sizeof(*shape));
+	m->known[pos] = 1;
+}
+
+/* The shape of argument "pos" at "sizes", from the memo or by isl, under
+ * the context's isl lock: calls may run concurrently. */
 static int eval_shape(ein_kernel *k, const int64_t *sizes, int pos,
 	int64_t *shape)
 {
-	int r;
+	int r = 0;
 
 	ein_ctx_lock_isl(k->ctx);
-	r = ein_func_eval_shape(k->ctx, k->func, sizes, k->arg[pos], shape);
+	if (k->memo && k->memo->known[pos] && memo_same_sizes(k, sizes)) {
+		memcpy(shape, k->memo->shape + k->memo->off[pos],
+			arg_tensor(k, pos)->n_dim * sizeof(*shape));
+	} else {
+		r = ein_func_eval_shape(k->ctx, k->func, sizes, k->arg[pos],
+			shape);
+		if (r >= 0)
+			memo_keep(k, sizes, pos, shape);
+	}
 	ein_ctx_unlock_isl(k->ctx);
 	return r;
 }

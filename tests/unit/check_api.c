@@ -166,6 +166,45 @@ START_TEST(wrong_shape)
 }
 END_TEST
 
+/* The shapes kept from the call before (runtime/kernel.c's memo) are
+ * those of its sizes only: a wrong shape at the same sizes, and the old
+ * shapes at new sizes, are still refused; new sizes with their shapes
+ * run, and so do the first sizes again. */
+START_TEST(shapes_kept_per_sizes)
+{
+	struct fixture f;
+	struct tt b7, c7;
+
+	setup(&f);
+	ck_assert_int_eq(ein_kernel_call(f.k, f.args, 3, f.sizes, 3), EIN_OK);
+	f.b.shape[1] = 7;
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
+		"error: tensor 'B' (argument 1): dimension 1 is 7 but the "
+		"sizes make it 6");
+	f.b.shape[1] = 6;
+	f.sizes[2] = 7;
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3, f.sizes, 3),
+		"error: tensor 'B' (argument 1): dimension 1 is 6 but the "
+		"sizes make it 7");
+	tt_alloc(&b7, 2, (int64_t[]) { 4, 7 });
+	tt_alloc(&c7, 2, (int64_t[]) { 5, 7 });
+	f.args[1] = &b7.dl;
+	f.args[2] = &c7.dl;
+	ck_assert_int_eq(ein_kernel_call(f.k, f.args, 3, f.sizes, 3), EIN_OK);
+	assert_shape_error(&f, ein_kernel_call(f.k, f.args, 3,
+		(int64_t[]) { 5, 4, 6 }, 3),
+		"error: tensor 'B' (argument 1): dimension 1 is 7 but the "
+		"sizes make it 6");
+	f.args[1] = &f.b.dl;
+	f.args[2] = &f.c.dl;
+	f.sizes[2] = 6;
+	ck_assert_int_eq(ein_kernel_call(f.k, f.args, 3, f.sizes, 3), EIN_OK);
+	tt_free(&b7);
+	tt_free(&c7);
+	teardown(&f);
+}
+END_TEST
+
 START_TEST(wrong_rank)
 {
 	struct fixture f;
@@ -1531,6 +1570,7 @@ int main(void)
 	tcase_add_test(tc, signature);
 	tcase_add_test(tc, in_place_signature);
 	tcase_add_test(tc, wrong_shape);
+	tcase_add_test(tc, shapes_kept_per_sizes);
 	tcase_add_test(tc, wrong_rank);
 	tcase_add_test(tc, wrong_counts);
 	tcase_add_test(tc, wrong_type_and_layout);
