@@ -83,6 +83,22 @@ enum ein_fault ein_fault_for_trial(int trial)
 	return fault;
 }
 
+int ein_inject_remeasure_budget(void)
+{
+	const char *spec = getenv("EIN_TUNE_INJECT");
+	char buf[256], *tok, *save = NULL;
+	int n = -1;
+
+	if (!spec)
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (!strncmp(tok, "budget:", 7))
+			n = atoi(tok + 7);
+	return n;
+}
+
 enum ein_fault ein_fault_at(enum ein_fault asked,
 	enum ein_measure_phase phase)
 {

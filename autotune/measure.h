@@ -16,8 +16,11 @@
  * lucky, a hundred times it elsewhere): "fluke" is lucky in its first
  * measurement only (the confirmation of a new best catches it),
  * "lucky" in every measurement of the search (only the leaders'
- * re-measurement at the end catches it).  Meant for the tuner's tests
- * only.
+ * re-measurement at the end catches it).  "budget:N" is no fault: the
+ * re-measurement at the end may take N measurements (children) instead
+ * of its share of the search's time, so that a test can make the
+ * leaders' rounds not fit, deterministically.  Meant for the tuner's
+ * tests only.
  */
 #ifndef EIN_AUTOTUNE_MEASURE_H
 #define EIN_AUTOTUNE_MEASURE_H
@@ -64,6 +67,10 @@ enum ein_fault {
 
 /* The fault EIN_TUNE_INJECT asks for at trial "trial" (1-based). */
 enum ein_fault ein_fault_for_trial(int trial);
+
+/* The measurements the re-measurement at the end may take as
+ * EIN_TUNE_INJECT's "budget:N" asks, -1 if it does not. */
+int ein_inject_remeasure_budget(void);
 
 /* Which measurement of a trial: its first, the confirmation of a new
  * best, the re-measurement of the leaders at the end. */

@@ -62,3 +62,10 @@ double ein_rank_confirmed_time(double first, double again)
 {
 	return first > again ? first : again;
 }
+
+int ein_rank_keeps_seed(double best, double seed)
+{
+	if (seed < 0)
+		return 0;
+	return best < 0 || best * EIN_RANK_NOISE_MARGIN >= seed;
+}

@@ -55,4 +55,19 @@ double ein_rank_confirmed_time(double first, double again);
  * median so far (no best, best <= 0, or factor <= 0: never). */
 int ein_rank_too_slow(double first, double best, double factor);
 
+/* Where not even the best and the automatic seed can be measured again
+ * within the budget, the best (by "best" seconds, its confirmed time)
+ * must beat the seed's single measurement ("seed" seconds) by more than
+ * this factor to be written instead of it: one child's median on a
+ * loaded machine was seen 13% off the same schedule's interleaved
+ * median (softmax_cols 1024^2: 1.22 against 1.08 ms), and the seed is
+ * what the definition gets without a file anyway. */
+#define EIN_RANK_NOISE_MARGIN 1.25
+
+/* Whether the seed measured once in "seed" seconds is kept over a best
+ * measured in "best" seconds: the best is not faster by more than
+ * EIN_RANK_NOISE_MARGIN (a failed measurement, negative: the other
+ * wins). */
+int ein_rank_keeps_seed(double best, double seed);
+
 #endif

@@ -17,6 +17,8 @@
  *     log the trial, refit the model, print progress
  *   re-measure the leaders and the automatic and analog seeds
  *   interleaved (at the full sizes), choose by median       remeasure()
+ *   (where their rounds do not fit, the best against the
+ *   automatic seed alone, or by the noise margin)         duel_rounds()
  *   log the completion, write the best verified schedule     finish()
  */
 #include <errno.h>
@@ -63,7 +65,12 @@
  * ROUNDS interleaved rounds and chosen by their median (rank.h); fewer
  * rounds, down to MIN_ROUNDS, and none at all below, where the rounds
  * would take more than REMEASURE_SHARE of the time the search took
- * (REMEASURE_FLOOR seconds at least). */
+ * (REMEASURE_FLOOR seconds at least).  Then the best is still compared
+ * with the automatic seed, the two alone in as many rounds as fit the
+ * same budget (MIN_ROUNDS at least), or where even those do not fit, by
+ * their single measurements and the noise margin (rank.h): whatever the
+ * budget, the schedule written never lost to the automatic seed in an
+ * interleaved comparison (duel_rounds). */
 #define LEADERS 3
 #define MAX_LEAD (LEADERS + 2)
 #define ROUNDS 5
@@ -88,6 +95,15 @@
 #define RANK_MARGIN 4
 #define CONFIRM_SHARE 0.3
 #define RANK_PREDICT 2.0
+
+/* Where the leaders' rounds did not fit the budget, the best and the
+ * automatic seed were: DUEL_NONE not compared (the leaders were
+ * re-measured, or the best is the seed, or there is no seed);
+ * DUEL_MEASURED measured again, the two alone, in interleaved rounds;
+ * DUEL_KEPT, DUEL_BEATEN compared by their single measurements (even
+ * those rounds did not fit): the seed kept, within the noise margin of
+ * the best, or the best faster by more than that. */
+enum duel { DUEL_NONE, DUEL_MEASURED, DUEL_KEPT, DUEL_BEATEN };
 
 /* A trial as the tuner keeps it. */
 struct trial {
@@ -122,6 +138,8 @@ struct trial {
  *	end (indices into trial: the fastest, then the seeds) and their
  *	medians over lead_rounds rounds (0: not re-measured, too costly;
  *	n_lead 0: fewer than two leaders);
+ * duel, n_skipped: how the best was compared with the automatic seed
+ *	where the n_skipped leaders' rounds did not fit (enum duel);
  * rank, rank_text, rank_flops, reduced: the sizes candidates are
  *	measured at, as text, and a call's operations there: the tuning
  *	sizes, or (reduced 1) smaller ones of the same shape when a call
@@ -162,6 +180,7 @@ struct run {
 	int finishing;
 	int n_lead, lead[MAX_LEAD], lead_rounds;
 	double lead_median[MAX_LEAD];
+	int duel, n_skipped;
 	int64_t rank[16];
 	char rank_text[256];
 	double rank_flops;
@@ -959,6 +978,22 @@ static void print_choice(const struct run *r, FILE *f, const char *prefix)
 {
 	int i;
 
+	if (r->duel == DUEL_KEPT || r->duel == DUEL_BEATEN) {
+		const struct trial *a = &r->trial[r->lead[1]];
+
+		fprintf(f, "%schosen by single measurements: re-measuring "
+			"the %d leaders, or even the best and the automatic "
+			"seed, would have taken over %.0f%% of the search's "
+			"time; trial %d %.4g ms, trial %d (automatic) %.4g ms: "
+			"%s\n", prefix, r->n_skipped, REMEASURE_SHARE * 100,
+			r->trial[r->lead[0]].rec.trial,
+			r->trial[r->lead[0]].rec.seconds * 1e3, a->rec.trial,
+			a->rec.seconds * 1e3, r->duel == DUEL_KEPT ?
+			"the automatic seed is kept, the best not faster by "
+			"more than the noise margin" : "the best is faster than "
+			"the automatic seed by more than the noise margin");
+		return;
+	}
 	if (r->n_lead == 0)
 		return;
 	if (r->lead_rounds == 0) {
@@ -968,7 +1003,14 @@ static void print_choice(const struct run *r, FILE *f, const char *prefix)
 			REMEASURE_SHARE * 100);
 		return;
 	}
-	if (r->reduced)
+	if (r->duel == DUEL_MEASURED)
+		fprintf(f, "%schosen by the median of %d interleaved "
+			"re-measurements of the best and the automatic seed "
+			"(re-measuring the %d leaders would have taken over "
+			"%.0f%% of the search's time; ms, first measurement "
+			"in parentheses):", prefix, r->lead_rounds,
+			r->n_skipped, REMEASURE_SHARE * 100);
+	else if (r->reduced)
 		fprintf(f, "%schosen by the median of %d interleaved "
 			"measurements at the full sizes of the %d leaders "
 			"ranked at %s (ms, the time at the ranking sizes in "
@@ -1700,12 +1742,17 @@ static int remeasure_rounds(const struct run *r, const int *lead, int n)
 {
 	double round = 0, budget = REMEASURE_SHARE *
 		(elapsed(r) - r->elapsed0);
-	int i, rounds;
+	int i, rounds, inject = ein_inject_remeasure_budget();
 
 	for (i = 0; i < n; ++i)
 		round += measure_cost(r, &r->trial[lead[i]]);
 	if (budget < REMEASURE_FLOOR)
 		budget = REMEASURE_FLOOR;
+	/* The test hook counts measurements, not seconds. */
+	if (inject >= 0) {
+		round = n;
+		budget = inject;
+	}
 	for (rounds = ROUNDS; rounds >= MIN_ROUNDS; --rounds)
 		if (rounds * round <= budget)
 			return rounds;
@@ -1852,6 +1899,76 @@ static int leaders(const struct run *r, int *lead)
 	return n;
 }
 
+/* The automatic seed's trial, -1 if it was not measured. */
+static int auto_seed(const struct run *r)
+{
+	int i;
+
+	for (i = 0; i < r->n_trial; ++i)
+		if (!strcmp(r->trial[i].rec.origin, "automatic") &&
+		    r->trial[i].rec.status == EIN_TRIAL_OK)
+			return i;
+	return -1;
+}
+
+/* Where the "n" leaders' rounds do not fit the budget, a single lucky
+ * measurement (of the best, or an unlucky one of the seed) must still
+ * not beat the automatic seed: the best and the seed alone, into
+ * r->lead, are measured in as many interleaved rounds as fit the same
+ * budget (returned); where not even MIN_ROUNDS fit (0 returned), the
+ * seed replaces a best not faster than its single measurement by more
+ * than the noise margin (ein_rank_keeps_seed), checked against the
+ * reference first if it never was.  Sets r->duel. */
+static int duel_rounds(struct run *r, int n)
+{
+	int a = auto_seed(r), rounds;
+	struct trial *w;
+
+	if (a < 0 || r->best < 0 || a == r->best)
+		return 0;
+	r->n_skipped = n;
+	r->lead[0] = r->best;
+	r->lead[1] = a;
+	r->n_lead = 2;
+	rounds = remeasure_rounds(r, r->lead, 2);
+	if (rounds > 0) {
+		r->duel = DUEL_MEASURED;
+		return rounds;
+	}
+	w = &r->trial[a];
+	r->duel = ein_rank_keeps_seed(r->trial[r->best].rec.seconds,
+		w->rec.seconds) ? DUEL_KEPT : DUEL_BEATEN;
+	if (r->duel == DUEL_KEPT && !w->rec.checked) {
+		struct ein_measure_opts mo;
+		char msg[512];
+		int st;
+		ein_kernel *k = compile_cand(r, w->rec.trial,
+			w->rec.schedule, r->o->symbolic ? NULL : r->sizes,
+			&st, msg, sizeof(msg));
+
+		measure_opts(r, &mo);
+		if (k)
+			check_cand(r, k, r->o->symbolic ? NULL : r->sizes, w,
+				&mo, EIN_FAULT_NONE);
+		ein_kernel_free(k);
+		if (!k || w->rec.status != EIN_TRIAL_OK)
+			r->duel = DUEL_BEATEN;
+	}
+	if (r->duel == DUEL_KEPT)
+		r->best = a;
+	if (r->o->verbose)
+		fprintf(stderr, "ein tune: not even the best (trial %d, %.4g "
+			"ms) and the automatic seed (trial %d, %.4g ms) can be "
+			"re-measured within %.0f%% of the search's time; %s\n",
+			r->trial[r->lead[0]].rec.trial,
+			r->trial[r->lead[0]].rec.seconds * 1e3, w->rec.trial,
+			w->rec.seconds * 1e3, REMEASURE_SHARE * 100,
+			r->duel == DUEL_KEPT ? "the automatic seed is kept, "
+			"the best not faster by more than the noise margin" :
+			"the best is faster by more than the noise margin");
+	return 0;
+}
+
 /* Print the re-measurement of the leaders (--verbose). */
 static void print_leaders(const struct run *r, int win)
 {
@@ -1902,7 +2019,16 @@ static void remeasure(struct run *r)
 				"re-measured: it would take more than %.0f%% "
 				"of the search's time\n",
 				REMEASURE_SHARE * 100);
-		return;
+		r->lead_rounds = duel_rounds(r, n);
+		if (r->lead_rounds == 0)
+			return;
+		n = r->n_lead;
+		if (r->o->verbose)
+			fprintf(stderr, "ein tune: the best (trial %d) and the "
+				"automatic seed (trial %d) are re-measured in "
+				"%d interleaved rounds instead\n",
+				r->trial[r->lead[0]].rec.trial,
+				r->trial[r->lead[1]].rec.trial, r->lead_rounds);
 	}
 	for (i = 0; i < n; ++i) {
 		struct ein_tunelog_trial *rec = &r->trial[r->lead[i]].rec;

@@ -99,6 +99,19 @@ END_TEST
  * (0.8 then 0.82 against 1.0) is confirmed.  When the machine got
  * busier between the two (the best now at 1.6 ms), a candidate at 1.3
  * ms now is still confirmed: the pair is taken under the same load. */
+/* Issue 22: a best measured once at 1.22 ms does not replace an
+ * automatic seed measured once at 1.30 ms (it runs 1.08 ms when both
+ * are measured interleaved); a best clearly faster does. */
+START_TEST(seed_kept_within_noise)
+{
+	ck_assert(ein_rank_keeps_seed(0.00122, 0.00130));
+	ck_assert(ein_rank_keeps_seed(0.00130, 0.00122));
+	ck_assert(!ein_rank_keeps_seed(0.00100, 0.00130));
+	ck_assert(!ein_rank_keeps_seed(0.00122, -1));
+	ck_assert(ein_rank_keeps_seed(-1, 0.00130));
+}
+END_TEST
+
 START_TEST(confirm_new_best)
 {
 	ck_assert(!ein_rank_confirms(0.0012, 0.0010));
@@ -129,6 +142,7 @@ int main(void)
 	tcase_add_test(tc, tie_goes_to_first);
 	tcase_add_test(tc, too_slow);
 	tcase_add_test(tc, confirm_new_best);
+	tcase_add_test(tc, seed_kept_within_noise);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
