@@ -339,7 +339,7 @@ START_TEST(qgemm_vnni_vs_loop)
 END_TEST
 
 /* The 3x3 stride-2 int8 convolution in VNNI's layout with
- * schedules/x86_64-avx512/qconv_vnni_s2.sched (bench/kernels.ein): the
+ * bench/schedules/x86_64-avx512/qconv_vnni_s2.sched (bench/kernels.ein): the
  * register tile of 7 columns x 32 output channels, each term a sum of
  * four u8 x s8 products over consecutive input channels, vpdpbusd on a
  * CPU with AVX512-VNNI.  M = 40 (one full block of 32 channels and an
@@ -391,7 +391,7 @@ START_TEST(qconv_vnni_vs_loop)
 
 	ck_assert_msg(prog && opts, "%s", ein_ctx_last_error(ctx));
 	snprintf(path, sizeof(path),
-		"%s/schedules/x86_64-avx512/qconv_vnni_s2.sched",
+		"%s/bench/schedules/x86_64-avx512/qconv_vnni_s2.sched",
 		srcdir ? srcdir : ".");
 	ck_assert_int_eq(ein_options_set_schedule(opts, path), EIN_OK);
 	ck_assert_int_eq(ein_options_fix_size(opts, "C4", c4), EIN_OK);
