@@ -70,14 +70,16 @@ static int is_mapped(const struct ein_gpu_plan *p, int v)
 }
 
 /* The number of parallel (not reduction) loops of s that the plan leaves
- * to the work-item. */
+ * to the work-item, but for those of one iteration (a batch of one
+ * image), which do not keep a register tile from accumulating. */
 static int n_unmapped(const struct ein_space_stmt *ss,
 	const struct ein_gpu_plan *p)
 {
 	int v, n = 0;
 
 	for (v = 0; v < ss->n_loop; ++v)
-		n += !ss->is_reduction[v] && !is_mapped(p, v);
+		n += !ss->is_reduction[v] && !is_mapped(p, v) &&
+			ss->extent[v] > 1;
 	return n;
 }
 
@@ -145,13 +147,30 @@ static int pow2_floor(long n)
 	return p;
 }
 
+/* The register tile nearest "reg" (not above) that divides a group's
+ * tile of "block": the whole block, or a power of two dividing it (a
+ * block is a power of two or a whole loop, e.g. 14 columns). */
+static int fit_reg(int block, int reg)
+{
+	int r;
+
+	if (block < 2)
+		return 1;
+	if (reg >= block)
+		return block;
+	r = pow2_floor(reg);
+	while (r > 1 && block % r)
+		r /= 2;
+	return r;
+}
+
 /* Keep the work-items of plan p within "limit": a register tile grows
  * (fewer items, each with more) while it may, else the group's tile
  * shrinks, along the loop with the most items. */
 static void fit_items(struct ein_gpu_plan *p, long limit)
 {
 	while (items(p) > limit) {
-		int i, best = -1;
+		int i, r, best = -1;
 
 		for (i = 0; i < p->n_map; ++i) {
 			int v = p->map[i];
@@ -163,17 +182,44 @@ static void fit_items(struct ein_gpu_plan *p, long limit)
 		}
 		if (best < 0)
 			return;
-		if (reg_elems(p) * 2 <= MAX_REG)
-			p->reg[best] *= 2;
-		else
+		r = fit_reg(p->block[best], p->reg[best] * 2);
+		if (reg_elems(p) * 2 <= MAX_REG && r > p->reg[best]) {
+			p->reg[best] = r;
+		} else {
 			p->block[best] /= 2;
+			p->reg[best] = fit_reg(p->block[best], p->reg[best]);
+		}
 	}
+}
+
+/* The loop a work-item of plan p runs innermost when it is a whole loop
+ * of the statement (what "vec" vectorises, as "vectorize j 16" does a
+ * row in bench/schedules/opencl/softmax.sched): the last reduction loop,
+ * else the last unmapped parallel loop of more than one iteration; -1
+ * when the innermost is a register tile's or the first reduction's
+ * slice, or there is none. */
+static int inner_loop(const struct ein_space_stmt *ss,
+	const struct ein_gpu_plan *p)
+{
+	int v, last = -1;
+
+	if (reg_elems(p) > 1 || p->n_map == 0)
+		return -1;
+	for (v = 0; v < ss->n_loop; ++v)
+		if (ss->is_reduction[v])
+			last = v;
+	if (last >= 0)
+		return last == red_loop(ss) && p->kc ? -1 : last;
+	for (v = 0; v < ss->n_loop; ++v)
+		if (!is_mapped(p, v) && ss->extent[v] > 1)
+			last = v;
+	return last;
 }
 
 /* Make plan s of "c" fit the space and the device (see the head
  * comment): mapped loops distinct, parallel and at most three; tiles
- * powers of two within the loop's extent, the register tile dividing
- * the group's; the work-items within the device; kc within the
+ * powers of two within the loop's extent or the whole loop, the register
+ * tile dividing the group's; the work-items within the device; kc within the
  * reduction; __local copies only of inputs with kc, within half the
  * local memory; accumulate only with a reduction and no unmapped
  * parallel loop. */
@@ -182,7 +228,7 @@ static void repair(const struct ein_space *space, struct ein_cand *c, int s)
 	const struct ein_space_stmt *ss = &space->stmt[s];
 	struct ein_gpu_plan *p = &c->s[s].gpu;
 	long limit = space->device.max_group;
-	int i, n = 0, a, k = red_loop(ss);
+	int i, n = 0, a, v, k = red_loop(ss);
 	double bytes = 0;
 
 	for (i = 0; i < p->n_map && i < EIN_GPU_MAX_MAP; ++i) {
@@ -203,17 +249,23 @@ static void repair(const struct ein_space *space, struct ein_cand *c, int s)
 			p->block[i] = p->reg[i] = 1;
 			continue;
 		}
-		p->block[i] = pow2_floor(p->block[i] < 1 ? 1 :
-			p->block[i] > cap ? cap : p->block[i]);
-		p->reg[i] = pow2_floor(p->reg[i] < 1 ? 1 :
-			p->reg[i] > p->block[i] ? p->block[i] : p->reg[i]);
-		if (p->block[i] < 2)
-			p->reg[i] = 1;
+		/* A tile that covers a short loop is the whole loop (14
+		 * columns of a 14^2 image, not 8 and a partial 6, which
+		 * leaves an accumulated register tile no constant size). */
+		if (p->block[i] >= ss->extent[i] && ss->extent[i] <= MAX_BLOCK)
+			p->block[i] = ss->extent[i];
+		else
+			p->block[i] = pow2_floor(p->block[i] < 1 ? 1 :
+				p->block[i] > cap ? cap : p->block[i]);
+		p->reg[i] = fit_reg(p->block[i], p->reg[i] < 1 ? 1 :
+			p->reg[i]);
 	}
 	while (reg_elems(p) > MAX_REG)
 		for (i = 0; i < p->n_map; ++i)
 			if (p->reg[p->map[i]] > 1) {
-				p->reg[p->map[i]] /= 2;
+				p->reg[p->map[i]] = fit_reg(
+					p->block[p->map[i]],
+					p->reg[p->map[i]] / 2);
 				break;
 			}
 	if (limit < 1 || limit > MAX_ITEMS)
@@ -237,6 +289,11 @@ static void repair(const struct ein_space *space, struct ein_cand *c, int s)
 		p->unroll &= ~1;
 	if (!p->kc || p->kc > 16)
 		p->unroll &= ~2;
+	v = inner_loop(ss, p);
+	p->vec = v < 0 || p->vec < 2 ? 0 : pow2_floor(p->vec > 16 ? 16 :
+		p->vec > ss->extent[v] ? ss->extent[v] : p->vec);
+	if (p->vec < 2)
+		p->vec = 0;
 }
 
 static void repair_all(const struct ein_space *space, struct ein_cand *c)
@@ -269,15 +326,32 @@ static void gpu_default(const struct ein_space *space, struct ein_cand *c)
  * tile on the loaded machine, against 3 s rolled), which a candidate
  * pays within its time limit. */
 struct shape {
-	int bi, bj, ri, rj, kc, local, acc, unroll;
+	int bi, bj, ri, rj, kc, local, acc, unroll, mode, vec;
 };
+
+/* How a shape maps a statement's parallel loops: the last two tiled (a
+ * GEMM's rows and columns); the outermost one of more than one
+ * iteration only, bi rows per group, each work-item running a whole row
+ * (a reduction per row with the row's producers placed per row, as
+ * bench/schedules/opencl/softmax.sched and layernorm.sched); or, in a
+ * statement with a reduction, the first mapped loop as the GEMM's rows
+ * (bi x ri) and the last as its columns (bj x rj), those between one per
+ * group (a convolution as a GEMM of the weights and the input, the
+ * channel reduction sliced by kc, as bench/schedules/opencl/
+ * conv3x3.sched; its statements without a reduction take shapes[0]). */
+enum { SHAPE_TILE2, SHAPE_ROWS, SHAPE_OUTER };
 
 /* The seeds' shapes: register tiles of 4 x 4 in 32 x 64 tiles and the
  * hand schedule of the benchmark's (bench/schedules/opencl/matmul.sched:
  * 64 x 128 tiles, 8 x 16 registers per item, the reduction in slices of
  * 256 between the groups' and the items' loops, which keeps a slice in
  * the cache of PoCL's CPU device: docs/performance.md, "OpenCL on PoCL
- * within 3x of the CPU"), both unrolled, 2 x 4 in
+ * within 3x of the CPU"), both unrolled, the shapes of the hand
+ * schedules of the benchmark's convolution (64 x 16 tiles of 8 x 16
+ * along the first and last mapped loops, the channels sliced by 64) and
+ * of its row-wise softmax and layernorm (16 rows per group, one per
+ * item), which a tune under load (4 to 12 candidates a minute) must
+ * meet early, 2 x 4 in
  * 16 x 64, the shipped schedules/opencl-generic/matmul.sched (8 x 32
  * items, one element each), the __local tiles of docs/schedules.md's
  * example, and rows of one element per item.  Register tiles come
@@ -286,15 +360,48 @@ struct shape {
  * PoCL (32 x 64 tiles of 4 x 4 rolled ran matmul 512^3 at 88 ms, 8 x 8
  * unrolled at 7.6 ms); 4 x 4 first, as it builds faster. */
 static const struct shape shapes[] = {
-	{ 32, 64, 4, 4, 0, 0, 1, 1 },
-	{ 64, 128, 8, 16, 256, 0, 1, 1 },
-	{ 16, 64, 2, 4, 0, 0, 1, 1 },
-	{ 8, 32, 1, 1, 0, 0, 0, 0 },
-	{ 16, 16, 2, 2, 8, 1, 1, 1 },
-	{ 32, 32, 4, 4, 16, 1, 1, 0 },
-	{ 4, 64, 1, 1, 0, 0, 0, 0 },
+	{ 32, 64, 4, 4, 0, 0, 1, 1, SHAPE_TILE2, 0 },
+	{ 64, 128, 8, 16, 256, 0, 1, 1, SHAPE_TILE2, 0 },
+	{ 64, 16, 8, 16, 64, 0, 1, 1, SHAPE_OUTER, 0 },
+	{ 16, 1, 1, 1, 0, 0, 0, 0, SHAPE_ROWS, 16 },
+	{ 16, 64, 2, 4, 0, 0, 1, 1, SHAPE_TILE2, 0 },
+	{ 8, 32, 1, 1, 0, 0, 0, 0, SHAPE_TILE2, 0 },
+	{ 16, 16, 2, 2, 8, 1, 1, 1, SHAPE_TILE2, 0 },
+	{ 32, 32, 4, 4, 16, 1, 1, 0, SHAPE_TILE2, 0 },
+	{ 4, 64, 1, 1, 0, 0, 0, 0, SHAPE_TILE2, 0 },
 };
 #define N_SHAPES ((int) (sizeof(shapes) / sizeof(shapes[0])))
+
+/* Map only the outermost parallel loop of statement s ("par", n of
+ * them) that has more than one iteration (a batch of one is no row), bi
+ * rows per group and one per work-item, the rest of the row inside the
+ * item: every statement of a row-wise chain then maps its rows alike,
+ * so a row's reduction and its producers and consumers share the
+ * grid. */
+static void seed_rows(const struct ein_space *space, struct ein_cand *c,
+	int s, const struct shape *sh, const int *par, int n)
+{
+	const struct ein_space_stmt *ss = &space->stmt[s];
+	struct ein_gpu_plan *p = &c->s[s].gpu;
+	int i, v = n > 0 ? par[0] : -1;
+
+	for (i = 0; i < n; ++i)
+		if (ss->extent[par[i]] > 1) {
+			v = par[i];
+			break;
+		}
+	if (v >= 0) {
+		p->map[p->n_map++] = v;
+		p->block[v] = sh->bi;
+		p->reg[v] = 1;
+	}
+	p->kc = sh->kc;
+	p->local = sh->local ? ~0 : 0;
+	p->acc = sh->acc;
+	p->unroll = sh->unroll;
+	p->vec = sh->vec;
+	repair(space, c, s);
+}
 
 /* Map statement s of "c" as "sh" says: its parallel loops, at most
  * three, the outer ones (a batch) across groups only, the last two
@@ -310,6 +417,14 @@ static void seed_stmt(const struct ein_space *space, struct ein_cand *c,
 	for (v = 0; v < ss->n_loop; ++v)
 		if (!ss->is_reduction[v])
 			par[n++] = v;
+	if (sh->mode == SHAPE_ROWS) {
+		seed_rows(space, c, s, sh, par, n);
+		return;
+	}
+	if (sh->mode == SHAPE_OUTER && red_loop(ss) < 0 && sh != shapes) {
+		seed_stmt(space, c, s, shapes);
+		return;
+	}
 	first = n > EIN_GPU_MAX_MAP ? n - EIN_GPU_MAX_MAP : 0;
 	for (i = first; i < n; ++i) {
 		v = par[i];
@@ -319,6 +434,11 @@ static void seed_stmt(const struct ein_space *space, struct ein_cand *c,
 	if (n == 1) {
 		p->block[par[0]] = sh->bi * sh->bj;
 		p->reg[par[0]] = sh->ri * sh->rj;
+	} else if (n > 1 && sh->mode == SHAPE_OUTER) {
+		p->block[par[first]] = sh->bi;
+		p->reg[par[first]] = sh->ri;
+		p->block[par[n - 1]] = sh->bj;
+		p->reg[par[n - 1]] = sh->rj;
 	} else if (n > 1) {
 		p->block[par[n - 2]] = sh->bi;
 		p->reg[par[n - 2]] = sh->ri;
@@ -648,6 +768,12 @@ static void print_order(const struct ein_space_stmt *ss,
 		ein_cand_append(buf, len, " %s", n[i].group);
 		ein_cand_append(groups, glen, " %s", n[i].group);
 	}
+	/* Loops of one iteration (a batch of one) outside the items':
+	 * inside them, they would split an accumulated tile. */
+	for (v = 0; v < ss->n_loop; ++v)
+		if (!ss->is_reduction[v] && !is_mapped(p, v) &&
+		    ss->extent[v] <= 1)
+			ein_cand_append(buf, len, " %s", ss->loop[v]);
 	if (p->kc)
 		ein_cand_append(buf, len, " %s.o", ss->loop[k]);
 	for (i = 0; i < p->n_map; ++i)
@@ -656,7 +782,8 @@ static void print_order(const struct ein_space_stmt *ss,
 			ein_cand_append(items_, ilen, " %s", n[i].item);
 		}
 	for (v = 0; v < ss->n_loop; ++v)
-		if (!ss->is_reduction[v] && !is_mapped(p, v))
+		if (!ss->is_reduction[v] && !is_mapped(p, v) &&
+		    ss->extent[v] > 1)
 			ein_cand_append(buf, len, " %s", ss->loop[v]);
 	for (v = 0; v < ss->n_loop; ++v)
 		if (ss->is_reduction[v])
@@ -712,6 +839,9 @@ static void print_marks(const struct ein_space_stmt *ss,
 	if ((p->unroll & 2) && p->kc)
 		ein_cand_append(buf, len, "%s: unroll %s.i full\n", ss->name,
 			ss->loop[k]);
+	if (p->vec > 1 && inner_loop(ss, p) >= 0)
+		ein_cand_append(buf, len, "%s: vectorize %s %d\n", ss->name,
+			ss->loop[inner_loop(ss, p)], p->vec);
 }
 
 /* The directives of plan s; none for a statement without mapped loops
@@ -784,6 +914,7 @@ static int gpu_encode(const struct ein_space *space, const struct ein_cand *c,
 		PUT(p->local);
 		PUT(p->acc);
 		PUT(p->unroll);
+		PUT(p->vec);
 	}
 #undef PUT
 	return n < max ? n : max;
@@ -815,6 +946,7 @@ static int gpu_decode(const struct ein_space *space, const int *v, int n,
 		GET(p->local);
 		GET(p->acc);
 		GET(p->unroll);
+		GET(p->vec);
 	}
 #undef GET
 	repair_all(space, c);

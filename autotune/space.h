@@ -154,7 +154,10 @@ enum ein_place {
  *	k.o;
  * acc: keep each work-item's part of the output in private memory
  *	(accumulate at the innermost work-item loop);
- * unroll: bit 0, the register loops unrolled fully; bit 1, k.i. */
+ * unroll: bit 0, the register loops unrolled fully; bit 1, k.i;
+ * vec: the vector width of the loop a work-item runs innermost, when it
+ *	is a whole loop of the statement (a row: no register tile; 0:
+ *	none). */
 struct ein_gpu_plan {
 	int n_map;
 	int map[EIN_GPU_MAX_MAP];
@@ -164,6 +167,7 @@ struct ein_gpu_plan {
 	int local;
 	int acc;
 	int unroll;
+	int vec;
 };
 
 /* The plan of one statement (see the head comment; gpu: the plan of the
