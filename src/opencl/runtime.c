@@ -577,7 +577,7 @@ static int reuse_buffer(ein_ctx *ctx, struct ein_ocl_code *code, int i,
  * on the device as it is, the others in the code's buffers, the host's
  * tensors copied in. */
 static int bind_buffers(ein_ctx *ctx, struct ein_ocl_code *code,
-	const struct ein_ocl_arg *arg, const int64_t *sizes, cl_mem *mem)
+	const struct ein_ocl_arg *arg, const size_t *temp, cl_mem *mem)
 {
 	const struct ein_func *func = code->scop->func;
 	int i, t, pos;
@@ -593,7 +593,7 @@ static int bind_buffers(ein_ctx *ctx, struct ein_ocl_code *code,
 			mem[i] = (cl_mem) arg[pos].mem;
 			continue;
 		}
-		n = pos >= 0 ? arg[pos].bytes : temp_bytes(code, t, sizes);
+		n = pos >= 0 ? arg[pos].bytes : temp[i];
 		if (!n)
 			return cl_error(ctx, "sizing a temporary", 0);
 		if (reuse_buffer(ctx, code, i, func->tensor[t].name, n,
@@ -640,7 +640,8 @@ static size_t n_groups(const struct ein_ocl_code *code,
 /* Launch kernel "k" on the buffers; its event into *event if not NULL
  * (profiling). */
 static int launch(ein_ctx *ctx, struct ein_ocl_code *code, int k,
-	const cl_mem *buf, const int64_t *sizes, cl_event *event)
+	const cl_mem *buf, const int64_t *sizes, const size_t *groups,
+	cl_event *event)
 {
 	const struct ein_ocl_launch *l = &code->plan->kernel[k];
 	const struct ein_func *func = code->scop->func;
@@ -673,8 +674,7 @@ static int launch(ein_ctx *ctx, struct ein_ocl_code *code, int k,
 			items *= local[i];
 		}
 	for (i = 0; i < EIN_GPU_MAX_DIM; ++i)
-		global[i] = local[i] * (i < l->n_block ?
-			n_groups(code, l, i, sizes) : 1);
+		global[i] = local[i] * (i < l->n_block ? groups[i] : 1);
 	err = api.EnqueueNDRangeKernel(code->device->queue, code->kernel[k],
 		dims ? dims : 1, NULL, global, local, 0, NULL, event);
 	return err == CL_SUCCESS ? 0 : cl_error(ctx, "clEnqueueNDRangeKernel",
@@ -719,6 +719,33 @@ static double kernel_span(const cl_event *event, int n)
 	return (double) (end - start) * 1e-9;
 }
 
+/* What the host computes from isl's expressions for a call at "sizes":
+ * the bytes of each temporary argument into temp (0 for the others) and
+ * the work-groups of each kernel's dimensions into groups.  Under the
+ * context's isl lock: the expressions' identifiers are the context's
+ * (one isl_id per size name) and isl counts their references without
+ * atomics, so that two calls evaluating at once, or one evaluating while
+ * another thread's call asks isl for its shapes, corrupted the heap. */
+static void eval_extents(ein_ctx *ctx, const struct ein_ocl_code *code,
+	const int64_t *sizes, size_t *temp, size_t (*groups)[EIN_GPU_MAX_DIM])
+{
+	const struct ein_func *func = code->scop->func;
+	int i, t, d;
+
+	ein_ctx_lock_isl(ctx);
+	for (i = 0; i < code->plan->n_arg; ++i) {
+		t = code->plan->arg[i];
+		temp[i] = t < func->n_tensor && func->tensor[t].role !=
+			EIN_ROLE_TEMP ? 0 : temp_bytes(code, t, sizes);
+	}
+	for (i = 0; i < code->plan->n_kernel; ++i)
+		for (d = 0; d < EIN_GPU_MAX_DIM; ++d)
+			groups[i][d] = d < code->plan->kernel[i].n_block ?
+				n_groups(code, &code->plan->kernel[i], d,
+					sizes) : 1;
+	ein_ctx_unlock_isl(ctx);
+}
+
 /* Bind, launch and read back (the lock held); the kernels' events into
  * "event" (NULL: none), how many launched into *n_event. */
 static int run_locked(ein_ctx *ctx, struct ein_ocl_code *code,
@@ -727,11 +754,15 @@ static int run_locked(ein_ctx *ctx, struct ein_ocl_code *code,
 {
 	int i, ok;
 	cl_mem mem[code->plan->n_arg + 1];
+	size_t temp[code->plan->n_arg + 1];
+	size_t groups[code->plan->n_kernel + 1][EIN_GPU_MAX_DIM];
 
 	*n_event = 0;
-	ok = bind_buffers(ctx, code, arg, sizes, mem);
+	eval_extents(ctx, code, sizes, temp, groups);
+	ok = bind_buffers(ctx, code, arg, temp, mem);
 	for (i = 0; ok == 0 && i < code->plan->n_kernel; ++i) {
-		ok = launch(ctx, code, i, mem, sizes, event ? &event[i] : NULL);
+		ok = launch(ctx, code, i, mem, sizes, groups[i],
+			event ? &event[i] : NULL);
 		*n_event += ok == 0;
 	}
 	return ok == 0 ? read_back(ctx, code, arg, mem) : ok;
