@@ -65,16 +65,11 @@ while [ "$done_n" -lt "$n" ]; do
 	k=$batch
 	[ $((done_n + k)) -le "$n" ] || k=$((n - done_n))
 	d=$tmp/b$b
-	mkdir -p "$d/f" "$d/q"
+	mkdir -p "$d"
 	$py -c "import sys, numpy as np; np.save(sys.argv[1], np.random.RandomState(2511 + int(sys.argv[2])).uniform(-1, 1, (int(sys.argv[3]), 3, 224, 224)).astype(np.float32))" \
 		"$d/x.npy" "$b" "$k" || fail "inputs of batch $b"
-	$ein run "${m}_n.onnx" --sizes N="$k" --input x="$d/x.npy" --repeat 1 \
-		--no-check --output "$d/f" > "$d/f.log" 2>&1 ||
-		fail "float run, batch $b: $(tail -3 "$d/f.log")"
-	$ein run "${m}_n.onnx" --quantize "$tmp/p.json" --calibration "$cal" \
-		--sizes N="$k" --input x="$d/x.npy" --repeat 1 --no-check \
-		--output "$d/q" > "$d/q.log" 2>&1 ||
-		fail "int8 run, batch $b: $(tail -3 "$d/q.log")"
+	float_and_int8 "${m}_n.onnx" "$k" "$d/x.npy" "$tmp/p.json" "$cal" \
+		"$d/f" "$d/q" "batch $b"
 	rm -f "$d/x.npy"
 	$py - "$d" "$k" <<'EOF'
 import glob, sys, numpy as np

@@ -122,14 +122,8 @@ if [ "$before" = 1 ]; then
 		"$b" "$(echo "$f / $b" | bc -l)" "$(echo "$b / $q" | bc -l)"
 fi
 
-mkdir -p "$tmp/af" "$tmp/aq"
-$ein run "${m}_n.onnx" --sizes N="$n" --input x="$m.acc.npy" --repeat 1 \
-	--no-check --output "$tmp/af" > "$tmp/af.log" 2>&1 ||
-	fail "float run (accuracy): $(tail -3 "$tmp/af.log")"
-$ein run "${m}_n.onnx" --quantize "$tmp/p.json" --calibration "$cal" \
-	--sizes N="$n" --input x="$m.acc.npy" --repeat 1 --no-check \
-	--output "$tmp/aq" > "$tmp/aq.log" 2>&1 ||
-	fail "int8 run (accuracy): $(tail -3 "$tmp/aq.log")"
+float_and_int8 "${m}_n.onnx" "$n" "$m.acc.npy" "$tmp/p.json" "$cal" \
+	"$tmp/af" "$tmp/aq" "accuracy"
 $py - "$tmp" "$n" <<'EOF'
 import glob, sys, numpy as np
 d, n = sys.argv[1], int(sys.argv[2])
