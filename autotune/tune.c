@@ -1950,47 +1950,14 @@ static int duel_default(const struct run *r, int a)
 		r->trial[d].rec.status == EIN_TRIAL_OK ? d : -1;
 }
 
-/* Where the "n" leaders' rounds do not fit the budget, a single lucky
- * measurement (of the best, or an unlucky one of the seed) must still
- * not beat the automatic seed, nor the default schedule: the best, the
- * automatic seed and the default, into r->lead, are measured in as many
- * interleaved rounds as fit the same budget (returned), the default
- * left out where the three do not fit (a best that is the automatic
- * seed faces the default alone: before, it faced nothing, and a lucky
- * seed was written over a default that beat it); where not even
- * MIN_ROUNDS of the best and the seed fit (0 returned), the seed
- * replaces a best not faster than its single measurement by more than
- * the noise margin (ein_rank_keeps_seed), checked against the reference
- * first if it never was.  Sets r->duel. */
-static int duel_rounds(struct run *r, int n)
+/* Where not even the rounds of the best and the automatic seed "a" fit:
+ * the seed replaces a best not faster than its single measurement by
+ * more than the noise margin (ein_rank_keeps_seed), checked against the
+ * reference first if it never was.  Sets r->duel. */
+static void duel_by_margin(struct run *r, int a)
 {
-	int a = auto_seed(r), d, rounds;
-	struct trial *w;
+	struct trial *w = &r->trial[a];
 
-	if (a == r->best)
-		a = -1;
-	d = duel_default(r, a);
-	if (r->best < 0 || (a < 0 && d < 0))
-		return 0;
-	r->n_skipped = n;
-	r->n_lead = 0;
-	r->lead[r->n_lead++] = r->best;
-	if (a >= 0)
-		r->lead[r->n_lead++] = a;
-	if (d >= 0)
-		r->lead[r->n_lead++] = d;
-	rounds = remeasure_rounds(r, r->lead, r->n_lead);
-	if (rounds == 0 && r->n_lead == 3)
-		rounds = remeasure_rounds(r, r->lead, --r->n_lead);
-	if (rounds > 0) {
-		r->duel = DUEL_MEASURED;
-		return rounds;
-	}
-	if (a < 0) {
-		r->n_lead = n;
-		return 0;
-	}
-	w = &r->trial[a];
 	r->duel = ein_rank_keeps_seed(r->trial[r->best].rec.seconds,
 		w->rec.seconds) ? DUEL_KEPT : DUEL_BEATEN;
 	if (r->duel == DUEL_KEPT && !w->rec.checked) {
@@ -2021,6 +1988,47 @@ static int duel_rounds(struct run *r, int n)
 			r->duel == DUEL_KEPT ? "the automatic seed is kept, "
 			"the best not faster by more than the noise margin" :
 			"the best is faster by more than the noise margin");
+}
+
+/* Where the "n" leaders' rounds do not fit the budget, a single lucky
+ * measurement (of the best, or an unlucky one of the seed) must still
+ * not beat the automatic seed, nor the default schedule: the best, the
+ * automatic seed and the default, into r->lead, are measured in as many
+ * interleaved rounds as fit the same budget (returned), the default
+ * left out where the three do not fit (a best that is the automatic
+ * seed faces the default alone: before, it faced nothing, and a lucky
+ * seed was written over a default that beat it); where not even
+ * MIN_ROUNDS of the best and the seed fit (0 returned), the two are
+ * compared by their single measurements (duel_by_margin).  Sets
+ * r->duel. */
+static int duel_rounds(struct run *r, int n)
+{
+	int a = auto_seed(r), d, rounds;
+
+	if (a == r->best)
+		a = -1;
+	d = duel_default(r, a);
+	if (r->best < 0 || (a < 0 && d < 0))
+		return 0;
+	r->n_skipped = n;
+	r->n_lead = 0;
+	r->lead[r->n_lead++] = r->best;
+	if (a >= 0)
+		r->lead[r->n_lead++] = a;
+	if (d >= 0)
+		r->lead[r->n_lead++] = d;
+	rounds = remeasure_rounds(r, r->lead, r->n_lead);
+	if (rounds == 0 && r->n_lead == 3)
+		rounds = remeasure_rounds(r, r->lead, --r->n_lead);
+	if (rounds > 0) {
+		r->duel = DUEL_MEASURED;
+		return rounds;
+	}
+	if (a < 0) {
+		r->n_lead = n;
+		return 0;
+	}
+	duel_by_margin(r, a);
 	return 0;
 }
 
