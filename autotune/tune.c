@@ -972,10 +972,39 @@ static const char *seed_tag(const struct trial *t)
 		" (analog)";
 }
 
+/* Who the duel (duel_rounds) re-measured, r->lead[0 .. n_lead-1], as
+ * "the best and the automatic seed", or "the best, the automatic seed
+ * and the default schedule", with their trials where "numbers", into
+ * buf; returns buf. */
+static const char *duel_members(const struct run *r, int numbers,
+	char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->n_lead && at < len; ++i) {
+		const struct trial *t = &r->trial[r->lead[i]];
+		const char *who = i == 0 ? "the best" :
+			r->lead[i] == r->baseline ? "the default schedule" :
+			"the automatic seed";
+		const char *sep = i == 0 ? "" : i < r->n_lead - 1 ? ", " :
+			" and ";
+
+		if (numbers)
+			at += snprintf(buf + at, len - at, "%s%s (trial %d)",
+				sep, who, t->rec.trial);
+		else
+			at += snprintf(buf + at, len - at, "%s%s", sep, who);
+	}
+	return buf;
+}
+
 /* How the best was chosen, after "prefix": by the median of the
  * leaders' re-measurements, or by its single measurement. */
 static void print_choice(const struct run *r, FILE *f, const char *prefix)
 {
+	char names[256];
 	int i;
 
 	if (r->duel == DUEL_KEPT || r->duel == DUEL_BEATEN) {
@@ -1005,11 +1034,11 @@ static void print_choice(const struct run *r, FILE *f, const char *prefix)
 	}
 	if (r->duel == DUEL_MEASURED)
 		fprintf(f, "%schosen by the median of %d interleaved "
-			"re-measurements of the best and the automatic seed "
-			"(re-measuring the %d leaders would have taken over "
-			"%.0f%% of the search's time; ms, first measurement "
-			"in parentheses):", prefix, r->lead_rounds,
-			r->n_skipped, REMEASURE_SHARE * 100);
+			"re-measurements of %s (re-measuring the %d leaders "
+			"would have taken over %.0f%% of the search's time; "
+			"ms, first measurement in parentheses):", prefix,
+			r->lead_rounds, duel_members(r, 0, names,
+			sizeof(names)), r->n_skipped, REMEASURE_SHARE * 100);
 	else if (r->reduced)
 		fprintf(f, "%schosen by the median of %d interleaved "
 			"measurements at the full sizes of the %d leaders "
@@ -1911,31 +1940,24 @@ static int auto_seed(const struct run *r)
 	return -1;
 }
 
-/* Where the "n" leaders' rounds do not fit the budget, a single lucky
- * measurement (of the best, or an unlucky one of the seed) must still
- * not beat the automatic seed: the best and the seed alone, into
- * r->lead, are measured in as many interleaved rounds as fit the same
- * budget (returned); where not even MIN_ROUNDS fit (0 returned), the
- * seed replaces a best not faster than its single measurement by more
- * than the noise margin (ein_rank_keeps_seed), checked against the
- * reference first if it never was.  Sets r->duel. */
-static int duel_rounds(struct run *r, int n)
+/* The default schedule's trial where it may face the best in the duel
+ * (measured, neither the best nor the automatic seed "a"), else -1. */
+static int duel_default(const struct run *r, int a)
 {
-	int a = auto_seed(r), rounds;
-	struct trial *w;
+	int d = r->baseline;
 
-	if (a < 0 || r->best < 0 || a == r->best)
-		return 0;
-	r->n_skipped = n;
-	r->lead[0] = r->best;
-	r->lead[1] = a;
-	r->n_lead = 2;
-	rounds = remeasure_rounds(r, r->lead, 2);
-	if (rounds > 0) {
-		r->duel = DUEL_MEASURED;
-		return rounds;
-	}
-	w = &r->trial[a];
+	return d >= 0 && d != r->best && d != a &&
+		r->trial[d].rec.status == EIN_TRIAL_OK ? d : -1;
+}
+
+/* Where not even the rounds of the best and the automatic seed "a" fit:
+ * the seed replaces a best not faster than its single measurement by
+ * more than the noise margin (ein_rank_keeps_seed), checked against the
+ * reference first if it never was.  Sets r->duel. */
+static void duel_by_margin(struct run *r, int a)
+{
+	struct trial *w = &r->trial[a];
+
 	r->duel = ein_rank_keeps_seed(r->trial[r->best].rec.seconds,
 		w->rec.seconds) ? DUEL_KEPT : DUEL_BEATEN;
 	if (r->duel == DUEL_KEPT && !w->rec.checked) {
@@ -1966,6 +1988,47 @@ static int duel_rounds(struct run *r, int n)
 			r->duel == DUEL_KEPT ? "the automatic seed is kept, "
 			"the best not faster by more than the noise margin" :
 			"the best is faster by more than the noise margin");
+}
+
+/* Where the "n" leaders' rounds do not fit the budget, a single lucky
+ * measurement (of the best, or an unlucky one of the seed) must still
+ * not beat the automatic seed, nor the default schedule: the best, the
+ * automatic seed and the default, into r->lead, are measured in as many
+ * interleaved rounds as fit the same budget (returned), the default
+ * left out where the three do not fit (a best that is the automatic
+ * seed faces the default alone: before, it faced nothing, and a lucky
+ * seed was written over a default that beat it); where not even
+ * MIN_ROUNDS of the best and the seed fit (0 returned), the two are
+ * compared by their single measurements (duel_by_margin).  Sets
+ * r->duel. */
+static int duel_rounds(struct run *r, int n)
+{
+	int a = auto_seed(r), d, rounds;
+
+	if (a == r->best)
+		a = -1;
+	d = duel_default(r, a);
+	if (r->best < 0 || (a < 0 && d < 0))
+		return 0;
+	r->n_skipped = n;
+	r->n_lead = 0;
+	r->lead[r->n_lead++] = r->best;
+	if (a >= 0)
+		r->lead[r->n_lead++] = a;
+	if (d >= 0)
+		r->lead[r->n_lead++] = d;
+	rounds = remeasure_rounds(r, r->lead, r->n_lead);
+	if (rounds == 0 && r->n_lead == 3)
+		rounds = remeasure_rounds(r, r->lead, --r->n_lead);
+	if (rounds > 0) {
+		r->duel = DUEL_MEASURED;
+		return rounds;
+	}
+	if (a < 0) {
+		r->n_lead = n;
+		return 0;
+	}
+	duel_by_margin(r, a);
 	return 0;
 }
 
@@ -2006,6 +2069,7 @@ static void remeasure(struct run *r)
 	int n, win = -1, i, j;
 	ein_kernel *k[MAX_LEAD] = { NULL };
 	double t[ROUNDS * MAX_LEAD], col[ROUNDS];
+	char names[256];
 
 	n = leaders(r, r->lead);
 	if (n < (r->reduced ? 1 : 2))
@@ -2024,11 +2088,10 @@ static void remeasure(struct run *r)
 			return;
 		n = r->n_lead;
 		if (r->o->verbose)
-			fprintf(stderr, "ein tune: the best (trial %d) and the "
-				"automatic seed (trial %d) are re-measured in "
-				"%d interleaved rounds instead\n",
-				r->trial[r->lead[0]].rec.trial,
-				r->trial[r->lead[1]].rec.trial, r->lead_rounds);
+			fprintf(stderr, "ein tune: %s are re-measured in %d "
+				"interleaved rounds instead\n",
+				duel_members(r, 1, names, sizeof(names)),
+				r->lead_rounds);
 	}
 	for (i = 0; i < n; ++i) {
 		struct ein_tunelog_trial *rec = &r->trial[r->lead[i]].rec;
