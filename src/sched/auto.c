@@ -96,9 +96,9 @@ struct machine {
  *	in, -1 if none;
  * placed: the epilogue rule computes it in a later statement's loop (it
  *	has no outer loop of its own to run in parallel);
- * strip: the epilogue rule split its vector loop v into strips of one
- *	vector (v.o, v.i) to compute its producers in each: its own rule
- *	vectorises v.i;
+ * strip: the epilogue or the chain rule split its vector loop v into
+ *	strips of one vector (v.o, v.i) to compute its producers in each:
+ *	its own rule vectorises v.i;
  * done: the stencil rule wrote its directives (it gets no group of its
  *	own). */
 struct stmt {
