@@ -96,6 +96,9 @@ struct machine {
  *	in, -1 if none;
  * placed: the epilogue rule computes it in a later statement's loop (it
  *	has no outer loop of its own to run in parallel);
+ * strip: the epilogue or the chain rule split its vector loop v into
+ *	strips of one vector (v.o, v.i) to compute its producers in each:
+ *	its own rule vectorises v.i;
  * done: the stencil rule wrote its directives (it gets no group of its
  *	own). */
 struct stmt {
@@ -109,6 +112,7 @@ struct stmt {
 	int serial;
 	int host;
 	int placed;
+	int strip;
 	int done;
 };
 
@@ -1356,14 +1360,14 @@ static char *simple_text(const struct stmt *st, int v, int p, int stream)
 			ix[v], st->lanes);
 	else {
 		if (v >= 0)
-			fprintf(f, "%s: vectorize %s %d\n", st->name, ix[v],
-				st->lanes);
+			fprintf(f, "%s: vectorize %s%s %d\n", st->name, ix[v],
+				st->strip ? ".i" : "", st->lanes);
 		if (p >= 0)
 			fprintf(f, "%s: parallel %s\n", st->name, ix[p]);
 	}
 	if (stream && v >= 0)
 		fprintf(f, "%s: stream %s%s\n", st->name, ix[v],
-			v == p ? ".i" : "");
+			v == p || st->strip ? ".i" : "");
 	if (p >= 0 && st->fs->ast->init)
 		fprintf(f, "%s.init: parallel %s\n", st->name, ix[0]);
 	if (fclose(f) != 0)
@@ -1858,6 +1862,71 @@ static int pool_group(struct autosched *a, const struct stmt *st,
 
 /* ---- chains ------------------------------------------------------------ */
 
+/* Is statement "st" elementwise: no reduction, no initialisation, not a
+ * contraction or convolution? */
+static int is_elementwise(const struct stmt *st)
+{
+	struct contraction c;
+
+	return st->fs->n_index == st->fs->n_lhs && !st->fs->ast->init &&
+		!is_contraction(st, &c) && !is_conv(st, &(struct conv){ 0 });
+}
+
+/* The vector loop of the last statement when every statement from
+ * "first" on is elementwise and vectorised along its innermost loop, -1
+ * if one is not (a producer read across its rows would be computed a
+ * column at a time in each strip; a reduction needs its whole row). */
+static int strip_vector(const struct autosched *a, int first)
+{
+	int k;
+
+	for (k = first; k < a->n_stmt; ++k)
+		if (!is_elementwise(&a->stmt[k]) ||
+		    vector_index(&a->stmt[k]) < 0)
+			return -1;
+	return vector_index(&a->stmt[a->n_stmt - 1]);
+}
+
+/* The last statement's vector loop "v" split into strips of one vector,
+ * each producer from statement "first" on computed in each strip. */
+static char *strip_text(const struct autosched *a, int first, int v)
+{
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	const char *ix = last->fs->index[v];
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	int k;
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s: split %s %d\n", last->name, ix, last->lanes);
+	for (k = a->n_stmt - 2; k >= first; --k)
+		fprintf(f, "%s: compute_at %s %s.o\n", a->stmt[k].name,
+			last->name, ix);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* Add to "g" the placement of statements "first" .. n - 2 in strips of
+ * one vector of the last statement (strip_text), labelled "what: ...",
+ * if strip_vector allows it. */
+static int strip_group(struct autosched *a, int first, const char *what,
+	struct group *g)
+{
+	const struct stmt *last = &a->stmt[a->n_stmt - 1];
+	int v = strip_vector(a, first);
+	char label[160];
+
+	if (v < 0)
+		return 0;
+	snprintf(label, sizeof(label), "%s: computed in each vector (strips "
+		"of %d) of %s's loop %s", what, last->lanes, last->name,
+		last->fs->index[v]);
+	return add_alt(g, strip_text(a, first, v), label);
+}
+
 /* Is the definition a chain: temporaries, each indexed first by an index
  * variable and none a contraction, all read (directly or not) by the
  * last statement, which writes an output and is not a contraction?
@@ -1914,15 +1983,19 @@ static int add_placement(struct autosched *a, struct group *g, int first,
 	return add_alt(g, text, label);
 }
 
-/* Place every producer in the last statement's loop around its
- * innermost (a row: a 4-D softmax of ONNX's batch of 1 had its whole
- * tensors as temporaries when placed in the outermost, of one
- * iteration) or, after a depthwise convolution, in its channel loop
- * (dw_chain_depth), else in its outermost loop. */
+/* Place every producer, in an elementwise chain (a GELU alone) in strips
+ * of one vector of the last statement (strip_group: 0.26 -> 0.13 ms of
+ * CPU for BERT's 128 x 3072 GELU of five statements); else in the last
+ * statement's loop around its innermost (a row: a 4-D softmax of ONNX's
+ * batch of 1 had its whole tensors as temporaries when placed in the
+ * outermost, of one iteration) or, after a depthwise convolution, in its
+ * channel loop (dw_chain_depth), else in its outermost loop. */
 static int chain_group(struct autosched *a, struct group *g)
 {
 	int inner = a->stmt[a->n_stmt - 1].n_loop - 2;
 
+	if (a->dw_depth < 0 && strip_group(a, 0, "chain", g) < 0)
+		return -1;
 	if (a->dw_depth >= 0)
 		inner = a->dw_depth;
 	if (inner > 0 && add_placement(a, g, 0, inner,
@@ -2221,16 +2294,6 @@ static int fuse_all(struct autosched *a)
 
 /* ---- epilogues ---------------------------------------------------------- */
 
-/* Is statement "st" elementwise: no reduction, no initialisation, not a
- * contraction or convolution? */
-static int is_elementwise(const struct stmt *st)
-{
-	struct contraction c;
-
-	return st->fs->n_index == st->fs->n_lhs && !st->fs->ast->init &&
-		!is_contraction(st, &c) && !is_conv(st, &(struct conv){ 0 });
-}
-
 /* The first statement of the definition's epilogue: the elementwise
  * statements after its last contraction or convolution, writing
  * temporaries, before a last elementwise statement that writes an output
@@ -2258,14 +2321,23 @@ static int epilogue_start(const struct autosched *a)
 	return k + 1;
 }
 
-/* The epilogue from statement "first" on computed a row at a time: each
- * producer in the last statement's loop around its innermost, so that
- * its temporary is one row, in cache, instead of a pass over the whole
- * tensor each (the GELU after BERT's 128 x 3072 product: five
- * temporaries of 1.5 MB; docs/performance.md, "The BERT layer"). */
+/* The epilogue from statement "first" on computed a vector at a time:
+ * the last statement's vector loop in strips of one vector, each
+ * producer computed in each strip, so that its temporary is one vector
+ * and the chain of elementwise statements is one pass over registers, as
+ * if written as one expression; else a row at a time: each producer in
+ * the last statement's loop around its innermost, its temporary one row,
+ * in cache, instead of a pass over the whole tensor each (the GELU after
+ * BERT's 128 x 3072 product: five temporaries of 1.5 MB;
+ * docs/performance.md, "The BERT layer").  A row at a time, the five
+ * statements of that GELU still made five passes over 12 KiB rows, 60
+ * KiB of temporaries per row, past the L1: 0.26 ms per call alone,
+ * 0.13 a vector at a time (docs/performance.md, "BERT's GELU
+ * epilogue"). */
 static int epilogue_group(struct autosched *a, int first, struct group *g)
 {
-	if (add_placement(a, g, first, a->stmt[a->n_stmt - 1].n_loop - 2,
+	if (strip_group(a, first, "epilogue", g) < 0 ||
+	    add_placement(a, g, first, a->stmt[a->n_stmt - 1].n_loop - 2,
 			"epilogue:") < 0)
 		return -1;
 	return add_alt(g, strdup(""), "");
@@ -2287,6 +2359,8 @@ static int place_epilogue(struct autosched *a, struct group *g)
 		return 0;
 	for (k = first; k < a->n_stmt - 1; ++k)
 		a->stmt[k].placed = 1;
+	a->stmt[a->n_stmt - 1].strip = directive_has(a->accepted + before,
+		"split");
 	return 0;
 }
 
@@ -2639,12 +2713,16 @@ static int schedule_all(struct autosched *a)
 		return 0;
 	a->dw_depth = dw_chain_depth(a);
 	if (is_chain(a)) {
+		size_t before = strlen(a->accepted);
+
 		if (chain_group(a, &g) < 0)
 			return -1;
 		a->chain = 1;
 		if (choose(a, a->stmt[a->n_stmt - 1].name, &g) < 0)
 			return -1;
 		a->chain = directive_has(a->accepted, "compute_at");
+		a->stmt[a->n_stmt - 1].strip = a->chain &&
+			directive_has(a->accepted + before, "split");
 	}
 	if (!a->chain) {
 		a->dw_depth = -1;
