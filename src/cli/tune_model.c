@@ -40,7 +40,9 @@ struct share {
  * o: the caller's options; dir: the schedule directory; opts: the
  * compile options (the model's sizes fixed); m: the model;
  * n, share: the kernels, by decreasing time; n_tune: how many of the
- * first are tuned; total: the profile's time of a run (the kernels');
+ * first are tuned; total: the profile's time of a run (a median);
+ * kernels: the sum of the kernels' times (means, so a noisy run can make
+ * it exceed total: the shares are of it, and never above 100%);
  * work: the temporary directory, source: the kernels' source in it;
  * target: the target name; tag: the file-name tag of the sizes. */
 struct tune_model {
@@ -51,7 +53,7 @@ struct tune_model {
 	ein_model *m;
 	int n, n_tune;
 	struct share *share;
-	double total;
+	double total, kernels;
 	char work[64], source[128];
 	char *target;
 	char tag[256];
@@ -109,8 +111,10 @@ static int profile(struct tune_model *t)
 	sec = calloc(t->n + 1, sizeof(*sec));
 	res = t->share && sec ? ein_cli_profile_model(&r, t->m, sec,
 		&t->total) : -1;
-	for (k = 0; res == 0 && k < t->n; ++k)
+	for (k = 0; res == 0 && k < t->n; ++k) {
 		t->share[k] = (struct share) { k, sec[k], -1 };
+		t->kernels += sec[k];
+	}
 	free(sec);
 	if (res < 0)
 		return -1;
@@ -173,8 +177,8 @@ static int tune_one(struct tune_model *t, int i, double budget)
 		name, *t->tag ? "." : "", t->tag);
 	printf("ein tune: kernel %d of %d: %s (%s): %.1f%% of the run time "
 		"(%.4f ms), %.1f s\n", i + 1, t->n_tune, name,
-		ein_model_get_kernel_nodes(t->m, s->k), t->total > 0 ?
-		100 * s->seconds / t->total : 0, s->seconds * 1e3, budget);
+		ein_model_get_kernel_nodes(t->m, s->k), t->kernels > 0 ?
+		100 * s->seconds / t->kernels : 0, s->seconds * 1e3, budget);
 	fflush(stdout);
 	ko.file = t->source;
 	ko.def = name;
