@@ -133,9 +133,13 @@ int64_t ein_onnx_tensor_n_elem(const struct ein_onnx_tensor *t)
 	int64_t n = 1;
 	int d;
 
-	for (d = 0; d < t->rank; ++d) {
+	for (d = 0; d < t->rank; ++d)
 		if (t->dim[d].sym >= 0)
 			return -1;
+	for (d = 0; d < t->rank; ++d) {
+		if (t->dim[d].value > 0 &&
+		    n > EIN_ONNX_MAX_ELEM / t->dim[d].value)
+			return EIN_ONNX_MAX_ELEM + 1;
 		n *= t->dim[d].value;
 	}
 	return n;

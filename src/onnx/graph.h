@@ -148,8 +148,14 @@ const char *ein_onnx_dtype_name(int dtype);
  * does not compute with. */
 const char *ein_onnx_dtype_ein(enum ein_onnx_dtype dtype);
 
+/* The most elements a tensor may have: its bytes (8 per element at
+ * most) and sums of a few such stay far from int64_t's limit.  The
+ * constants' check in read.c uses the same bound. */
+#define EIN_ONNX_MAX_ELEM (INT64_MAX / 16)
+
 /* The number of elements of a tensor of known constant shape, -1 if a
- * dimension is symbolic. */
+ * dimension is symbolic; EIN_ONNX_MAX_ELEM + 1 if there are more than
+ * EIN_ONNX_MAX_ELEM. */
 int64_t ein_onnx_tensor_n_elem(const struct ein_onnx_tensor *t);
 /* Are two dimensions equal for every value of the sizes? */
 int ein_onnx_dim_eq(struct ein_onnx_dim a, struct ein_onnx_dim b);

@@ -171,6 +171,47 @@ static int check_inputs(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	return 0;
 }
 
+/* Refuse a graph input (with the sizes fixed by the options) of more
+ * elements than ein can address: its bytes would overflow the sizes
+ * that the graph level computes. */
+static int check_input_sizes(struct ein_onnx_lower *l)
+{
+	int i;
+
+	for (i = 0; i < l->g->n_input; ++i) {
+		const struct ein_onnx_tensor *t = &l->g->tensor[l->g->input[i]];
+
+		if (ein_onnx_tensor_n_elem(t) > EIN_ONNX_MAX_ELEM) {
+			ein_error(l->ctx, EIN_ERROR_UNSUPPORTED, "%s: input "
+				"'%s' has more than %lld elements", l->path,
+				t->name, (long long) EIN_ONNX_MAX_ELEM);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Refuse an output of node "n" of more elements than ein can address
+ * (shapes computed from a model's constants can be anything). */
+static int check_output_sizes(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n)
+{
+	int i;
+
+	for (i = 0; i < n->n_out; ++i) {
+		const struct ein_onnx_tensor *t;
+
+		if (n->out[i] < 0)
+			continue;
+		t = &l->g->tensor[n->out[i]];
+		if (t->known && ein_onnx_tensor_n_elem(t) > EIN_ONNX_MAX_ELEM)
+			return ein_onnx_node_error(l, n, "output '%s' has more "
+				"than %lld elements", t->name,
+				(long long) EIN_ONNX_MAX_ELEM);
+	}
+	return 0;
+}
+
 /* Fold or write node "n". */
 static int lower_node(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 {
@@ -185,14 +226,13 @@ static int lower_node(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 				"already defined (a cycle, or two nodes "
 				"writing it)", l->g->tensor[n->out[i]].name);
 	if ((r = ein_onnx_fold(l, n)) != 0)
-		return r < 0 ? -1 : 0;
+		return r < 0 ? -1 : check_output_sizes(l, n);
 	op = ein_onnx_op_find(n->op);
 	if (!op)
 		return ein_onnx_node_error(l, n, "operator %s is not supported "
 			"(docs/onnx.md lists those that are)", n->op);
-	if (l->quant)
-		return ein_onnx_quant_lower_node(l, n, op);
-	return op->lower(l, n);
+	r = l->quant ? ein_onnx_quant_lower_node(l, n, op) : op->lower(l, n);
+	return r != 0 ? r : check_output_sizes(l, n);
 }
 
 /* "TYPE(D0, ...) NAME" of a parameter. */
@@ -369,8 +409,10 @@ char *ein_onnx_lower_with(ein_ctx *ctx, const char *path,
 
 	ok = end && name_all(&l) == 0 &&
 		(l.out = open_memstream(&body, &len));
-	if (ok)
+	if (ok) {
 		fix_sizes(&l, opts);
+		ok = check_input_sizes(&l) == 0;
+	}
 	for (i = 0; ok && i < g->n_node; ++i) {
 		ok = lower_node(&l, &g->node[i]) == 0;
 		end[i] = ftell(l.out);

@@ -1,0 +1,44 @@
+# A model whose tensors have more elements than int64_t can count in
+# bytes (an input of 2 x (2^62 - 1) elements, found by fuzzing the
+# importer with another seed; a MatMul of [2^40, 1] by [1, 2^40]; a
+# symbolic size fixed at 2^62 by --sizes) was imported silently: the
+# graph level multiplied the element count by the element size, a
+# signed overflow (UBSan: src/onnx/tograph.c "9223372036854775806 * 4
+# cannot be represented"), and planned memory from the wrapped value.
+# Each is an error naming the tensor now.
+py=/usr/bin/python3
+$py -c 'import onnx' 2>/dev/null || exit 0
+$py - <<'X' || { echo "cannot write the models"; exit 1; }
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+def save(name, nodes, inputs, outputs, inits=()):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+              name)
+vi = helper.make_tensor_value_info
+save("input.onnx", [helper.make_node("Gather", ["table", "ids"], ["y"])],
+     [vi("ids", TensorProto.INT32, [2, 2**62 - 1])],
+     [vi("y", TensorProto.FLOAT, [2, 5, 6])],
+     [numpy_helper.from_array(np.zeros((11, 6), np.float32), "table")])
+save("matmul.onnx", [helper.make_node("MatMul", ["a", "b"], ["y"])],
+     [vi("a", TensorProto.FLOAT, [2**40, 1]), vi("b", TensorProto.FLOAT, [1, 2**40])],
+     [vi("y", TensorProto.FLOAT, None)])
+save("sym.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+     [vi("x", TensorProto.FLOAT, ["N", 4])], [vi("y", TensorProto.FLOAT, ["N", 4])])
+X
+fail=0
+expect() {
+	msg=$1
+	shift
+	"$ein" "$@" > out 2> err
+	rc=$?
+	if [ $rc -eq 0 ] || [ $rc -ge 128 ] || ! grep -qF "$msg" err; then
+		echo "ein $*: exit $rc, not an error with '$msg':"
+		cat out err
+		fail=1
+	fi
+}
+expect "input 'ids' has more than 576460752303423487 elements" import input.onnx -o input.ein
+expect "(MatMul): output 'y' has more than 576460752303423487 elements" import matmul.onnx -o matmul.ein
+expect "input 'x' has more than 576460752303423487 elements" run sym.onnx --sizes N=4611686018427387904 --repeat 1
+exit $fail
