@@ -151,7 +151,10 @@ int ein_onnx_lower_flatten(struct ein_onnx_lower *l,
 }
 
 /* The symbolic sizes in dim[0 .. rank-1] (as a count per size) and the
- * product of the constants. */
+ * product of the constants, EIN_ONNX_MAX_ELEM + 1 if it is larger (a
+ * model's shape constants can be anything: a shape that large never
+ * fits an input, which has fewer elements, and an output that large is
+ * refused after the node). */
 static int64_t split_dims(const struct ein_onnx_dim *dim, int rank, int *count)
 {
 	int64_t c = 1;
@@ -160,6 +163,9 @@ static int64_t split_dims(const struct ein_onnx_dim *dim, int rank, int *count)
 	for (d = 0; d < rank; ++d) {
 		if (dim[d].sym >= 0)
 			count[dim[d].sym]++;
+		else if (dim[d].value > 0 &&
+			 c > EIN_ONNX_MAX_ELEM / dim[d].value)
+			c = EIN_ONNX_MAX_ELEM + 1;
 		else
 			c *= dim[d].value;
 	}

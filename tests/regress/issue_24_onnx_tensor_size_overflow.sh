@@ -1,7 +1,8 @@
 # A model whose tensors have more elements than int64_t can count in
 # bytes (an input of 2 x (2^62 - 1) elements, found by fuzzing the
 # importer with another seed; a MatMul of [2^40, 1] by [1, 2^40]; a
-# symbolic size fixed at 2^62 by --sizes) was imported silently: the
+# symbolic size fixed at 2^62 by --sizes; a Reshape to 2^61 x 16 x -1)
+# was imported silently: the
 # graph level multiplied the element count by the element size, a
 # signed overflow (UBSan: src/onnx/tograph.c "9223372036854775806 * 4
 # cannot be represented"), and planned memory from the wrapped value.
@@ -23,6 +24,9 @@ save("input.onnx", [helper.make_node("Gather", ["table", "ids"], ["y"])],
 save("matmul.onnx", [helper.make_node("MatMul", ["a", "b"], ["y"])],
      [vi("a", TensorProto.FLOAT, [2**40, 1]), vi("b", TensorProto.FLOAT, [1, 2**40])],
      [vi("y", TensorProto.FLOAT, None)])
+save("reshape.onnx", [helper.make_node("Reshape", ["x", "s"], ["y"])],
+     [vi("x", TensorProto.FLOAT, [4, 4])], [vi("y", TensorProto.FLOAT, None)],
+     [numpy_helper.from_array(np.array([2**61, 16, -1], np.int64), "s")])
 save("sym.onnx", [helper.make_node("Relu", ["x"], ["y"])],
      [vi("x", TensorProto.FLOAT, ["N", 4])], [vi("y", TensorProto.FLOAT, ["N", 4])])
 X
@@ -40,5 +44,8 @@ expect() {
 }
 expect "input 'ids' has more than 576460752303423487 elements" import input.onnx -o input.ein
 expect "(MatMul): output 'y' has more than 576460752303423487 elements" import matmul.onnx -o matmul.ein
+# The product of the shape's constants overflowed (under UBSan: an
+# error; in a plain build it wrapped to 0).
+expect "(Reshape): the shape does not fit the 16 elements of 'x'" import reshape.onnx -o reshape.ein
 expect "input 'x' has more than 576460752303423487 elements" run sym.onnx --sizes N=4611686018427387904 --repeat 1
 exit $fail
