@@ -128,21 +128,33 @@ const char *ein_onnx_dtype_ein(enum ein_onnx_dtype dtype)
 	}
 }
 
-int64_t ein_onnx_tensor_n_elem(const struct ein_onnx_tensor *t)
+int64_t ein_onnx_const_product(const struct ein_onnx_dim *dim, int rank)
 {
 	int64_t n = 1;
+	int d, zero = 0;
+
+	for (d = 0; d < rank; ++d) {
+		if (dim[d].sym >= 0)
+			continue;
+		if (dim[d].value == 0)
+			zero = 1;
+		else if (dim[d].value < 0 ||
+			 n > EIN_ONNX_MAX_ELEM / dim[d].value)
+			return EIN_ONNX_MAX_ELEM + 1;
+		else
+			n *= dim[d].value;
+	}
+	return zero ? 0 : n;
+}
+
+int64_t ein_onnx_tensor_n_elem(const struct ein_onnx_tensor *t)
+{
 	int d;
 
 	for (d = 0; d < t->rank; ++d)
 		if (t->dim[d].sym >= 0)
 			return -1;
-	for (d = 0; d < t->rank; ++d) {
-		if (t->dim[d].value > 0 &&
-		    n > EIN_ONNX_MAX_ELEM / t->dim[d].value)
-			return EIN_ONNX_MAX_ELEM + 1;
-		n *= t->dim[d].value;
-	}
-	return n;
+	return ein_onnx_const_product(t->dim, t->rank);
 }
 
 int ein_onnx_dim_eq(struct ein_onnx_dim a, struct ein_onnx_dim b)

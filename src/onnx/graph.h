@@ -157,6 +157,11 @@ const char *ein_onnx_dtype_ein(enum ein_onnx_dtype dtype);
  * dimension is symbolic; EIN_ONNX_MAX_ELEM + 1 if there are more than
  * EIN_ONNX_MAX_ELEM. */
 int64_t ein_onnx_tensor_n_elem(const struct ein_onnx_tensor *t);
+/* The product of the constant dimensions among dim[0..rank) (symbolic
+ * ones are left out), EIN_ONNX_MAX_ELEM + 1 if the product of the
+ * nonzero ones is larger: a tensor with a zero dimension still has
+ * strides that are products of the others. */
+int64_t ein_onnx_const_product(const struct ein_onnx_dim *dim, int rank);
 /* Are two dimensions equal for every value of the sizes? */
 int ein_onnx_dim_eq(struct ein_onnx_dim a, struct ein_onnx_dim b);
 /* A constant dimension. */

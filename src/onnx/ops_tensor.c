@@ -157,19 +157,12 @@ int ein_onnx_lower_flatten(struct ein_onnx_lower *l,
  * refused after the node). */
 static int64_t split_dims(const struct ein_onnx_dim *dim, int rank, int *count)
 {
-	int64_t c = 1;
 	int d;
 
-	for (d = 0; d < rank; ++d) {
+	for (d = 0; d < rank; ++d)
 		if (dim[d].sym >= 0)
 			count[dim[d].sym]++;
-		else if (dim[d].value > 0 &&
-			 c > EIN_ONNX_MAX_ELEM / dim[d].value)
-			c = EIN_ONNX_MAX_ELEM + 1;
-		else
-			c *= dim[d].value;
-	}
-	return c;
+	return ein_onnx_const_product(dim, rank);
 }
 
 /* Resolve the -1 of a Reshape at "pos" in dim[], given x's shape. */

@@ -194,15 +194,20 @@ static int set_const(ein_ctx *ctx, const char *path,
 		return -1;
 	}
 	for (d = 0; d < tp->n_dims; ++d) {
-		if (tp->dims[d] < 0 || (tp->dims[d] > 0 &&
-				n > INT64_MAX / 16 / tp->dims[d])) {
+		if (tp->dims[d] < 0) {
 			ein_error(ctx, EIN_ERROR_IO, "%s: constant '%s' has an "
 				"invalid dimension %lld", path, t->name,
 				(long long) tp->dims[d]);
 			return -1;
 		}
-		n *= tp->dims[d];
 		t->dim[d] = ein_onnx_dim_const(tp->dims[d]);
+	}
+	n = ein_onnx_const_product(t->dim, tp->n_dims);
+	if (n > EIN_ONNX_MAX_ELEM) {
+		ein_error(ctx, EIN_ERROR_IO, "%s: constant '%s' has more than "
+			"%lld elements", path, t->name,
+			(long long) EIN_ONNX_MAX_ELEM);
+		return -1;
 	}
 	t->dtype = tp->data_type;
 	t->rank = tp->n_dims;

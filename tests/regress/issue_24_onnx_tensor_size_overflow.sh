@@ -6,7 +6,9 @@
 # graph level multiplied the element count by the element size, a
 # signed overflow (UBSan: src/onnx/tograph.c "9223372036854775806 * 4
 # cannot be represented"), and planned memory from the wrapped value.
-# Each is an error naming the tensor now.
+# Each is an error naming the tensor now.  So is a tensor with a zero
+# dimension whose other dimensions' product is that large (a constant
+# of 0 x 2^61 x 16 elements: its strides would overflow).
 py=/usr/bin/python3
 $py -c 'import onnx' 2>/dev/null || exit 0
 $py - <<'X' || { echo "cannot write the models"; exit 1; }
@@ -29,6 +31,9 @@ save("reshape.onnx", [helper.make_node("Reshape", ["x", "s"], ["y"])],
      [numpy_helper.from_array(np.array([2**61, 16, -1], np.int64), "s")])
 save("sym.onnx", [helper.make_node("Relu", ["x"], ["y"])],
      [vi("x", TensorProto.FLOAT, ["N", 4])], [vi("y", TensorProto.FLOAT, ["N", 4])])
+save("zero.onnx", [helper.make_node("Relu", ["w"], ["y"])], [],
+     [vi("y", TensorProto.FLOAT, None)],
+     [helper.make_tensor("w", TensorProto.FLOAT, [0, 2**61, 16], [])])
 X
 fail=0
 expect() {
@@ -48,4 +53,5 @@ expect "(MatMul): output 'y' has more than 576460752303423487 elements" import m
 # error; in a plain build it wrapped to 0).
 expect "(Reshape): the shape does not fit the 16 elements of 'x'" import reshape.onnx -o reshape.ein
 expect "input 'x' has more than 576460752303423487 elements" run sym.onnx --sizes N=4611686018427387904 --repeat 1
+expect "constant 'w' has more than 576460752303423487 elements" import zero.onnx -o zero.ein
 exit $fail
