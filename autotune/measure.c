@@ -153,6 +153,8 @@ static void child_setup(const struct ein_measure_opts *o, enum ein_fault f)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	alarm((unsigned) o->timeout + 2);
+	/* The child builds and runs the device's code (runtime.h). */
+	ein_ocl_forbid_load(0);
 	if (o->mem_limit > 0 && base > 0) {
 		rl.rlim_cur = rl.rlim_max = (rlim_t) base + o->mem_limit;
 		setrlimit(RLIMIT_AS, &rl);

@@ -41,6 +41,7 @@
 #include "autotune/reduce.h"
 #include "autotune/space.h"
 #include "autotune/tunelog.h"
+#include "opencl/runtime.h"
 #include "autotune/tune.h"
 #include "opencl/runtime.h"
 #include "driver/options.h"
@@ -357,6 +358,11 @@ static int setup(struct run *r)
 	r->gpu = r->o->target && !strncmp(r->o->target, "opencl", 6);
 	if (r->gpu && setup_device(r) < 0)
 		return -2;
+	/* From here on only the children touch the device (runtime.h,
+	 * ein_ocl_forbid_load): the parent compiles candidates lazily for
+	 * the device that setup_device's child named. */
+	if (r->gpu)
+		ein_ocl_forbid_load(1);
 	opts = ein_options_alloc();
 
 	r->ctx = ein_ctx_alloc();
@@ -544,7 +550,13 @@ static void measure_opts(const struct run *r, struct ein_measure_opts *mo)
 	 * warm-up call): a compile, with a compile's budget. */
 	mo->timeout = r->o->timeout + (r->gpu ? r->o->compile_timeout : 0);
 	mo->min_time = r->o->min_time;
-	mo->mem_limit = r->o->mem_limit;
+	/* A GPU's driver reserves address space for the device's memory
+	 * when it starts (NVIDIA's OpenCL on an H200 failed in every
+	 * child under the 4 GiB limit): the limit applies to the host's
+	 * memory, so to the CPU and to OpenCL devices that use it (PoCL);
+	 * a GPU's own allocations fail with an OpenCL error instead. */
+	mo->mem_limit = r->gpu && !r->device.host_memory ? 0 :
+		r->o->mem_limit;
 	mo->best = mo->slow_factor = 0;
 }
 
@@ -2264,5 +2276,6 @@ int ein_tune_run(const struct ein_tune_opts *o)
 		res = 1;
 	run_clear(r);
 	free(r);
+	ein_ocl_forbid_load(0);
 	return res;
 }

@@ -402,11 +402,14 @@ static int lookup_gpu(ein_ctx *ctx, const ein_options *opts,
 	const char *class;
 	char *why;
 
-	ein_options_get_opencl(opts, &p, &d);
-	class = ein_ocl_device_class(p, d);
+	/* Without lookup, the device is not asked for its class: ein
+	 * tune compiles its default trial so in a parent process that
+	 * must not load OpenCL (runtime.h, ein_ocl_forbid_load). */
 	if (opts && opts->no_lookup)
 		return (choice->why = strdup("default GPU mapping "
 			"(docs/opencl.md)")) ? 0 : -1;
+	ein_options_get_opencl(opts, &p, &d);
+	class = ein_ocl_device_class(p, d);
 	if (lookup_target(ctx, opts, func, class, choice) < 0)
 		return -1;
 	if (!choice->path && strcmp(class, "opencl-generic")) {

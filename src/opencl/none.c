@@ -111,3 +111,8 @@ int ein_ocl_list_devices(FILE *out)
 	(void) out;
 	return -1;
 }
+
+void ein_ocl_forbid_load(int forbid)
+{
+	(void) forbid;
+}

@@ -72,9 +72,30 @@ static void load_api(void)
 	api.loaded = 1;
 }
 
-/* Load the library if needed; -1 after reporting that it is missing. */
+/* ein_ocl_forbid_load's flag (runtime.h). */
+static int load_forbidden;
+
+void ein_ocl_forbid_load(int forbid)
+{
+	load_forbidden = forbid != 0;
+}
+
+/* Load the library if needed; -1 after reporting that it is missing or
+ * that this process must not load it. */
 static int load(ein_ctx *ctx)
 {
+	if (load_forbidden && !api.loaded) {
+		static const char msg[] = "OpenCL: internal error: the "
+			"library was about to be loaded in ein tune's parent "
+			"process, whose forked children could then not use a "
+			"GPU driver";
+
+		if (ctx)
+			ein_error(ctx, EIN_ERROR_DEVICE, "%s", msg);
+		else
+			fprintf(stderr, "ein: error: %s\n", msg);
+		return -1;
+	}
 	pthread_once(&api_once, &load_api);
 	if (api.loaded)
 		return 0;
@@ -919,6 +940,7 @@ int ein_ocl_device_info(ein_ctx *ctx, int platform, int device,
 	if (api.GetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local),
 			&local, NULL) == CL_SUCCESS)
 		info->local_mem = (size_t) local;
+	info->host_memory = is_type(dev, CL_DEVICE_TYPE_CPU);
 	return 0;
 }
 

@@ -99,11 +99,20 @@ int ein_ocl_code_check_buffer(ein_ctx *ctx, struct ein_ocl_code *code,
  * vendor, else "opencl-generic" (also when there is no such device: the
  * compile reports that). */
 const char *ein_ocl_device_class(int platform, int device);
+
+/* Refuse (forbid != 0) or allow loading OpenCL in this process.  ein
+ * tune's parent refuses it while it forks the children that build and
+ * time candidates: a GPU driver initialised before fork() is not usable
+ * in the child (CUDA's rule, under NVIDIA's OpenCL), so the parent
+ * leaves the device to its children.  A refused load is an error that
+ * names this, never a silent fallback. */
+void ein_ocl_forbid_load(int forbid);
 /* What the tuner needs of a device.
  * platform, device: its indices (the default resolved);
  * class: its target class (ein_ocl_device_class); name: CL_DEVICE_NAME;
  * max_group: CL_DEVICE_MAX_WORK_GROUP_SIZE;
- * local_mem: CL_DEVICE_LOCAL_MEM_SIZE in bytes. */
+ * local_mem: CL_DEVICE_LOCAL_MEM_SIZE in bytes;
+ * host_memory: a CPU device, whose buffers are the host's memory. */
 struct ein_ocl_device_info {
 	int platform;
 	int device;
@@ -111,6 +120,7 @@ struct ein_ocl_device_info {
 	char name[256];
 	size_t max_group;
 	size_t local_mem;
+	int host_memory;
 };
 
 /* The information of device "device" of platform "platform" (-1: the
