@@ -60,7 +60,7 @@ int ein_trial_status_from_name(const char *name)
 enum ein_fault ein_fault_for_trial(int trial)
 {
 	static const char *const kinds[] = { "", "crash", "hang", "oom",
-		"wrong", "fluke", "lucky" };
+		"wrong", "fluke", "lucky", "error" };
 	const char *spec = getenv("EIN_TUNE_INJECT");
 	char buf[256], *tok, *save = NULL;
 	enum ein_fault fault = EIN_FAULT_NONE;
@@ -220,7 +220,33 @@ static enum ein_trial_status wait_child(pid_t pid, int fd, double timeout,
 	return (enum ein_trial_status) res->status;
 }
 
-/* Run "work" in a child under the limits of "o" with fault "f". */
+/* ein_measure_last_message's text. */
+static char last_message[512];
+
+const char *ein_measure_last_message(void)
+{
+	return last_message;
+}
+
+/* In the child, after "work" returned "code": a failed call's message
+ * from the context of "o" into res->msg (sent only with a failure). */
+static void child_failure(const struct ein_measure_opts *o, int code,
+	struct child_result *res)
+{
+	const char *m;
+
+	if (code != CHILD_FAILED || !o->ctx)
+		return;
+	m = ein_ctx_last_error(o->ctx);
+	if (!strncmp(m, "error: ", 7))
+		m += 7;
+	snprintf(res->msg, sizeof(res->msg), "%.*s", (int) strcspn(m, "\n"),
+		m);
+}
+
+/* Run "work" in a child under the limits of "o" with fault "f".  A
+ * child whose work fails still sends its record, with the failure's
+ * message (child_failure), before it exits with the failure's code. */
 static enum ein_trial_status in_child(
 	int (*work)(void *user, struct child_result *res), void *user,
 	const struct ein_measure_opts *o, enum ein_fault f,
@@ -246,14 +272,18 @@ static enum ein_trial_status in_child(
 		close(fds[0]);
 		child_setup(o, f);
 		code = work(user, res);
-		if (code == 0 && write(fds[1], res, sizeof(*res)) !=
-				(ssize_t) sizeof(*res))
+		child_failure(o, code, res);
+		if (write(fds[1], res, sizeof(*res)) != (ssize_t) sizeof(*res)
+				&& code == 0)
 			code = CHILD_FAILED;
 		_exit(code);
 	}
 	close(fds[1]);
 	st = wait_child(pid, fds[0], o->timeout, res);
 	close(fds[0]);
+	last_message[0] = '\0';
+	if (st == EIN_TRIAL_CRASH)
+		snprintf(last_message, sizeof(last_message), "%s", res->msg);
 	return st;
 }
 
@@ -284,13 +314,20 @@ static int args_alloc(struct args *a, uint64_t seed)
 	return 0;
 }
 
-static int call(struct args *a)
+/* Call the kernel of "a"; with "bad", one tensor too few (the ERROR
+ * fault: a call that fails with the library's message). */
+static int call_as(struct args *a, int bad)
 {
-	ein_status st = ein_kernel_call(a->k, a->dl, a->n, a->sizes,
-		ein_kernel_n_size(a->k));
+	ein_status st = ein_kernel_call(a->k, a->dl, a->n - (bad != 0),
+		a->sizes, ein_kernel_n_size(a->k));
 
 	return st == EIN_OK ? 0 : st == EIN_ERROR_NOMEM ? CHILD_NOMEM :
 		CHILD_FAILED;
+}
+
+static int call(struct args *a)
+{
+	return call_as(a, 0);
 }
 
 /* The time of the call of "k" that took "host" seconds on the host: the
@@ -308,6 +345,7 @@ static double device_or_host(ein_kernel *k, double host)
 struct time_work {
 	struct args a;
 	double min_time, best, slow_factor, scale;
+	int bad_call;
 };
 
 static int time_work(void *user, struct child_result *res)
@@ -316,7 +354,7 @@ static int time_work(void *user, struct child_result *res)
 	double t[MAX_REPS], start;
 	int n = 0, r = args_alloc(&w->a, 1);
 
-	if (r || (r = call(&w->a)))
+	if (r || (r = call_as(&w->a, w->bad_call)))
 		return r;
 	start = ein_cli_now();
 	while (n < MAX_REPS && (n < 3 || ein_cli_now() - start < w->min_time)) {
@@ -346,12 +384,13 @@ enum ein_trial_status ein_measure_time(ein_kernel *k, const int64_t *sizes,
 {
 	struct time_work w = { .a = { .k = k, .sizes = sizes },
 		.min_time = o->min_time, .best = o->best,
-		.slow_factor = o->slow_factor, .scale = time_scale(fault) };
+		.slow_factor = o->slow_factor, .scale = time_scale(fault),
+		.bad_call = fault == EIN_FAULT_ERROR };
 	struct child_result res;
 	enum ein_trial_status st;
 
-	st = in_child(&time_work, &w, o, fault == EIN_FAULT_WRONG ?
-		EIN_FAULT_NONE : fault, &res);
+	st = in_child(&time_work, &w, o, fault == EIN_FAULT_WRONG ||
+		fault == EIN_FAULT_ERROR ? EIN_FAULT_NONE : fault, &res);
 	*seconds = st == EIN_TRIAL_OK || st == EIN_TRIAL_SLOW ? res.seconds :
 		-1;
 	return st;

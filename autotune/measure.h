@@ -52,7 +52,8 @@ int ein_trial_status_from_name(const char *name);
 /* A fault injected into a child (EIN_TUNE_INJECT).  FLUKE and LUCKY
  * are what is asked for a trial; the children apply them as FAST
  * (report a hundredth of the time) or SLOWED (a hundred times it),
- * ein_fault_at. */
+ * ein_fault_at.  ERROR: the timing child's calls fail with the
+ * library's error (they pass one tensor too few). */
 enum ein_fault {
 	EIN_FAULT_NONE = 0,
 	EIN_FAULT_CRASH,
@@ -61,6 +62,7 @@ enum ein_fault {
 	EIN_FAULT_WRONG,
 	EIN_FAULT_FLUKE,
 	EIN_FAULT_LUCKY,
+	EIN_FAULT_ERROR,
 	EIN_FAULT_FAST,
 	EIN_FAULT_SLOWED
 };
@@ -92,13 +94,23 @@ enum ein_fault ein_fault_at(enum ein_fault asked,
  * the timed calls; mem_limit: bytes a child may map beyond the tuner's
  * own mappings; best: the best median so far in seconds, 0 if none, and
  * slow_factor (0: none): a measurement stops early against them,
- * ein_rank_too_slow. */
+ * ein_rank_too_slow; ctx: the context of the kernels measured (NULL:
+ * none), whose last error a child that fails sends back
+ * (ein_measure_last_message). */
 struct ein_measure_opts {
 	double timeout;
 	double min_time;
 	long mem_limit;
 	double best, slow_factor;
+	const ein_ctx *ctx;
 };
+
+/* Why the last measurement that failed in its child failed: the
+ * library's message for a call that returned an error (the child's
+ * last error in ein_measure_opts.ctx, "error: " and the newline
+ * removed), "" when it gave none (a signal, a limit).  Valid until the
+ * next measurement; the tuner measures one candidate at a time. */
+const char *ein_measure_last_message(void);
 
 /* Time "k" at "sizes" in a child: one warm-up call, then calls until
  * min_time has passed (at least 3, at most 2000); *seconds is the

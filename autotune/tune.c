@@ -558,6 +558,7 @@ static void measure_opts(const struct run *r, struct ein_measure_opts *mo)
 	mo->mem_limit = r->gpu && !r->device.host_memory ? 0 :
 		r->o->mem_limit;
 	mo->best = mo->slow_factor = 0;
+	mo->ctx = r->ctx;
 }
 
 /* Report a wrong answer of trial "t" loudly. */
@@ -713,6 +714,12 @@ static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
 	mo.slow_factor = r->o->slow_factor;
 	t->rec.status = ein_measure_time(k, r->rank, &mo, fault,
 		&t->rec.seconds);
+	/* A call that failed in the child says why (an OpenCL driver
+	 * that cannot start there, say): logged, and shown at the end if
+	 * no trial succeeds. */
+	if (t->rec.status == EIN_TRIAL_CRASH &&
+	    *ein_measure_last_message())
+		t->rec.message = strdup(ein_measure_last_message());
 	if (r->o->verbose && t->rec.status == EIN_TRIAL_SLOW)
 		fprintf(stderr, "ein tune: trial %d: measured at %s: slow, "
 			"stopped after one call of %.4g ms (over %g x the "
@@ -720,9 +727,11 @@ static void run_cand(struct run *r, ein_kernel *k, struct trial *t)
 			t->rec.seconds * 1e3, r->o->slow_factor,
 			mo.best * 1e3);
 	else if (r->o->verbose)
-		fprintf(stderr, "ein tune: trial %d: measured at %s: %s\n",
+		fprintf(stderr, "ein tune: trial %d: measured at %s: %s%s%s\n",
 			t->rec.trial, r->rank_text,
-			ein_trial_status_name(t->rec.status));
+			ein_trial_status_name(t->rec.status),
+			t->rec.message ? ": " : "",
+			t->rec.message ? t->rec.message : "");
 	if (t->rec.status != EIN_TRIAL_OK && t->rec.status != EIN_TRIAL_SLOW)
 		return;
 	t->rec.gflops = r->rank_flops / t->rec.seconds / 1e9;
@@ -2193,6 +2202,25 @@ static void give_result(const struct run *r, int wrote)
 	snprintf(res->path, sizeof(res->path), "%s", r->out_path);
 }
 
+/* No trial was measured and verified: say so, with the last message a
+ * failed measurement gave (every trial of a tune whose device could
+ * not start in the measuring children failed alike). */
+static void no_candidate(const struct run *r)
+{
+	int i;
+
+	fprintf(stderr, "ein tune: error: no candidate was measured and "
+		"verified; no schedule written\n");
+	for (i = r->n_trial - 1; i >= 0; --i)
+		if (r->trial[i].rec.status == EIN_TRIAL_CRASH &&
+		    r->trial[i].rec.message) {
+			fprintf(stderr, "ein tune: note: trial %d failed in "
+				"its child: %s\n", r->trial[i].rec.trial,
+				r->trial[i].rec.message);
+			return;
+		}
+}
+
 /* Log the completion, write the schedule, print the summary. */
 static int finish(struct run *r)
 {
@@ -2217,8 +2245,7 @@ static int finish(struct run *r)
 	summary(r, wrote);
 	give_result(r, wrote);
 	if (r->best < 0)
-		fprintf(stderr, "ein tune: error: no candidate was measured "
-			"and verified; no schedule written\n");
+		no_candidate(r);
 	return r->best < 0 || !wrote ? 1 : r->n_wrong ? 3 : 0;
 }
 
