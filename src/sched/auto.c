@@ -935,18 +935,41 @@ static const char *const contraction_what[] = {
 #define SPAN_VECTORS 4
 
 /* The width of the vectors along j.i in a tile that spans j's extent
- * "nj": the widest power of two at most "lanes" and at most "nj", so
- * that no vector is masked; the columns past the last whole vector are
- * the vector loop's remainder.  A tile of 24 columns vectorised as 32
- * (one masked vector of 32 on AVX-512) ran matmul 24^3 at 6.3 GFLOP/s,
- * as 16 and a remainder of 8 at 69 (issue 23). */
+ * "nj", so that no vector is masked: the widest power of two that
+ * divides "nj" when it is whole vectors of "lanes" (64 on AVX-512: four
+ * vectors at once, as before issue 23; matmul 64^3 and TCCG's
+ * abc-acd-db at 64^4 ran 1-2% faster than in vectors of 16), else the
+ * widest power of two at most "lanes" and at most "nj", the columns past
+ * the last whole vector the vector loop's remainder.  A tile of 24
+ * columns vectorised as 32 (one masked vector of 32 on AVX-512) ran
+ * matmul 24^3 at 7.3-7.9 GFLOP/s, as 16 and a remainder of 8 at 78-89;
+ * one of 48 as 48 (no power of two: not explicit vectors) at 44, as 16
+ * at 183 (one thread; issue 23, docs/performance.md). */
 static int span_vector(int64_t nj, int lanes)
 {
 	int v = 1;
 
-	while (2 * v <= lanes && 2 * v <= nj)
+	while (nj % (2 * v) == 0)
 		v *= 2;
+	if (v >= lanes)
+		return v;
+	for (v = 1; 2 * v <= lanes && 2 * v <= nj; v *= 2)
+		;
 	return v;
+}
+
+/* The vectors of a row of the tile that spans j's extent "nj", in
+ * "n_vec" vectors of "lanes" (the last maybe partial), that the rows are
+ * counted for: "n_vec", but three for one whole vector and a partial
+ * one, whose columns past the whole vector are a loop of their own.
+ * Matmul 24^3 and 29^3 (one thread, AVX-512; issue 23) ran at 89 and 56
+ * GFLOP/s with 12 rows, 100 and 77 with 8; at 40^3 (two whole and a
+ * partial one) 8 rows ran 155-157, 6 rows 153-154. */
+static int span_accumulators(int64_t nj, int lanes, int n_vec)
+{
+	if (n_vec == 2 && nj % lanes)
+		return 3;
+	return n_vec;
 }
 
 /* The tile of contraction "c" when j's extent at the known sizes is at
@@ -967,7 +990,7 @@ static int span_tile(struct autosched *a, const struct stmt *st,
 	if (nj < 1 || nj > SPAN_VECTORS * st->lanes)
 		return 0;
 	t->n_vec = (nj + st->lanes - 1) / st->lanes;
-	t->rows = 2 * a->m.rows / t->n_vec;
+	t->rows = 2 * a->m.rows / span_accumulators(nj, st->lanes, t->n_vec);
 	if (t->rows > a->m.rows)
 		t->rows = a->m.rows;
 	ni = index_extent(a, st, c->i);
