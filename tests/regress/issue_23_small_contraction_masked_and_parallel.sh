@@ -5,9 +5,10 @@
 # initialisation ran in parallel once the instances passed 32768
 # ('C.init: parallel i' cost 30% on one thread at 48^3; fork-join of
 # such a kernel on two loaded threads ran at 0.05 GFLOP/s).  The tile is
-# now j's extent wide, its vectors at most j's extent and one machine
-# vector (the rest is the vector loop's remainder), and a contraction's
-# loops are parallel only from 2^23 flops on.
+# now j's extent wide, its vectors never masked (at 24 and 29 a power of
+# two at most j's extent and one machine vector, the rest the vector
+# loop's remainder), and a contraction's loops are parallel only from
+# 2^23 flops on.
 sed 's/^def matmul(/def small_matmul(/' "$src/examples/matmul/matmul.ein" > mm.ein
 for n in 24 29; do
 	"$ein" show mm.ein --stage=schedule --sizes M=$n,N=$n,K=$n \
