@@ -56,6 +56,16 @@
  * one thread).  32768 instances are some tens of microseconds of work
  * at a few instructions each, about what waking the pool costs. */
 #define PARALLEL_MIN_WORK 32768
+/* The least work, in flops (two per multiply-add), of a contraction
+ * whose register tiles, and initialisation, run in parallel.  A
+ * contraction's instance is a multiply-add, far more than the few
+ * instructions PARALLEL_MIN_WORK counts on, and its tiles are few: at
+ * 48^3 (221,184 flops, PARALLEL_MIN_WORK passed 7 times over) `C.init:
+ * parallel i` alone cost 30% on one thread (33.1 -> 23.9 GFLOP/s) and
+ * on two threads of a loaded machine the fork-join ran at 0.05 GFLOP/s
+ * (issue 23).  2^23 flops (about 161^3) is some milliseconds of one
+ * thread's work at the speeds the spanning tile reaches. */
+#define PARALLEL_MIN_TILE_FLOPS (1 << 23)
 #define MAX_INDEX 16
 #define MAX_ALT 16
 /* The most statements the rules schedule one group at a time.  Each
@@ -798,11 +808,12 @@ static void pack_layout(const struct stmt *st, const struct contraction *c,
 }
 
 /* The shape of a contraction's register tile: "rows" rows of i by
- * "n_vec" vectors of j, reduction slices of "slice"; "span": the tile
- * spans j's whole extent, so j.o runs once and, without a batch index,
- * the rows' loop i.o is the one to run in parallel. */
+ * "n_vec" vectors of j, reduction slices of "slice"; "span": 0, or j's
+ * extent when the tile spans it (its width: j.o runs once and, without
+ * a batch index, the rows' loop i.o is the one to run in parallel);
+ * "vec": then the width of j.i's vectors (span_vector). */
 struct tile {
-	int rows, n_vec, slice, span;
+	int rows, n_vec, slice, span, vec;
 };
 
 /* The BLIS template for "c" at "level": 0 everything, 1 without pack, 2
@@ -813,7 +824,8 @@ static char *contraction_text(const struct stmt *st,
 {
 	const char *const *ix = st->fs->index;
 	const char *n = st->name;
-	int w = t->n_vec * st->lanes, rows = t->rows, slice = t->slice, p;
+	int w = t->span ? t->span : t->n_vec * st->lanes;
+	int v = t->span ? t->vec : w, rows = t->rows, slice = t->slice, p;
 	char *text = NULL, layout[256];
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -836,7 +848,7 @@ static char *contraction_text(const struct stmt *st,
 		fprintf(f, "%s: accumulate %s.o\n", n, ix[c->i]);
 	if (level < 3)
 		fprintf(f, "%s: unroll %s.i full\n", n, ix[c->i]);
-	fprintf(f, "%s: vectorize %s.i %d\n", n, ix[c->j], w);
+	fprintf(f, "%s: vectorize %s.i %d\n", n, ix[c->j], v);
 	if (st->serial)
 		;
 	else if (c->n_outer)
@@ -896,7 +908,7 @@ static int wide_slice(struct autosched *a, const struct stmt *st,
 static int add_blis(struct group *g, const struct stmt *st,
 	const struct contraction *c, int rows, int slice)
 {
-	struct tile t = { rows, 2, slice, 0 };
+	struct tile t = { rows, 2, slice, 0, 0 };
 	char label[160];
 
 	snprintf(label, sizeof(label), "contraction (BLIS: register tile, "
@@ -922,8 +934,47 @@ static const char *const contraction_what[] = {
  * reuse"). */
 #define SPAN_VECTORS 4
 
+/* The width of the vectors along j.i in a tile that spans j's extent
+ * "nj", so that no vector is masked: the widest power of two that
+ * divides "nj" when it is whole vectors of "lanes" (64 on AVX-512: four
+ * vectors at once, as before issue 23; matmul 64^3 and TCCG's
+ * abc-acd-db at 64^4 ran 1-2% faster than in vectors of 16), else the
+ * widest power of two at most "lanes" and at most "nj", the columns past
+ * the last whole vector the vector loop's remainder.  A tile of 24
+ * columns vectorised as 32 (one masked vector of 32 on AVX-512) ran
+ * matmul 24^3 at 7.3-7.9 GFLOP/s, as 16 and a remainder of 8 at 78-89;
+ * one of 48 as 48 (no power of two: not explicit vectors) at 44, as 16
+ * at 183 (one thread; issue 23, docs/performance.md). */
+static int span_vector(int64_t nj, int lanes)
+{
+	int v = 1;
+
+	while (nj % (2 * v) == 0)
+		v *= 2;
+	if (v >= lanes)
+		return v;
+	for (v = 1; 2 * v <= lanes && 2 * v <= nj; v *= 2)
+		;
+	return v;
+}
+
+/* The vectors of a row of the tile that spans j's extent "nj", in
+ * "n_vec" vectors of "lanes" (the last maybe partial), that the rows are
+ * counted for: "n_vec", but three for one whole vector and a partial
+ * one, whose columns past the whole vector are a loop of their own.
+ * Matmul 24^3 and 29^3 (one thread, AVX-512; issue 23) ran at 89 and 56
+ * GFLOP/s with 12 rows, 100 and 77 with 8; at 40^3 (two whole and a
+ * partial one) 8 rows ran 155-157, 6 rows 153-154. */
+static int span_accumulators(int64_t nj, int lanes, int n_vec)
+{
+	if (n_vec == 2 && nj % lanes)
+		return 3;
+	return n_vec;
+}
+
 /* The tile of contraction "c" when j's extent at the known sizes is at
- * most SPAN_VECTORS vectors: it spans j (n_vec vectors), with as many
+ * most SPAN_VECTORS vectors: it spans j (n_vec vectors, the last one
+ * maybe partial; the tile is j's extent wide), with as many
  * rows as keep the machine's accumulators (rows x 2) in registers, and
  * slices that keep the panel (slice x n_vec vectors) the size of the
  * machine's K_SLICE x 2; neither above its index's extent.  Returns 0
@@ -939,7 +990,7 @@ static int span_tile(struct autosched *a, const struct stmt *st,
 	if (nj < 1 || nj > SPAN_VECTORS * st->lanes)
 		return 0;
 	t->n_vec = (nj + st->lanes - 1) / st->lanes;
-	t->rows = 2 * a->m.rows / t->n_vec;
+	t->rows = 2 * a->m.rows / span_accumulators(nj, st->lanes, t->n_vec);
 	if (t->rows > a->m.rows)
 		t->rows = a->m.rows;
 	ni = index_extent(a, st, c->i);
@@ -949,7 +1000,8 @@ static int span_tile(struct autosched *a, const struct stmt *st,
 	nk = index_extent(a, st, c->k);
 	if (nk >= 1 && nk < t->slice)
 		t->slice = nk;
-	t->span = 1;
+	t->span = nj;
+	t->vec = span_vector(nj, st->lanes);
 	return 1;
 }
 
@@ -971,7 +1023,7 @@ static int span_group(const struct stmt *st, const struct contraction *c,
 		snprintf(label, sizeof(label), "%s, rows %s, vectors %s (its "
 			"whole extent), slices of %s, %d x %d, slice %d",
 			contraction_what[level], ix[c->i], ix[c->j], ix[c->k],
-			t->rows, t->n_vec * st->lanes, t->slice);
+			t->rows, t->span, t->slice);
 		if (add_alt(g, contraction_text(st, c, t, level), label) < 0)
 			return -1;
 	}
@@ -986,14 +1038,14 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
 	const struct contraction *c, struct group *g)
 {
 	const char *const *what = contraction_what;
-	struct tile t = { a->m.rows, 2, K_SLICE, 0 };
+	struct tile t = { a->m.rows, 2, K_SLICE, 0, 0 };
 	int level, k, slice;
 
 	if (span_tile(a, st, c, &t))
 		return span_group(st, c, &t, g);
 	slice = wide_slice(a, st, c);
 	if (slice > 0) {
-		struct tile wide = { a->m.rows / 2, 4, slice, 0 };
+		struct tile wide = { a->m.rows / 2, 4, slice, 0, 0 };
 		char label[160];
 
 		snprintf(label, sizeof(label), "contraction (BLIS: register "
@@ -2628,7 +2680,62 @@ static int place_pointwise(struct autosched *a, struct group *g)
 
 /* ---- the whole definition ---------------------------------------------- */
 
-/* Decide whether statement k runs serially: when the work under its
+/* Does the fusion or the epilogue rule compute another statement in
+ * statement k's loops? */
+static int is_hosting(const struct autosched *a, int k)
+{
+	int i;
+
+	for (i = 0; i < a->n_stmt; ++i)
+		if (a->stmt[i].host == k)
+			return 1;
+	return 0;
+}
+
+/* The flops of contraction "st" at the known sizes, two per instance
+ * of its update (its initialisation not counted); -1 if a size is not
+ * known or on error. */
+static double contraction_flops(struct autosched *a, const struct stmt *st)
+{
+	isl_set *params, *dom;
+	double n;
+	int i;
+
+	if (!a->known)
+		return -1;
+	params = isl_set_universe(ein_func_get_param_space(a->ctx, a->func));
+	for (i = 0; i < a->func->n_size; ++i)
+		params = ein_specialize_fix(params, isl_dim_param, i,
+			a->sizes[i]);
+	dom = isl_set_intersect_params(isl_set_copy(st->fs->domain), params);
+	n = dom ? ein_count_points(dom, NULL) : -1;
+	isl_set_free(dom);
+	return n < 0 ? -1 : 2 * n;
+}
+
+/* Does contraction "st", scheduled by the contraction rule (outside a
+ * chain, not placed in another's loop), have too little work for its
+ * tiles to run in parallel, fewer than PARALLEL_MIN_TILE_FLOPS?  Then
+ * say so in a comment. */
+static int set_serial_contraction(struct autosched *a, struct stmt *st)
+{
+	double flops = contraction_flops(a, st);
+
+	st->serial = flops >= 0 && flops < PARALLEL_MIN_TILE_FLOPS;
+	if (!st->serial)
+		return 0;
+	a->serial = 1;
+	if (append(&a->summary, a->summary[0] ? "; " : "", "%s: not "
+			"parallel (%.0f flops)", st->name, flops) < 0)
+		return -1;
+	return append(&a->accepted, "", "# %s: not parallel: %.0f flops "
+		"at these sizes, below %d\n", st->name, flops,
+		PARALLEL_MIN_TILE_FLOPS);
+}
+
+/* Decide whether statement k runs serially: a contraction the
+ * contraction rule schedules when it has too little work for parallel
+ * tiles (set_serial_contraction); any other when the work under its
  * outermost loop, its own instances (in a chain, the last statement's
  * loop runs every producer too: all of theirs), is known and below
  * PARALLEL_MIN_WORK; say so in a comment. */
@@ -2638,6 +2745,10 @@ static int set_serial(struct autosched *a, int k)
 	double work = st->work;
 	int i;
 	struct contraction c;
+
+	if (!a->chain && st->host < 0 && !st->placed && !is_hosting(a, k) &&
+	    is_contraction(st, &c))
+		return set_serial_contraction(a, st);
 
 	if (a->chain && k == a->n_stmt - 1)
 		for (i = 0; i + 1 < a->n_stmt && work >= 0; ++i)
