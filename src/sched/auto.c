@@ -1085,6 +1085,9 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
  *	index (the register tile's columns), as positions in the indices;
  * depthwise: X reads f too (a grouped convolution of one channel per
  *	group), its vectors are gathers;
+ * dot4: each term is a four-term dot product of uint8 X by int8 K in
+ *	VNNI's layout (is_dot4_conv): K needs no pack, and vpdpbusd
+ *	computes a step of the reduction per vector (src/codegen/llvm_dot4.c);
  * width: w's extent at the sizes (the model's stand-in when not known);
  * lanes, n_vec: the tile's vectors along f, of "lanes" elements each;
  * unit: unit[p] when index p has one value (a 1x1 window's r and s),
@@ -1093,6 +1096,7 @@ struct conv {
 	const struct ein_ast_expr *x, *k;
 	int f, w;
 	int depthwise;
+	int dot4;
 	int64_t width;
 	int lanes, n_vec;
 	int unit[MAX_INDEX];
@@ -1160,6 +1164,7 @@ static int is_conv(const struct stmt *st, struct conv *c)
 	if (c->f < 0)
 		return 0;
 	c->depthwise = mentions(c->x, c->f);
+	c->dot4 = 0;
 	return 1;
 }
 
@@ -1325,7 +1330,9 @@ static char *conv_text(const struct stmt *st, const struct conv *c, int cols,
 }
 
 /* The alternatives of the convolution rule for "st", each level of the
- * template at the machine's tile. */
+ * template at the machine's tile; a four-term dot-product convolution
+ * starts at level 1: its weights are in the micro-kernel's layout
+ * already (bench/schedules/x86_64-avx512/qconv_vnni_s2.sched). */
 static int conv_group(struct autosched *a, const struct stmt *st,
 	struct conv *c, struct group *g)
 {
@@ -1333,6 +1340,12 @@ static int conv_group(struct autosched *a, const struct stmt *st,
 		"convolution (register tile, packed weights)",
 		"convolution without pack",
 		"convolution without pack and accumulate",
+	};
+	static const char *const what_dot4[] = {
+		"",
+		"convolution of four-term dot products (register tile, "
+			"VNNI's layout, no pack)",
+		"convolution of four-term dot products without accumulate",
 	};
 	int level, cols, p;
 
@@ -1342,16 +1355,194 @@ static int conv_group(struct autosched *a, const struct stmt *st,
 	conv_vectors(c, st->lanes, index_extent(a, st, c->f));
 	cols = conv_columns(&a->m, c->width, c->n_vec * c->lanes *
 		(a->m.vector_bytes / st->lanes));
-	for (level = 0; level < 3; ++level) {
+	for (level = c->dot4; level < 3; ++level) {
 		char label[160];
 
 		snprintf(label, sizeof(label), "%s%s, vectors %s, %d columns "
-			"of %s", what[level], c->depthwise ? " (depthwise)" :
+			"of %s", c->dot4 ? what_dot4[level] : what[level],
+			c->depthwise ? " (depthwise)" :
 			"", st->fs->index[c->f], cols, st->fs->index[c->w]);
 		if (add_alt(g, conv_text(st, c, cols, level), label) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* ---- convolutions of four-term dot products (VNNI's layout) ------------ */
+
+/* The products of a four-term dot product, as src/codegen/llvm_dot4.c
+ * selects it: u[q] the uint8 access and s[q] the int8 one of product q. */
+struct dot4 {
+	const struct ein_ast_expr *u[4], *s[4];
+};
+
+/* Are "a" and "b" the same expression (same literals, indices, sizes and
+ * accesses)? */
+static int same_expr(const struct ein_ast_expr *a, const struct ein_ast_expr *b)
+{
+	int i;
+
+	if (a->kind != b->kind || a->n_arg != b->n_arg || a->op != b->op ||
+	    a->ival != b->ival || a->fval != b->fval || a->slot != b->slot ||
+	    a->ident_kind != b->ident_kind || a->type != b->type)
+		return 0;
+	for (i = 0; i < a->n_arg; ++i)
+		if (!same_expr(a->args[i], b->args[i]))
+			return 0;
+	return 1;
+}
+
+/* Collect the int32 products of uint8 by int8 accesses (either first,
+ * each under a conversion or not) of the int32 sum "e" after the "n"
+ * found so far into "d"; the number found, or 5 when "e" is not such a
+ * sum of at most four (the test of llvm_dot4.c `products`). */
+static int dot4_products(const struct ein_ast_expr *e, struct dot4 *d, int n)
+{
+	const struct ein_ast_expr *a, *b, *t;
+
+	if (n > 4 || e->vtype != EIN_TYPE_I32 || e->kind != EIN_EXPR_BINARY)
+		return 5;
+	if (e->op == EIN_OP_ADD)
+		return dot4_products(e->args[1], d,
+			dot4_products(e->args[0], d, n));
+	if (e->op != EIN_OP_MUL || n == 4)
+		return 5;
+	a = strip(e->args[0]);
+	b = strip(e->args[1]);
+	if (a->vtype == EIN_TYPE_I8 && b->vtype == EIN_TYPE_U8)
+		t = a, a = b, b = t;
+	if (a->kind != EIN_EXPR_ACCESS || b->kind != EIN_EXPR_ACCESS ||
+	    a->vtype != EIN_TYPE_U8 || b->vtype != EIN_TYPE_I8 ||
+	    a->n_arg < 1 || b->n_arg < 2)
+		return 5;
+	d->u[n] = a;
+	d->s[n] = b;
+	return n + 1;
+}
+
+/* The last subscript of access "e" as base + offset: "base" NULL for a
+ * literal. */
+static void last_offset(const struct ein_ast_expr *e,
+	const struct ein_ast_expr **base, int64_t *off)
+{
+	const struct ein_ast_expr *x = e->args[e->n_arg - 1];
+
+	*base = x;
+	*off = 0;
+	if (x->kind == EIN_EXPR_INT)
+		*base = NULL, *off = x->ival;
+	else if (x->kind == EIN_EXPR_BINARY && x->op == EIN_OP_ADD &&
+	    x->args[1]->kind == EIN_EXPR_INT)
+		*base = x->args[0], *off = x->args[1]->ival;
+}
+
+/* Is access "e" access "first" but for its last subscript, of which
+ * "*off" is then the offset from first's? */
+static int same_but_last(const struct ein_ast_expr *first,
+	const struct ein_ast_expr *e, int64_t *off)
+{
+	const struct ein_ast_expr *b0, *b;
+	int64_t o0;
+	int i;
+
+	if (e->slot != first->slot || e->n_arg != first->n_arg)
+		return 0;
+	for (i = 0; i + 1 < e->n_arg; ++i)
+		if (!same_expr(e->args[i], first->args[i]))
+			return 0;
+	last_offset(first, &b0, &o0);
+	last_offset(e, &b, off);
+	*off -= o0;
+	return (!b0 && !b) || (b0 && b && same_expr(b0, b));
+}
+
+/* Do the four products of "d" read four consecutive elements of the same
+ * uint8 and int8 accesses, at the same offsets in each product (0..3
+ * from the lowest, each once; llvm_dot4.c `consecutive`)? */
+static int dot4_consecutive(const struct dot4 *d)
+{
+	int64_t du[4], ds, lo = 0;
+	int q, seen = 0;
+
+	for (q = 0; q < 4; ++q) {
+		if (!same_but_last(d->u[0], d->u[q], &du[q]) ||
+		    !same_but_last(d->s[0], d->s[q], &ds) || ds != du[q])
+			return 0;
+		lo = du[q] < lo ? du[q] : lo;
+	}
+	for (q = 0; q < 4; ++q) {
+		int64_t at = du[q] - lo;
+
+		if (at > 3 || (seen & (1 << at)))
+			return 0;
+		seen |= 1 << at;
+	}
+	return 1;
+}
+
+/* Is statement "st" a convolution whose every term is a four-term dot
+ * product of uint8 input by int8 weights in VNNI's layout, as
+ * bench/kernels.ein qconv_vnni_s2:
+ *
+ *	Y(m, p, q) +=! X(c, 2p + r, 2q + s, 0) * K(c, r, s, m, 0) + ...
+ *		+ X(c, 2p + r, 2q + s, 3) * K(c, r, s, m, 3)
+ *
+ * the input reading the output's last index w (its column) and not the
+ * output channel f, the weights reading f as their next-to-last
+ * subscript only (a vector along f is then 4 consecutive bytes a lane,
+ * vpdpbusd's operand) and not w?  Fills "c" but its width; c->x and c->k
+ * are the first product's accesses.  The weights' last extent (4) is
+ * dot4_weights_fit's test. */
+static int is_dot4_conv(const struct stmt *st, struct conv *c)
+{
+	const struct ein_ast_stmt *s = st->fs->ast;
+	const struct ein_ast_expr *nl;
+	struct dot4 d;
+	int i;
+
+	if (s->op != EIN_ASSIGN_ADD || !plain_access(s->lhs) ||
+	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
+	    st->fs->n_index == st->fs->n_lhs ||
+	    dot4_products(s->rhs, &d, 0) != 4 || !dot4_consecutive(&d))
+		return 0;
+	c->x = d.u[0];
+	c->k = d.s[0];
+	c->w = s->lhs->args[s->lhs->n_arg - 1]->slot;
+	nl = c->k->args[c->k->n_arg - 2];
+	if (nl->kind != EIN_EXPR_IDENT || nl->ident_kind != EIN_IDENT_INDEX ||
+	    nl->slot >= st->fs->n_lhs || nl->slot == c->w)
+		return 0;
+	c->f = nl->slot;
+	for (i = 0; i < c->k->n_arg; ++i)
+		if (i != c->k->n_arg - 2 && mentions(c->k->args[i], c->f))
+			return 0;
+	if (!mentions(c->x, c->w) || mentions(c->k, c->w) ||
+	    mentions(c->x, c->f))
+		return 0;
+	c->depthwise = 0;
+	c->dot4 = 1;
+	return 1;
+}
+
+/* Is the last extent of the weights "c->k" of a four-term dot-product
+ * convolution the constant 4 (VNNI's layout, the 16 lanes' bytes 64
+ * consecutive ones; llvm_dot4.c `last_extent_is_4`)? */
+static int dot4_weights_fit(const struct autosched *a, const struct conv *c)
+{
+	const struct ein_tensor *t = &a->func->tensor[c->k->slot];
+	isl_pw_aff *pa;
+	isl_val *v;
+	int fit;
+
+	if (t->n_dim < 2 || !t->shape || !t->shape[t->n_dim - 1])
+		return 0;
+	pa = t->shape[t->n_dim - 1];
+	if (isl_pw_aff_is_cst(pa) != isl_bool_true)
+		return 0;
+	v = isl_pw_aff_max_val(isl_pw_aff_copy(pa));
+	fit = isl_val_is_int(v) == isl_bool_true && isl_val_cmp_si(v, 4) == 0;
+	isl_val_free(v);
+	return fit;
 }
 
 /* Is statement "st" a convolution that the convolution rule schedules
@@ -1360,7 +1551,7 @@ static int is_dense_conv(const struct stmt *st)
 {
 	struct conv c;
 
-	return is_conv(st, &c) && !c.depthwise;
+	return (is_conv(st, &c) && !c.depthwise) || is_dot4_conv(st, &c);
 }
 
 /* ---- any statement ----------------------------------------------------- */
@@ -2798,6 +2989,9 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 		return -1;
 	if (!a->chain && !is_contraction(st, &c) && is_conv(st, &cv) &&
 	    !cv.depthwise && conv_group(a, st, &cv, g) < 0)
+		return -1;
+	if (!a->chain && is_dot4_conv(st, &cv) && dot4_weights_fit(a, &cv) &&
+	    conv_group(a, st, &cv, g) < 0)
 		return -1;
 	if (!a->chain && st->host < 0 && !st->placed && is_pool(st, &pl) &&
 	    pool_group(a, st, &pl, !st->serial, g) < 0)
