@@ -347,6 +347,19 @@ static int default_loops(struct autosched *a, struct ein_schedule *s, int k)
 	return -1;
 }
 
+/* The parameter set with every size fixed at a->sizes (a->known). */
+static __isl_give isl_set *fixed_sizes(struct autosched *a)
+{
+	isl_set *params;
+	int i;
+
+	params = isl_set_universe(ein_func_get_param_space(a->ctx, a->func));
+	for (i = 0; i < a->func->n_size; ++i)
+		params = ein_specialize_fix(params, isl_dim_param, i,
+			a->sizes[i]);
+	return params;
+}
+
 /* The instances of every statement of a->scop from source statement
  * "k" (its initialisation included), at the sizes; -1 if a size is not
  * known or on error. */
@@ -358,10 +371,7 @@ static double stmt_work(struct autosched *a, int k)
 
 	if (!a->known)
 		return -1;
-	params = isl_set_universe(ein_func_get_param_space(a->ctx, a->func));
-	for (i = 0; i < a->func->n_size; ++i)
-		params = ein_specialize_fix(params, isl_dim_param, i,
-			a->sizes[i]);
+	params = fixed_sizes(a);
 	for (i = 0; sum >= 0 && i < a->scop->n_stmt; ++i) {
 		const struct ein_scop_stmt *ss = &a->scop->stmt[i];
 		isl_set *dom;
@@ -1177,12 +1187,8 @@ static int64_t index_extent(struct autosched *a, const struct stmt *st,
 	isl_aff *var;
 	isl_val *lo, *hi;
 	int64_t n = -1;
-	int i;
 
-	params = isl_set_universe(ein_func_get_param_space(a->ctx, a->func));
-	for (i = 0; i < a->func->n_size; ++i)
-		params = ein_specialize_fix(params, isl_dim_param, i,
-			a->sizes[i]);
+	params = fixed_sizes(a);
 	dom = isl_set_intersect_params(isl_set_copy(st->fs->domain), params);
 	var = dom ? isl_aff_var_on_domain(isl_local_space_from_space(
 		isl_set_get_space(dom)), isl_dim_set, pos) : NULL;
@@ -2890,14 +2896,10 @@ static double contraction_flops(struct autosched *a, const struct stmt *st)
 {
 	isl_set *params, *dom;
 	double n;
-	int i;
 
 	if (!a->known)
 		return -1;
-	params = isl_set_universe(ein_func_get_param_space(a->ctx, a->func));
-	for (i = 0; i < a->func->n_size; ++i)
-		params = ein_specialize_fix(params, isl_dim_param, i,
-			a->sizes[i]);
+	params = fixed_sizes(a);
 	dom = isl_set_intersect_params(isl_set_copy(st->fs->domain), params);
 	n = dom ? ein_count_points(dom, NULL) : -1;
 	isl_set_free(dom);
