@@ -36,18 +36,23 @@ struct ein_target {
 static pthread_once_t llvm_init_once = PTHREAD_ONCE_INIT;
 static pthread_once_t llvm_init_all_once = PTHREAD_ONCE_INIT;
 
-/* The targets "ein compile --target NAME" knows by name. */
+/* The targets "ein compile --target NAME" knows by name, with the
+ * class their schedules are looked up under (ein_sched_target_name's
+ * names; their CPU implies features that they do not list). */
 static const struct {
 	const char *name;
 	const char *triple;
 	const char *cpu;
 	const char *features;
+	const char *class;
 } named_targets[] = {
-	{ "x86_64", "x86_64-unknown-linux-gnu", "x86-64", "" },
-	{ "x86_64-avx2", "x86_64-unknown-linux-gnu", "haswell", "" },
+	{ "x86_64", "x86_64-unknown-linux-gnu", "x86-64", "", "x86_64-sse" },
+	{ "x86_64-avx2", "x86_64-unknown-linux-gnu", "haswell", "",
+		"x86_64-avx2" },
 	{ "x86_64-avx512", "x86_64-unknown-linux-gnu", "skylake-avx512",
-		"-prefer-256-bit" },
-	{ "aarch64", "aarch64-unknown-linux-gnu", "generic", "+neon" },
+		"-prefer-256-bit", "x86_64-avx512" },
+	{ "aarch64", "aarch64-unknown-linux-gnu", "generic", "+neon",
+		"aarch64-neon" },
 };
 
 /* Loops calling exp, log, pow, tanh or erf vectorise into calls
@@ -413,7 +418,29 @@ struct ein_target *ein_target_alloc(ein_ctx *ctx, const char *triple,
 		ein_target_free(t);
 		return NULL;
 	}
+	/* Its class, as the features given say (a named target's CPU
+	 * implies more: ein_target_named names those). */
+	t->name = ein_sched_target_name(t->triple, t->cpu, t->features);
+	if (!t->name) {
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+		ein_target_free(t);
+		return NULL;
+	}
 	return t;
+}
+
+/* Name "t" by its class "class" (its schedules' directory); NULL after
+ * freeing "t" if out of memory. */
+static struct ein_target *set_class(ein_ctx *ctx, struct ein_target *t,
+	const char *class)
+{
+	free(t->name);
+	t->name = strdup(class);
+	if (t->name)
+		return t;
+	ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+	ein_target_free(t);
+	return NULL;
 }
 
 struct ein_target *ein_target_named(ein_ctx *ctx, const char *name)
@@ -433,10 +460,13 @@ struct ein_target *ein_target_named(ein_ctx *ctx, const char *name)
 		return t;
 	}
 	for (i = 0; i < sizeof(named_targets) / sizeof(named_targets[0]); ++i)
-		if (!strcmp(named_targets[i].name, name))
-			return ein_target_alloc(ctx, named_targets[i].triple,
+		if (!strcmp(named_targets[i].name, name)) {
+			t = ein_target_alloc(ctx, named_targets[i].triple,
 				named_targets[i].cpu,
 				named_targets[i].features);
+			return t ? set_class(ctx, t, named_targets[i].class) :
+				NULL;
+		}
 	ein_error(ctx, EIN_ERROR_INVALID, "unknown target '%s' (targets: "
 		"host, x86_64, x86_64-avx2, x86_64-avx512, aarch64; or give "
 		"an LLVM triple)", name);

@@ -543,9 +543,10 @@ static int compile_def(ein_aot *aot, struct aot_def *d,
 	struct ein_job job = { 0 };
 	int ok;
 
-	if ((aot->opencl ? ein_options_choose_gpu_schedule :
-	     ein_options_choose_schedule)(aot->ctx, opts, d->spec.func,
-			&sched) < 0)
+	if ((aot->opencl ? ein_options_choose_gpu_schedule(aot->ctx, opts,
+			d->spec.func, &sched) :
+	     ein_options_choose_cpu_schedule(aot->ctx, opts, d->spec.func,
+			ein_target_get_name(aot->target), &sched)) < 0)
 		return (ein_sched_choice_clear(&sched), -1);
 	job.gpu = aot->opencl;
 	job.cl_platform = -1;

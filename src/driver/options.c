@@ -378,10 +378,25 @@ static int lookup_target(ein_ctx *ctx, const ein_options *opts,
 		opts ? opts->size_value : NULL, &choice->path, &choice->why);
 }
 
-static int lookup(ein_ctx *ctx, const ein_options *opts,
-	const struct ein_func *func, struct ein_sched_choice *choice)
+/* The name of the CPU target whose schedules apply: "cpu" if given (the
+ * target of an object compiled ahead of time), else the host's. */
+static char *cpu_target_name(ein_ctx *ctx, const char *cpu)
 {
-	char *target = ein_target_host_name(ctx);
+	char *name;
+
+	if (!cpu)
+		return ein_target_host_name(ctx);
+	name = strdup(cpu);
+	if (!name)
+		ein_error(ctx, EIN_ERROR_NOMEM, "out of memory");
+	return name;
+}
+
+static int lookup(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, const char *cpu,
+	struct ein_sched_choice *choice)
+{
+	char *target = cpu_target_name(ctx, cpu);
 	int r;
 
 	if (!target)
@@ -471,10 +486,10 @@ double ein_sched_choice_budget_left(const ein_options *opts,
  * after the rules it used and where lookup looked ("lookup_why", taken).
  * Where no rule applies the default schedule stays, without a reason. */
 static int automatic(ein_ctx *ctx, const ein_options *opts,
-	const struct ein_func *func, struct ein_sched_choice *choice,
-	char *lookup_why)
+	const struct ein_func *func, const char *cpu,
+	struct ein_sched_choice *choice, char *lookup_why)
 {
-	char *target = ein_target_host_name(ctx);
+	char *target = cpu_target_name(ctx, cpu);
 	char *rules = NULL;
 	int64_t *sizes = calloc(func->n_size + 1, sizeof(*sizes));
 	int i, k;
@@ -519,10 +534,11 @@ static int automatic(ein_ctx *ctx, const ein_options *opts,
 }
 
 /* Choose the schedule of "func" for an OpenCL device if "gpu", else for
- * the CPU; the automatic one only if "may_auto". */
+ * the CPU target "cpu" (NULL: the host); the automatic one only if
+ * "may_auto". */
 static int choose(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice, int gpu,
-	int may_auto)
+	const char *cpu, int may_auto)
 {
 	memset(choice, 0, sizeof(*choice));
 	if (opts && opts->schedule) {
@@ -535,13 +551,13 @@ static int choose(ein_ctx *ctx, const ein_options *opts,
 		if (lookup_gpu(ctx, opts, func, choice) < 0)
 			return -1;
 	} else if (!(opts && opts->no_lookup)) {
-		if (lookup(ctx, opts, func, choice) < 0)
+		if (lookup(ctx, opts, func, cpu, choice) < 0)
 			return -1;
 		if (!choice->path && may_auto && !(opts && opts->no_auto)) {
 			char *why = choice->why;
 
 			choice->why = NULL;
-			return automatic(ctx, opts, func, choice, why);
+			return automatic(ctx, opts, func, cpu, choice, why);
 		}
 	}
 	if (!choice->path)
@@ -554,20 +570,27 @@ int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
 	return choose(ctx, opts, func, choice,
-		ein_options_get_opencl(opts, NULL, NULL), 1);
+		ein_options_get_opencl(opts, NULL, NULL), NULL, 1);
+}
+
+int ein_options_choose_cpu_schedule(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, const char *cpu,
+	struct ein_sched_choice *choice)
+{
+	return choose(ctx, opts, func, choice, 0, cpu, 1);
 }
 
 int ein_options_find_schedule_file(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
 	return choose(ctx, opts, func, choice,
-		ein_options_get_opencl(opts, NULL, NULL), 0);
+		ein_options_get_opencl(opts, NULL, NULL), NULL, 0);
 }
 
 int ein_options_choose_gpu_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
-	return choose(ctx, opts, func, choice, 1, 1);
+	return choose(ctx, opts, func, choice, 1, NULL, 1);
 }
 
 char *ein_opencl_devices(void)

@@ -29,6 +29,13 @@ struct ein_sched_choice {
  * file). */
 int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice);
+/* The same for the CPU target named "cpu" (x86_64-avx2, aarch64, ...:
+ * an object compiled ahead of time for a target other than the host):
+ * lookup looks in its directories and the automatic scheduler plans for
+ * its vectors, whatever the host is. */
+int ein_options_choose_cpu_schedule(ein_ctx *ctx, const ein_options *opts,
+	const struct ein_func *func, const char *cpu,
+	struct ein_sched_choice *choice);
 /* The schedule file "func" would get (given explicitly or found by
  * lookup), without running the automatic scheduler: choice->path is NULL
  * where ein_options_choose_schedule would give the automatic or the
