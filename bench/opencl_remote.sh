@@ -18,7 +18,9 @@
 # The vendor's ICD is found by its library (libnvidia-opencl.so*) and
 # named to the carried loader through OCL_ICD_VENDORS.  Every phase has
 # a time limit; logs and the tuned schedules go to $OUT (default
-# /tmp/out).  docs/performance.md, "OpenCL on an NVIDIA H200", has what
+# /tmp/out).  Exit status 1 when a phase failed (a skipped test, since a
+# device is expected here, and any shape whose tune failed count too),
+# after every phase has run.  docs/performance.md, "OpenCL on an NVIDIA H200", has what
 # it measured.
 set -u
 R=$(pwd)
@@ -58,22 +60,26 @@ fi
 cat "$O/devices.txt"
 command -v cc > /dev/null || { command -v gcc > /dev/null && export CC=gcc; }
 
+# Every phase that fails (a skip included: this script runs where a GPU
+# is) makes the exit status 1, after all phases have run.
+failed=0
+phase() { echo "$2 exit $1" | tee -a "$3"; [ "$1" -eq 0 ] || failed=1; }
 has() { case " ${PHASES:-tests tune bench} " in *" $1 "*) return 0;; esac; return 1; }
 if has diag; then
-	el "diag: a 4 GiB address-space limit (ein tune's default --mem-limit) around a GPU run"
+	el "diag: a 6 GiB address-space limit (as ein tune's children had: the tuner plus --mem-limit 4G) around a GPU run"
 	(ulimit -v $((6 * 1024 * 1024)); timeout 60 $ein run "$R/tests/kernels/matmul.ein" --target opencl --sizes M=64,N=64,K=64 2>&1 | tail -3; echo "exit ${PIPESTATUS[0]}") | tee "$O/diag.log"
 	(timeout 60 $ein run "$R/tests/kernels/matmul.ein" --target opencl --sizes M=64,N=64,K=64 2>&1 | tail -2) | tee -a "$O/diag.log"
 fi
 if has tests; then
 el "tests/opencl.test"
 (cd "$D/rt" && EIN_SRCDIR=$R timeout 150 bash "$R/tests/opencl.test") > "$O/opencl_test.log" 2>&1
-echo "opencl.test exit $?" | tee -a "$O/opencl_test.log"
+phase $? opencl.test "$O/opencl_test.log"
 grep -E "^FAIL|^SKIP" "$O/opencl_test.log" | head -20
 el "check_opencl"
 (cd "$R" && timeout 45 "$D/bin/check_opencl") > "$O/unit.log" 2>&1
-echo "check_opencl exit $?" | tee -a "$O/unit.log"; tail -3 "$O/unit.log"
+phase $? check_opencl "$O/unit.log"; tail -3 "$O/unit.log"
 (cd "$R" && timeout 20 "$D/bin/opencl_example") > "$O/example.log" 2>&1
-echo "opencl_example exit $?" | tee -a "$O/example.log"; tail -3 "$O/example.log"
+phase $? opencl_example "$O/example.log"; tail -3 "$O/example.log"
 
 fi
 if has tune; then
@@ -82,7 +88,10 @@ rm -rf /tmp/gb && cp -r "$R/bench" /tmp/gb && rm -rf /tmp/gb/schedules/opencl/tu
 (cd "$R" && EIN=$ein TIME=${TUNE_TIME:-30s} DEFS="${TUNE_DEFS:-matmul bmm}" \
 	SHAPES="${TUNE_SHAPES:-1024x1024x1024 128x768x3072 12x128x64x128}" \
 	timeout ${TUNE_LIMIT:-130} sh /tmp/gb/opencl_tune.sh) > "$O/tune.log" 2>&1
-echo "tune exit $?" | tee -a "$O/tune.log"
+st=$?
+# opencl_tune.sh goes on past a failed tune and says so.
+grep -q "ein tune failed" "$O/tune.log" && st=1
+phase $st tune "$O/tune.log"
 (cd /tmp/gb/schedules/opencl && tar czf "$O/gpu_tuned.tgz" tuned) 2>/dev/null
 for f in /tmp/gb/schedules/opencl/tuned/*.sched; do echo "== $f"; cat "$f"; done 2>/dev/null | tee -a "$O/tune.log" | head -60
 
@@ -90,7 +99,8 @@ fi
 if has bench; then
 el "bench --only opencl"
 (cd "$R" && timeout ${BENCH_LIMIT:-150} "$D/bin/bench" --only opencl ${BENCH_ARGS:---quick} --dir /tmp/gb) > "$O/bench.md" 2>&1
-echo "bench exit $?" | tee -a "$O/bench.md"
+phase $? bench "$O/bench.md"
 cat "$O/bench.md"
 fi
 el done
+exit $failed
