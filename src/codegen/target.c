@@ -179,13 +179,9 @@ static void add_variants(LLVMModuleRef m, LLVMValueRef fn,
 static int has_class(const struct ein_target *t, const char *prefix,
 	const char *cpu)
 {
-	char *name = t->name ? strdup(t->name) :
-		ein_sched_target_name(t->triple, t->cpu, t->features);
-	int yes = name && !strncmp(name, prefix, strlen(prefix));
-
-	free(name);
-	return yes || (cpu && !strncmp(t->triple, "x86_64", 6) && t->cpu &&
-		!strcmp(t->cpu, cpu));
+	return !strncmp(t->name, prefix, strlen(prefix)) ||
+		(cpu && !strncmp(t->triple, "x86_64", 6) && t->cpu &&
+		 !strcmp(t->cpu, cpu));
 }
 
 /* Is "t" an x86-64 target with AVX2: its class name x86_64-avx..., or

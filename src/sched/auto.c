@@ -2906,6 +2906,19 @@ static double contraction_flops(struct autosched *a, const struct stmt *st)
 	return n < 0 ? -1 : 2 * n;
 }
 
+/* Statement "st" runs serially, having "amount" "unit" of work, below
+ * "limit": say so in the summary and in a comment of the schedule. */
+static int note_serial(struct autosched *a, const struct stmt *st,
+	double amount, const char *unit, long limit)
+{
+	a->serial = 1;
+	if (append(&a->summary, a->summary[0] ? "; " : "", "%s: not "
+			"parallel (%.0f %s)", st->name, amount, unit) < 0)
+		return -1;
+	return append(&a->accepted, "", "# %s: not parallel: %.0f %s at "
+		"these sizes, below %ld\n", st->name, amount, unit, limit);
+}
+
 /* Does contraction "st", scheduled by the contraction rule (outside a
  * chain, not placed in another's loop), have too little work for its
  * tiles to run in parallel, fewer than PARALLEL_MIN_TILE_FLOPS?  Then
@@ -2917,13 +2930,7 @@ static int set_serial_contraction(struct autosched *a, struct stmt *st)
 	st->serial = flops >= 0 && flops < PARALLEL_MIN_TILE_FLOPS;
 	if (!st->serial)
 		return 0;
-	a->serial = 1;
-	if (append(&a->summary, a->summary[0] ? "; " : "", "%s: not "
-			"parallel (%.0f flops)", st->name, flops) < 0)
-		return -1;
-	return append(&a->accepted, "", "# %s: not parallel: %.0f flops "
-		"at these sizes, below %d\n", st->name, flops,
-		PARALLEL_MIN_TILE_FLOPS);
+	return note_serial(a, st, flops, "flops", PARALLEL_MIN_TILE_FLOPS);
 }
 
 /* Decide whether statement k runs serially: a contraction the
@@ -2958,13 +2965,7 @@ static int set_serial(struct autosched *a, int k)
 	    st->placed ||
 	    (parallel_index(st) < 0 && (a->chain || !is_contraction(st, &c))))
 		return 0;
-	a->serial = 1;
-	if (append(&a->summary, a->summary[0] ? "; " : "", "%s: not "
-			"parallel (%.0f instances)", st->name, work) < 0)
-		return -1;
-	return append(&a->accepted, "", "# %s: not parallel: %.0f "
-		"instances at these sizes, below %d\n", st->name, work,
-		PARALLEL_MIN_WORK);
+	return note_serial(a, st, work, "instances", PARALLEL_MIN_WORK);
 }
 
 /* The group of statement k. */
