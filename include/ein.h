@@ -203,7 +203,12 @@ ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable);
  * (0, the command line's --no-auto).  An explicit file, or lookup off,
  * never uses it. */
 ein_status ein_options_set_auto(ein_options *opts, int enable);
-/* Compile for "target": "cpu" (the default: this machine's CPU), or
+/* Compile for "target": "cpu" (the default: this machine's CPU; also
+ * "host"), a named CPU target that this machine can run ("x86_64",
+ * "x86_64-avx2", "x86_64-avx512", as ein_aot_set_target names them: the
+ * kernels get that target's schedules, automatic schedule, vectors and
+ * instructions, and compiling fails with EIN_ERROR_INVALID where this
+ * CPU lacks one of its features or is of another architecture), or
  * "opencl" (an OpenCL device: the one EIN_OPENCL_DEVICE=P:D names, else
  * the first GPU, else the first device) or "opencl:P:D" (device D of
  * platform P, from 0).  Kernels compiled for OpenCL run on the device:

@@ -74,9 +74,13 @@ static const struct help_opt run_opts[] = {
 	  "definition (checked before anything is compiled)." },
 	{ "--fix-sizes", "Compile the kernel for these sizes only: its loops "
 	  "see constants (as ein compile --sizes does)." },
-	{ "--target cpu|opencl|opencl:P:D", "Run on the CPU (the default) or "
-	  "on an OpenCL device: the first GPU, else the first device, or "
-	  "device D of platform P (ein devices lists them; docs/opencl.md)." },
+	{ "--target cpu|NAME|opencl|opencl:P:D", "Run on the CPU (the "
+	  "default) or on an OpenCL device: the first GPU, else the first "
+	  "device, or device D of platform P (ein devices lists them; "
+	  "docs/opencl.md).  NAME (x86_64, x86_64-avx2, x86_64-avx512) runs "
+	  "the code of that narrower CPU target here, with its schedules and "
+	  "vectors, where this CPU can run it (docs/schedules.md, "
+	  "\"Targets\")." },
 	{ "--repeat N", "Time up to N calls (stopping after two seconds) and "
 	  "print the median." },
 	{ "--check", "Compare with the reference interpreter even above 2e9 "
@@ -208,8 +212,10 @@ static const struct help_opt show_opts[] = {
 	  "model also kernels (the fused kernels' source) and memory (the "
 	  "arena's plan: each tensor's bytes, lifetime and offset, then the "
 	  "arena against the sum; needs every size fixed)." },
-	{ "--target cpu|opencl|opencl:P:D", "Compile for the CPU (the "
-	  "default) or an OpenCL device (docs/opencl.md)." },
+	{ "--target cpu|NAME|opencl|opencl:P:D", "Compile for the CPU (the "
+	  "default), the CPU target NAME (x86_64, x86_64-avx2, "
+	  "x86_64-avx512: its schedules, vectors and assembly, where this "
+	  "CPU can run it) or an OpenCL device (docs/opencl.md)." },
 	{ "--quantize PROFILE.json", "With --stage=kernels or memory: the "
 	  "int8 model's fused kernels (minmax calibration; "
 	  "docs/quantization.md)." },

@@ -299,6 +299,7 @@ int ein_cli_target(const char *cmd, ein_options *opts, const char *target)
 	if (ein_options_set_target(opts, target) == EIN_OK)
 		return 0;
 	fprintf(stderr, "%s: error: unknown target '%s' (targets: cpu, "
-		"opencl, opencl:P:D)\n", cmd, target);
+		"x86_64, x86_64-avx2, x86_64-avx512, aarch64, opencl, "
+		"opencl:P:D)\n", cmd, target);
 	return -1;
 }

@@ -38,22 +38,32 @@ static pthread_once_t llvm_init_all_once = PTHREAD_ONCE_INIT;
 
 /* The targets "ein compile --target NAME" knows by name, with the
  * class their schedules are looked up under (ein_sched_target_name's
- * names; their CPU implies features that they do not list). */
+ * names; their CPU implies features that they do not list), and the
+ * host features that code for them may use: a host lacking one cannot
+ * run it (ein_target_jit_named; the ISA extensions an x86 numeric kernel
+ * can be compiled to, not every feature the CPU name implies). */
 static const struct {
 	const char *name;
 	const char *triple;
 	const char *cpu;
 	const char *features;
 	const char *class;
+	const char *needs;
 } named_targets[] = {
-	{ "x86_64", "x86_64-unknown-linux-gnu", "x86-64", "", "x86_64-sse" },
+	{ "x86_64", "x86_64-unknown-linux-gnu", "x86-64", "", "x86_64-sse",
+		"+sse2" },
 	{ "x86_64-avx2", "x86_64-unknown-linux-gnu", "haswell", "",
-		"x86_64-avx2" },
+		"x86_64-avx2", "+sse2,+ssse3,+sse4.1,+sse4.2,+popcnt,+avx,"
+		"+avx2,+fma,+f16c,+bmi,+bmi2,+lzcnt,+movbe" },
 	{ "x86_64-avx512", "x86_64-unknown-linux-gnu", "skylake-avx512",
-		"-prefer-256-bit", "x86_64-avx512" },
+		"-prefer-256-bit", "x86_64-avx512", "+sse2,+ssse3,+sse4.1,"
+		"+sse4.2,+popcnt,+avx,+avx2,+fma,+f16c,+bmi,+bmi2,+lzcnt,"
+		"+movbe,+avx512f,+avx512cd,+avx512bw,+avx512dq,+avx512vl" },
 	{ "aarch64", "aarch64-unknown-linux-gnu", "generic", "+neon",
-		"aarch64-neon" },
+		"aarch64-neon", "+neon" },
 };
+
+#define N_NAMED (sizeof(named_targets) / sizeof(named_targets[0]))
 
 /* Loops calling exp, log, pow, tanh or erf vectorise into calls
  * to glibc's vector math library, libmvec (_ZGVdN8v_expf and the like: a
@@ -455,7 +465,7 @@ struct ein_target *ein_target_named(ein_ctx *ctx, const char *name)
 		LLVMDisposeMessage(features);
 		return t;
 	}
-	for (i = 0; i < sizeof(named_targets) / sizeof(named_targets[0]); ++i)
+	for (i = 0; i < N_NAMED; ++i)
 		if (!strcmp(named_targets[i].name, name)) {
 			t = ein_target_alloc(ctx, named_targets[i].triple,
 				named_targets[i].cpu,
@@ -467,6 +477,85 @@ struct ein_target *ein_target_named(ein_ctx *ctx, const char *name)
 		"host, x86_64, x86_64-avx2, x86_64-avx512, aarch64; or give "
 		"an LLVM triple)", name);
 	return NULL;
+}
+
+const char *ein_target_named_class(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < N_NAMED; ++i)
+		if (!strcmp(named_targets[i].name, name))
+			return named_targets[i].class;
+	return NULL;
+}
+
+/* The first feature of the comma-separated list "needs" that the list
+ * "have" (LLVM's "+a,-b,...") does not enable, into buf; 0 if none. */
+static int missing_feature(const char *needs, const char *have, char *buf,
+	size_t len)
+{
+	while (*needs) {
+		size_t n = strcspn(needs, ",");
+		const char *h = have;
+		int found = 0;
+
+		while (*h && !found) {
+			size_t m = strcspn(h, ",");
+
+			found = m == n && !strncmp(h, needs, n);
+			h += m + (h[m] == ',');
+		}
+		if (!found) {
+			snprintf(buf, len, "%.*s", (int) n, needs);
+			return 1;
+		}
+		needs += n + (needs[n] == ',');
+	}
+	return 0;
+}
+
+/* The architecture of LLVM triple "triple" (up to the first '-') equals
+ * that of "other"? */
+static int same_arch(const char *triple, const char *other)
+{
+	size_t n = strcspn(triple, "-");
+
+	return n == strcspn(other, "-") && !strncmp(triple, other, n);
+}
+
+struct ein_target *ein_target_jit_named(ein_ctx *ctx, const char *name)
+{
+	char *triple, *cpu, *features;
+	char missing[32];
+	struct ein_target *t = NULL;
+	size_t i;
+
+	for (i = 0; i < N_NAMED; ++i)
+		if (!strcmp(named_targets[i].name, name))
+			break;
+	if (i == N_NAMED)
+		return ein_target_named(ctx, name);
+	ein_target_init();
+	triple = LLVMGetDefaultTargetTriple();
+	cpu = LLVMGetHostCPUName();
+	features = LLVMGetHostCPUFeatures();
+	if (!same_arch(named_targets[i].triple, triple))
+		ein_error(ctx, EIN_ERROR_INVALID, "this machine (%s) cannot "
+			"run code for target '%s' (%s): compile it ahead of "
+			"time instead (ein compile --target %s)", triple,
+			name, named_targets[i].triple, name);
+	else if (missing_feature(named_targets[i].needs, features, missing,
+			sizeof(missing)))
+		ein_error(ctx, EIN_ERROR_INVALID, "this machine's CPU (%s) "
+			"cannot run code for target '%s': it lacks %s", cpu,
+			name, missing + 1);
+	else if ((t = ein_target_alloc(ctx, triple, named_targets[i].cpu,
+			named_targets[i].features)))
+		t = set_class(ctx, t, named_targets[i].class);
+	LLVMDisposeMessage(triple);
+	LLVMDisposeMessage(cpu);
+	LLVMDisposeMessage(features);
+	return t;
 }
 
 const char *ein_target_get_triple(const struct ein_target *target)

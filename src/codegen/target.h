@@ -28,6 +28,14 @@ struct ein_target *ein_target_alloc(ein_ctx *ctx, const char *triple,
 /* The target called "name": "host" (or NULL), "x86_64", "x86_64-avx2",
  * "x86_64-avx512" or "aarch64".  NULL after an error for another name. */
 struct ein_target *ein_target_named(ein_ctx *ctx, const char *name);
+/* Target "name" (as ein_target_named) for code that runs in this process
+ * (the JIT): the host's triple with the named target's CPU and features.
+ * NULL after an EIN_ERROR_INVALID error naming the reason if this machine
+ * cannot run its code (another architecture, or a feature it lacks). */
+struct ein_target *ein_target_jit_named(ein_ctx *ctx, const char *name);
+/* The class name (ein_target_get_name) of the target named "name"
+ * (ein_target_named), or NULL if no target has that name. */
+const char *ein_target_named_class(const char *name);
 void ein_target_free(struct ein_target *target);
 
 /* The target's class name ("x86_64-avx2"), the directory its schedules

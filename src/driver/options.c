@@ -27,6 +27,8 @@
  * compile_timeout: the budget of a compile in seconds (0: none);
  * no_auto: use the default schedule, not the automatic one, when no file
  *	is found;
+ * cpu: the named CPU target to compile for (ein_options_set_target;
+ *	NULL: the host);
  * opencl, cl_platform, cl_device: compile for an OpenCL device
  *	(ein_options_set_target), and which (-1: EIN_OPENCL_DEVICE, else
  *	the first GPU, else the first device).
@@ -40,6 +42,7 @@
  * quantize, calibration: ein_options_set_quantize (NULL: float). */
 struct ein_options {
 	char *schedule;
+	char *cpu;
 	int opencl;
 	int cl_platform;
 	int cl_device;
@@ -81,6 +84,7 @@ void ein_options_free(ein_options *opts)
 	free(opts->size_value);
 	free(opts->size_fixed);
 	free(opts->schedule);
+	free(opts->cpu);
 	free(opts->quantize);
 	free(opts);
 }
@@ -259,6 +263,19 @@ static int parse_index(const char **s, int *v)
 	return 0;
 }
 
+/* Compile for the CPU target named "name" (NULL: the host). */
+static ein_status set_cpu(ein_options *opts, const char *name)
+{
+	char *dup = name ? strdup(name) : NULL;
+
+	if (name && !dup)
+		return EIN_ERROR_NOMEM;
+	free(opts->cpu);
+	opts->cpu = dup;
+	opts->opencl = 0;
+	return EIN_OK;
+}
+
 ein_status ein_options_set_target(ein_options *opts, const char *target)
 {
 	int p = -1, d = -1;
@@ -266,10 +283,10 @@ ein_status ein_options_set_target(ein_options *opts, const char *target)
 
 	if (!opts || !target)
 		return EIN_ERROR_INVALID;
-	if (!strcmp(target, "cpu")) {
-		opts->opencl = 0;
-		return EIN_OK;
-	}
+	if (!strcmp(target, "cpu") || !strcmp(target, "host"))
+		return set_cpu(opts, NULL);
+	if (ein_target_named_class(target))
+		return set_cpu(opts, target);
 	if (strncmp(target, "opencl", 6) || (target[6] && target[6] != ':'))
 		return EIN_ERROR_INVALID;
 	s = target + 6;
@@ -278,6 +295,8 @@ ein_status ein_options_set_target(ein_options *opts, const char *target)
 		if (parse_index(&s, &p) < 0 || parse_index(&s, &d) < 0 || *s)
 			return EIN_ERROR_INVALID;
 	}
+	if (set_cpu(opts, NULL) != EIN_OK)
+		return EIN_ERROR_NOMEM;
 	opts->opencl = 1;
 	opts->cl_platform = p;
 	opts->cl_device = d;
@@ -566,11 +585,22 @@ static int choose(ein_ctx *ctx, const ein_options *opts,
 	return choice->file ? 0 : -1;
 }
 
+/* The class of the CPU target "opts" name (NULL: the host). */
+static const char *cpu_class(const ein_options *opts)
+{
+	return opts && opts->cpu ? ein_target_named_class(opts->cpu) : NULL;
+}
+
+const char *ein_options_get_cpu(const ein_options *opts)
+{
+	return opts ? opts->cpu : NULL;
+}
+
 int ein_options_choose_schedule(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
 	return choose(ctx, opts, func, choice,
-		ein_options_get_opencl(opts, NULL, NULL), NULL, 1);
+		ein_options_get_opencl(opts, NULL, NULL), cpu_class(opts), 1);
 }
 
 int ein_options_choose_cpu_schedule(ein_ctx *ctx, const ein_options *opts,
@@ -584,7 +614,7 @@ int ein_options_find_schedule_file(ein_ctx *ctx, const ein_options *opts,
 	const struct ein_func *func, struct ein_sched_choice *choice)
 {
 	return choose(ctx, opts, func, choice,
-		ein_options_get_opencl(opts, NULL, NULL), NULL, 0);
+		ein_options_get_opencl(opts, NULL, NULL), cpu_class(opts), 0);
 }
 
 int ein_options_choose_gpu_schedule(ein_ctx *ctx, const ein_options *opts,

@@ -55,6 +55,9 @@ double ein_sched_choice_budget_left(const ein_options *opts,
 	const struct ein_sched_choice *choice);
 
 int ein_options_get_strict_fp(const ein_options *opts);
+/* The named CPU target "opts" compile for in this process (x86_64-avx2,
+ * ...: ein_options_set_target), NULL for the host. */
+const char *ein_options_get_cpu(const ein_options *opts);
 /* Does "opts" compile for an OpenCL device?  If so, *platform and
  * *device (either may be NULL) are the indices asked for, -1 if none. */
 int ein_options_get_opencl(const ein_options *opts, int *platform,

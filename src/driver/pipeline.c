@@ -107,7 +107,8 @@ static int emit(ein_ctx *ctx, struct ein_job *job)
 	if (!job->llctx && !(job->jit = ein_jit_alloc(ctx)))
 		return -1;
 	if (!job->for_target && !job->target &&
-	    !(job->target = ein_target_host(ctx)))
+	    !(job->target = job->cpu ? ein_target_jit_named(ctx, job->cpu) :
+		    ein_target_host(ctx)))
 		return -1;
 	job->module = ein_emit_llvm(ctx, job->scop, job->tree,
 		job->llctx ? job->llctx : ein_jit_get_context(job->jit), name,

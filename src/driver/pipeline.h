@@ -67,6 +67,7 @@ struct ein_job {
 	double timeout;
 	LLVMContextRef llctx;
 	const struct ein_target *for_target;
+	const char *cpu;
 	int gpu;
 	int cl_platform;
 	int cl_device;

@@ -311,6 +311,7 @@ char *ein_program_show_with(ein_program *prog, const char *def,
 	job.until = until[stage];
 	job.sched_file = choice.file;
 	job.strict_fp = ein_options_get_strict_fp(opts);
+	job.cpu = ein_options_get_cpu(opts);
 	job.timeout = ein_sched_choice_budget_left(opts, &choice);
 	fixed = calloc(job.func->n_size + 1, sizeof(*fixed));
 	if (fixed && ein_wrap_options_sizes(prog->ctx, job.func, opts, fixed,

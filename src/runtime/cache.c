@@ -269,6 +269,7 @@ struct ein_code *ein_code_compile(ein_ctx *ctx, ein_program *prog,
 	code->job.until = EIN_PASS_JIT;
 	code->job.sched_file = sched->file;
 	code->job.strict_fp = ein_options_get_strict_fp(opts);
+	code->job.cpu = ein_options_get_cpu(opts);
 	code->job.timeout = ein_sched_choice_budget_left(opts, sched);
 	code->job.gpu = ein_options_get_opencl(opts, &code->job.cl_platform,
 		&code->job.cl_device);

@@ -126,6 +126,10 @@ static char *cache_key(ein_kernel *k, const ein_options *opts)
 				flags & EIN_OCL_LAZY ? "+lazy" : "",
 				flags & EIN_OCL_PROFILE ? "+profile" : "") < 0)
 			target = NULL;
+	} else if (ein_options_get_cpu(opts)) {
+		/* Code for a named target, not the host's own. */
+		if (asprintf(&target, "cpu:%s", ein_options_get_cpu(opts)) < 0)
+			target = NULL;
 	} else {
 		target = ein_target_host_name(k->ctx);
 	}

@@ -853,6 +853,10 @@ START_TEST(target_names)
 		{ "opencl:1:2:3", EIN_ERROR_INVALID },
 		{ "opencl:-1:0", EIN_ERROR_INVALID },
 		{ "openclx", EIN_ERROR_INVALID }, { "cuda", EIN_ERROR_INVALID },
+		{ "host", EIN_OK }, { "x86_64", EIN_OK },
+		{ "x86_64-avx2", EIN_OK }, { "x86_64-avx512", EIN_OK },
+		{ "aarch64", EIN_OK }, { "x86_64-avx3", EIN_ERROR_INVALID },
+		{ "x86_64-sse", EIN_ERROR_INVALID },
 	};
 	ein_options *opts = ein_options_alloc();
 	size_t i;
