@@ -56,7 +56,7 @@ static int loop_of_size(ein_program *prog, const char *def, ein_kernel *k,
 		return -1;
 	memcpy(h, sizes, sizeof(h));
 	h[i] = sizes[i] / 2;
-	if (ein_space_init(half, prog, def, k, h) < 0) {
+	if (ein_space_init(half, prog, def, k, h, NULL) < 0) {
 		*err = 1;
 		return -1;
 	}
@@ -79,7 +79,7 @@ double ein_reduce_sizes(ein_program *prog, const char *def, ein_kernel *k,
 	double full;
 
 	memcpy(out, sizes, n_size * sizeof(*out));
-	if (!sp || n_size > 16 || ein_space_init(sp, prog, def, k, sizes) < 0)
+	if (!sp || n_size > 16 || ein_space_init(sp, prog, def, k, sizes, NULL) < 0)
 		return free(sp), -1;
 	s = main_stmt(sp);
 	for (i = 0; s >= 0 && i < n_size && !err; ++i)

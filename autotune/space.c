@@ -281,20 +281,20 @@ static int init_stmt(struct ein_space_stmt *ss, struct ein_scop *scop,
 }
 
 int ein_space_init(struct ein_space *space, ein_program *prog,
-	const char *def, ein_kernel *k, const int64_t *sizes)
+	const char *def, ein_kernel *k, const int64_t *sizes,
+	const char *target)
 {
 	ein_ctx *ctx = ein_program_get_ctx(prog);
 	const struct ein_func *func = ein_program_get_func(prog, def);
 	struct ein_scop *scop;
 	struct ein_schedule *sched;
 	int s, r = 0;
-
-	char *target = ein_target_host_name(ctx);
+	char *host = target ? NULL : ein_target_host_name(ctx);
 
 	memset(space, 0, sizeof(*space));
 	space->gen = &ein_cand_gen_cpu;
-	ein_machine_detect(&space->machine, target);
-	free(target);
+	ein_machine_detect(&space->machine, target ? target : host);
+	free(host);
 	space->flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
 	if (!func)
 		return -1;

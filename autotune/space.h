@@ -205,10 +205,13 @@ struct ein_cand {
 void ein_machine_detect(struct ein_machine *m, const char *target);
 
 /* Build the space of definition "def" of "prog" at "sizes" (in the
- * kernel's size order).  Returns -1 after reporting on prog's context
- * (a kernel too large for the fixed bounds above is unsupported). */
+ * kernel's size order), for the CPU target of class "target" (its vector
+ * width and registers; NULL: the host's).  Returns -1 after reporting on
+ * prog's context (a kernel too large for the fixed bounds above is
+ * unsupported). */
 int ein_space_init(struct ein_space *space, ein_program *prog,
-	const char *def, ein_kernel *k, const int64_t *sizes);
+	const char *def, ein_kernel *k, const int64_t *sizes,
+	const char *target);
 
 /* A generator of candidates: the directives a candidate is made of, and
  * the operators on them, behind the ein_cand_* functions below (which

@@ -43,7 +43,7 @@
 #include "autotune/tunelog.h"
 #include "opencl/runtime.h"
 #include "autotune/tune.h"
-#include "opencl/runtime.h"
+#include "codegen/target.h"
 #include "driver/options.h"
 
 /* Above this many operations the reference check runs at smaller sizes
@@ -123,7 +123,10 @@ struct trial {
  *	("opencl:P:D") described by "device" (asked in a child: the tuner's
  *	process never loads OpenCL, measure.h), its candidates compiled
  *	lazily with profiling and built and timed in the children;
- * target, out_path, log_path, dir: names; log_fd: the open log;
+ * cpu: the named CPU target candidates compile for (--target
+ *	x86_64-avx2), NULL for the host or a device;
+ * target, out_path, log_path, dir: names (target: the class the file is
+ *	written for); log_fd: the open log;
  * n_trial, trial: every trial so far (resumed ones first);
  * n_measured, n_illegal, n_failed, n_wrong, n_slow: counts (a slow
  *	trial, stopped early, is measured, not failed);
@@ -167,7 +170,7 @@ struct run {
 	struct ein_ocl_device_info device;
 	struct ein_model *model;
 	uint64_t rng;
-	char *target, out_path[1024], log_path[1024], dir[64];
+	char *target, *cpu, out_path[1024], log_path[1024], dir[64];
 	int log_fd;
 	int n_trial;
 	struct trial *trial;
@@ -249,7 +252,7 @@ static int check_reduction(struct run *r)
 	int s, v;
 
 	if (!cs || ein_space_init(cs, r->prog, r->def, r->k0,
-			r->check_sizes) < 0)
+			r->check_sizes, r->target) < 0)
 		return (free(cs), -1);
 	r->check_red = 1;
 	for (s = 0; s < cs->n_stmt; ++s) {
@@ -351,12 +354,35 @@ static int setup_device(struct run *r)
 	return 0;
 }
 
+/* For --target NAME, a CPU target this machine can run (x86_64,
+ * x86_64-avx2, x86_64-avx512; "cpu" or "host": the host): candidates
+ * compile for it (its vectors and instructions), the space plans for its
+ * registers and the file is written for its class.  Returns -2 after a
+ * message for another name (compiling says if this CPU cannot run it). */
+static int setup_cpu(struct run *r)
+{
+	const char *t = r->o->target;
+
+	if (!strcmp(t, "cpu") || !strcmp(t, "host"))
+		return 0;
+	if (!ein_target_named_class(t)) {
+		fprintf(stderr, "ein tune: error: unknown target '%s' "
+			"(targets: cpu, x86_64, x86_64-avx2, x86_64-avx512, "
+			"opencl, opencl:P:D)\n", t);
+		return -2;
+	}
+	r->cpu = strdup(t);
+	return r->cpu ? 0 : -1;
+}
+
 static int setup(struct run *r)
 {
 	ein_options *opts;
 
 	r->gpu = r->o->target && !strncmp(r->o->target, "opencl", 6);
 	if (r->gpu && setup_device(r) < 0)
+		return -2;
+	if (!r->gpu && r->o->target && setup_cpu(r) < 0)
 		return -2;
 	/* From here on only the children touch the device (runtime.h,
 	 * ein_ocl_forbid_load): the parent compiles candidates lazily for
@@ -368,6 +394,11 @@ static int setup(struct run *r)
 	r->ctx = ein_ctx_alloc();
 	r->prog = r->ctx ? ein_program_read_file(r->ctx, r->o->file) : NULL;
 	if (!r->prog || !opts)
+		return ein_options_free(opts), -1;
+	r->target = r->gpu ? strdup(r->device.class) : r->cpu ?
+		strdup(ein_target_named_class(r->cpu)) :
+		ein_target_host_name(r->ctx);
+	if (!r->target || (r->cpu && ein_options_set_target(opts, r->cpu)))
 		return ein_options_free(opts), -1;
 	r->def = r->o->def ? r->o->def : ein_program_get_def_name(r->prog, 0);
 	/* A misspelt size is an error before the first compile, which
@@ -386,7 +417,8 @@ static int setup(struct run *r)
 		return -2;
 	size_texts(r);
 	check_sizes(r);
-	if (ein_space_init(&r->space, r->prog, r->def, r->k0, r->sizes) < 0 ||
+	if (ein_space_init(&r->space, r->prog, r->def, r->k0, r->sizes,
+			r->target) < 0 ||
 	    check_reduction(r) < 0)
 		return -1;
 	memcpy(r->rank, r->sizes, sizeof(r->rank));
@@ -398,10 +430,6 @@ static int setup(struct run *r)
 
 		ein_space_set_gpu(&r->space, &d);
 	}
-	r->target = r->gpu ? strdup(r->device.class) : r->o->target ?
-		strdup(r->o->target) : ein_target_host_name(r->ctx);
-	if (!r->target)
-		return -1;
 	paths(r);
 	return 0;
 }
@@ -511,6 +539,8 @@ static ein_kernel *compile_cand(struct run *r, int trial,
 		fclose(f);
 		ein_options_set_schedule(opts, path);
 		ein_options_set_compile_timeout(opts, compile_budget(r));
+		if (r->cpu)
+			ein_options_set_target(opts, r->cpu);
 		if (r->gpu) {
 			/* Built and timed in the measuring child. */
 			ein_options_set_target(opts, r->cl_target);
@@ -1605,6 +1635,8 @@ static char *auto_directives(struct run *r)
 	for (i = 0; opts && i < r->n_size; ++i)
 		ein_options_set_size(opts, ein_kernel_get_size_name(r->k0, i),
 			r->sizes[i]);
+	if (opts && r->cpu)
+		ein_options_set_target(opts, r->cpu);
 	if (opts)
 		text = ein_program_show_with(r->prog, r->def,
 			EIN_STAGE_SCHEDULE, opts);
@@ -2265,6 +2297,7 @@ static void run_clear(struct run *r)
 		rmdir(r->dir);
 	}
 	free(r->target);
+	free(r->cpu);
 	free(r->model);
 	ein_kernel_free(r->best_k);
 	ein_kernel_free(r->k0);

@@ -7,6 +7,10 @@
  *   EIN_NUM_THREADS=1 EIN_SCHEDULE_PATH=schedules ./cpu_time FILE.ein DEF \
  *       SCHEDULE|- CALLS NAME=VALUE...
  *
+ * EIN_TARGET=x86_64-avx2 (any name ein_options_set_target takes) compiles
+ * for that target instead of the host: an AVX-512 machine times the code
+ * an AVX2 one would get.
+ *
  * Compiles DEF of FILE with SCHEDULE (or "-": the lookup, else the
  * automatic schedule) for the sizes given (fixed, as the graph level
  * compiles its kernels), fills every tensor with a fixed pattern, calls
@@ -111,6 +115,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[3], "-") && ein_options_set_schedule(o, argv[3]))
 		return 1;
+	if (getenv("EIN_TARGET") && ein_options_set_target(o,
+			getenv("EIN_TARGET")) != EIN_OK)
+		return fprintf(stderr, "unknown target %s\n",
+			getenv("EIN_TARGET")), 2;
 	for (i = 5; i < argc; ++i) {
 		char *eq = strchr(argv[i], '=');
 

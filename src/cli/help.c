@@ -226,8 +226,10 @@ static const struct help_opt tune_opts[] = {
 	{ "--def NAME", "The definition to tune." },
 	{ "--sizes M=1024,...", "The sizes to tune for (required; checked "
 	  "before anything is compiled)." },
-	{ "--target NAME", "The class of machine whose schedule directory is "
-	  "written (default: the host's)." },
+	{ "--target NAME", "Tune for the CPU target NAME that this machine "
+	  "can run (x86_64, x86_64-avx2, x86_64-avx512; default cpu, the "
+	  "host): its code is measured and the file written for its class "
+	  "(docs/tuning.md)." },
 	{ "--target opencl[:P:D]", "Tune for an OpenCL device (the default "
 	  "one, or device D of platform P): work-group and work-item tiles, "
 	  "register tiles, __local copies, unrolling and loop order, timed "

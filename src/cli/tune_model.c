@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "autotune/tune.h"
+#include "codegen/target.h"
 
 /* Below this many seconds of budget a kernel is not worth a tuning run
  * (the tuner's own setup and final checks take about as long). */
@@ -289,6 +290,18 @@ static void clear(struct tune_model *t)
 	free(t->target);
 }
 
+/* The class the model's schedules are written for: that of the named CPU
+ * target "name" (x86_64-avx2: its kernels are profiled and tuned for it),
+ * "name" itself for another (opencl...), the host's without one. */
+static char *model_target(struct tune_model *t, const char *name)
+{
+	const char *class = ein_target_named_class(name);
+
+	if (!name)
+		return ein_target_host_name(t->ctx);
+	return strdup(class ? class : name);
+}
+
 int ein_cli_tune_model(const struct ein_tune_opts *o, const char *dir)
 {
 	struct tune_model t = { .o = o };
@@ -303,9 +316,11 @@ int ein_cli_tune_model(const struct ein_tune_opts *o, const char *dir)
 	else if (ein_cli_progress_default(t.opts),
 		 ein_cli_size_hints("ein tune", t.opts, o->sizes, 1) < 0)
 		rc = 2;
+	else if (o->target && ein_target_named_class(o->target) &&
+		 ein_options_set_target(t.opts, o->target) != EIN_OK)
+		fprintf(stderr, "ein tune: error: out of memory\n");
 	else if (profile(&t) == 0 && write_source(&t) == 0 &&
-		 (t.target = o->target ? strdup(o->target) :
-		  ein_target_host_name(t.ctx))) {
+		 (t.target = model_target(&t, o->target))) {
 		plan(&t);
 		rc = tune_all(&t);
 		ein_model_free(t.m);
