@@ -173,7 +173,9 @@ static int check_inputs(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 
 /* Refuse a graph input (with the sizes fixed by the options) of more
  * elements than ein can address: its bytes would overflow the sizes
- * that the graph level computes. */
+ * that the graph level computes.  With a symbolic dimension, the product
+ * of the constant ones is bounded the same way: the lowerings multiply
+ * them into strides (a Reshape of [N, 2^61, 6] overflowed int64_t). */
 static int check_input_sizes(struct ein_onnx_lower *l)
 {
 	int i;
@@ -181,7 +183,8 @@ static int check_input_sizes(struct ein_onnx_lower *l)
 	for (i = 0; i < l->g->n_input; ++i) {
 		const struct ein_onnx_tensor *t = &l->g->tensor[l->g->input[i]];
 
-		if (ein_onnx_tensor_n_elem(t) > EIN_ONNX_MAX_ELEM) {
+		if (ein_onnx_const_product(t->dim, t->rank) >
+				EIN_ONNX_MAX_ELEM) {
 			ein_error(l->ctx, EIN_ERROR_UNSUPPORTED, "%s: input "
 				"'%s' has more than %lld elements", l->path,
 				t->name, (long long) EIN_ONNX_MAX_ELEM);
@@ -204,7 +207,8 @@ static int check_output_sizes(struct ein_onnx_lower *l,
 		if (n->out[i] < 0)
 			continue;
 		t = &l->g->tensor[n->out[i]];
-		if (t->known && ein_onnx_tensor_n_elem(t) > EIN_ONNX_MAX_ELEM)
+		if (t->known && ein_onnx_const_product(t->dim, t->rank) >
+				EIN_ONNX_MAX_ELEM)
 			return ein_onnx_node_error(l, n, "output '%s' has more "
 				"than %lld elements", t->name,
 				(long long) EIN_ONNX_MAX_ELEM);

@@ -48,6 +48,29 @@ static int scale_fraction(float s, int64_t *p, int64_t *q)
 	return -1;
 }
 
+/* Positions are int32 values in the kernel: an extent "len" of axis d
+ * beyond MAX_NUM is an error for "n" (bounding the extents also keeps
+ * axis_map's products, and a scaled extent's conversion from double,
+ * within int64_t). */
+static int too_long(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	int64_t len, int d)
+{
+	return ein_onnx_node_error(l, n, "extent %lld along axis %d is too "
+		"large to resize (at most %lld)", (long long) len, d,
+		MAX_NUM);
+}
+
+/* Is a o + |b| + 2 c at most MAX_NUM for every output position o of "m"
+ * (a, c >= 0), computed without overflow? */
+static int within_num(const struct axis_map *m)
+{
+	int64_t v;
+
+	return !__builtin_mul_overflow(m->a, m->out - 1, &v) &&
+		!__builtin_add_overflow(v, llabs(m->b), &v) &&
+		!__builtin_add_overflow(v, 2 * m->c, &v) && v <= MAX_NUM;
+}
+
 /* The map of an axis from "in" to "out" with scale p / q for the
  * coordinate transformation "mode"; -1 after an error for "n". */
 static int axis_map(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
@@ -85,7 +108,7 @@ static int axis_map(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 		return ein_onnx_node_error(l, n, "coordinate_transformation_mode"
 			" '%s' is not supported", mode);
 	}
-	if (m->a * (m->out - 1) + llabs(m->b) + 2 * m->c > MAX_NUM)
+	if (!within_num(m))
 		return ein_onnx_node_error(l, n, "the scale %lld/%lld is too "
 			"fine a fraction for an axis of %lld elements",
 			(long long) p, (long long) q, (long long) m->out);
@@ -308,6 +331,8 @@ int ein_onnx_lower_resize(struct ein_onnx_lower *l,
 			return ein_onnx_need_const_shape(l, n, x,
 				"resizing it");
 		m[d].in = x->dim[d].value;
+		if (m[d].in > MAX_NUM)
+			return too_long(l, n, m[d].in, d);
 		if (st) {
 			if (!(s[d] > 0) || scale_fraction(s[d], &p, &q) < 0)
 				return ein_onnx_node_error(l, n, "scale %g "
@@ -321,6 +346,8 @@ int ein_onnx_lower_resize(struct ein_onnx_lower *l,
 		if (m[d].out < 1)
 			return ein_onnx_node_error(l, n, "output extent %lld "
 				"along axis %d", (long long) m[d].out, d);
+		if (m[d].out > MAX_NUM)
+			return too_long(l, n, m[d].out, d);
 		if (axis_map(l, n, coord, p, q, &m[d]) < 0)
 			return -1;
 		dim[d] = ein_onnx_dim_const(m[d].out);
