@@ -393,7 +393,10 @@ static int read_attr(ein_ctx *ctx, const char *path,
 		break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
 		a->kind = EIN_ONNX_ATTR_STRING;
-		a->s = strndup((const char *) ap->s.data, ap->s.len);
+		/* An empty string's data may be NULL, which strndup must
+		 * not see. */
+		a->s = ap->s.data ? strndup((const char *) ap->s.data,
+			ap->s.len) : strdup("");
 		return a->name && a->s ? 0 : -1;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
 		a->kind = EIN_ONNX_ATTR_FLOATS;
