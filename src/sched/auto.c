@@ -1667,6 +1667,12 @@ static int simple_group(const struct stmt *st, int par, int vec,
  * tile of vectors along them, 0.15 ms with LLVM's own code; 56 columns
  * 0.42 against 0.72; docs/performance.md). */
 #define DW_MIN_VECTORS 3
+/* The same at a stride of 2: each vector of the tile gathers its input
+ * at every other column, so that more of them must pay for the rows'
+ * edges (MobileNetV2's stride-2 kernels on AVX-512, one thread, the chain
+ * at the channel: 56 columns as 7 vectors of 8, 0.54 -> 0.34 ms; 28
+ * columns as 3.5 vectors of 8, 0.14 -> 0.18 ms; docs/performance.md). */
+#define DW_MIN_STRIDED_VECTORS 6
 /* The rows of a depthwise convolution's register tile of one vector per
  * row: with a 3-wide window's columns unrolled, 24 copies of the vector
  * loop, within the 32 that unrolling allows (8 rows measured 0.37-0.42 ms
@@ -1689,7 +1695,7 @@ static int simple_group(const struct stmt *st, int par, int vec,
  *	none;
  * stride: w's coefficient in X's last subscript;
  * padded: the product is under a padding guard;
- * wide: vectors along w pay (stride 1, at least DW_MIN_VECTORS of them);
+ * wide: vectors along w pay (dw_wide);
  * rows: the register tile's rows, unroll_q: its window columns unrolled. */
 struct dwconv {
 	struct conv c;
@@ -1816,6 +1822,31 @@ static char *dw_text(const struct stmt *st, const struct dwconv *d,
 	return text;
 }
 
+/* The vector width of a depthwise convolution's tile along a row
+ * "width" wide (-1: not known) for vectors of "lanes" elements: half of
+ * them when that divides the width and the whole vectors do not, so that
+ * no row ends in a partial vector (MobileNetV2's 56 columns as 7 vectors
+ * of 8: 0.35 -> 0.30 ms at stride 1, 0.42 -> 0.34 at stride 2, against
+ * 3.5 vectors of 16; one thread, AVX-512). */
+static int dw_lanes(int lanes, int64_t width)
+{
+	if (width > 0 && width % lanes && lanes / 2 >= 4 &&
+	    width % (lanes / 2) == 0)
+		return lanes / 2;
+	return lanes;
+}
+
+/* Do vectors along the width of "d" pay: a row of at least
+ * DW_MIN_VECTORS vectors at stride 1, DW_MIN_STRIDED_VECTORS at stride
+ * 2 (only these two measured)? */
+static int dw_wide(const struct dwconv *d)
+{
+	int least = d->stride == 1 ? DW_MIN_VECTORS : DW_MIN_STRIDED_VECTORS;
+
+	return d->h >= 0 && d->stride <= 2 &&
+		d->c.width >= least * d->c.lanes;
+}
+
 /* The alternatives of the depthwise rule for "st": the register tile
  * (with accumulate, then without) when vectors along w pay; else, at
  * stride 1 without padding, rows over the whole width (bench-auto's dw3x3
@@ -1830,9 +1861,8 @@ static int dw_group(struct autosched *a, const struct stmt *st,
 	int level;
 
 	d->c.width = index_extent(a, st, d->c.w);
-	d->c.lanes = st->lanes;
-	d->wide = d->stride == 1 && d->h >= 0 &&
-		d->c.width >= DW_MIN_VECTORS * st->lanes;
+	d->c.lanes = dw_lanes(st->lanes, d->c.width);
+	d->wide = dw_wide(d);
 	d->rows = a->known ? DW_ROWS : DW_ROWS / 2;
 	d->unroll_q = a->known && q > 0 && q * d->rows <= DW_MAX_COPIES;
 	for (level = d->wide ? 0 : 2; level < 4; ++level) {
@@ -1886,8 +1916,8 @@ static int dw_chain_depth(struct autosched *a)
 	for (i = 0; i <= depth; ++i)
 		if (last->order[i] >= last->fs->n_lhs)
 			return -1;
-	a->dw_vec = a->stmt[0].lanes;
 	d.c.width = index_extent(a, &a->stmt[0], d.c.w);
+	a->dw_vec = dw_lanes(a->stmt[0].lanes, d.c.width);
 	while (a->dw_vec > 2 && d.c.width > 0 && a->dw_vec / 2 >= d.c.width)
 		a->dw_vec /= 2;
 	return depth;
