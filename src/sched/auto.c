@@ -2657,6 +2657,19 @@ static int place_epilogue(struct autosched *a, struct group *g)
  * 31.5 KiB: 0.47 -> 0.42 ms); ResNet-50's 256 x 56 (56 KiB) ran 4.3x
  * slower than the convolution rule (1.40 -> 6.28 ms, one thread). */
 #define PW_ROW_BYTES 32768
+/* The least reduction channels at which a chain's pointwise convolution
+ * runs row by row (struct pwconv, by_row), and the slice of them that
+ * each block of output channels reduces at a time: a slice of a row of
+ * 56 columns is 14 KiB, read from L1 by every block (one thread,
+ * AVX-512, the row order against the channel blocks outermost: ResNet-50's
+ * 256 -> 64 channels at 56 x 56 1.62 -> 1.28 ms, 256 -> 128 3.09 -> 2.49,
+ * 64 -> 256 1.61 -> 1.40, 64 -> 64 0.42 -> 0.35; MobileNetV2's 96 -> 24
+ * 0.24 -> 0.18, 144 -> 24 0.44 -> 0.31, 32 -> 16 0.195 -> 0.18; but
+ * 16 -> 96 at 112 columns 0.63 -> 0.97 and 24 -> 144 0.39 -> 0.43: a
+ * shallow reduction's row is read from L1 anyway, and the row of all the
+ * output channels is then an extra pass; docs/performance.md). */
+#define PW_DEEP_CHANNELS 32
+#define PW_SLICE 64
 
 /* A pointwise (1 x 1, stride 1) convolution of an NCHW output
  * O(.., f, .., h, w) += X(.., c, .., w) * K(f, c, ..) whose row is a few
@@ -2667,15 +2680,24 @@ static int place_epilogue(struct autosched *a, struct group *g)
  * (rows of f, the reduction c, vectors along w, each weight broadcast)
  * reads X and writes O contiguously (0.48 ms, bias and Clip in the tile;
  * one thread, AVX-512).  Only when every size is known, the input that
- * one output row reads fits PW_ROW_BYTES and the row is at most
- * PW_MAX_VECTORS vectors (pw_tile):
+ * one output row reads fits PW_ROW_BYTES or the rule runs by rows, and
+ * the row is at most PW_MAX_VECTORS vectors (pw_tile):
  * c: the convolution; h: the output index before w;
  * lanes, n_vec: the tile's vectors along w (n_vec of them span the
- *	row), rows: its output channels. */
+ *	row), rows: its output channels;
+ * r: the reduction over the input's channels (the only one of more than
+ *	one value), -1 if none or several;
+ * by_row: a chain whose reduction r has PW_DEEP_CHANNELS or more: each
+ *	output row is computed for all output channels at once, the
+ *	reduction in slices of PW_SLICE outside the blocks of output
+ *	channels, so that every block reads the slice of the input row
+ *	from L1 (the rows then run in parallel). */
 struct pwconv {
 	struct conv c;
 	int h;
 	int lanes, n_vec, rows;
+	int r;
+	int by_row;
 };
 
 /* Do the reductions that "e" mentions all have one value in "st"? */
@@ -2745,9 +2767,19 @@ static int is_pointwise(struct autosched *a, const struct stmt *st,
 		return 0;
 	width = index_extent(a, st, p->c.w);
 	row = width * (a->m.vector_bytes / st->lanes);
-	for (i = st->fs->n_lhs; i < st->fs->n_index; ++i)
-		row *= index_extent(a, st, i);
-	return row > 0 && row <= PW_ROW_BYTES &&
+	p->r = -1;
+	for (i = st->fs->n_lhs; i < st->fs->n_index; ++i) {
+		int64_t n = index_extent(a, st, i);
+
+		if (n > 1)
+			p->r = p->r == -1 ? i : -2;
+		row *= n;
+	}
+	if (p->r < 0)
+		p->r = -1;
+	p->by_row = a->n_stmt > 1 && p->r >= 0 &&
+		index_extent(a, st, p->r) >= PW_DEEP_CHANNELS;
+	return row > 0 && (row <= PW_ROW_BYTES || p->by_row) &&
 		pw_tile(&a->m, p, st->lanes, width,
 			index_extent(a, st, p->c.f));
 }
@@ -2794,6 +2826,47 @@ static void print_pw_outer(FILE *f, const struct stmt *st, int f_ix, int ph,
 	}
 }
 
+/* Print "st"'s output indices (its default loops) in "f" with index
+ * "f_ix" moved just before the last one (w): the output channels inside
+ * each row. */
+static void print_row_outer(FILE *f, const struct stmt *st, int f_ix)
+{
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	const char *const *ix = st->fs->index;
+	int d, s;
+
+	for (d = 0; d < lhs->n_arg; ++d) {
+		s = lhs->args[d]->slot;
+		if (d == lhs->n_arg - 1)
+			fprintf(f, " %s", ix[f_ix]);
+		if (s != f_ix)
+			fprintf(f, " %s", ix[s]);
+	}
+}
+
+/* The loop order of "p"'s tile by rows (by_row) in "f": the output's
+ * indices but f and w, the slices of the reduction r, the blocks of f
+ * and w, the reductions of one value, then the tile: a slice of r, rows
+ * of f by the row's vectors of w. */
+static void print_pw_row_order(FILE *f, struct autosched *a,
+	const struct stmt *st, const struct pwconv *p)
+{
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	const char *const *ix = st->fs->index;
+	int d, s, r;
+
+	for (d = 0; d < lhs->n_arg; ++d) {
+		s = lhs->args[d]->slot;
+		if (s != p->c.f && s != p->c.w)
+			fprintf(f, " %s", ix[s]);
+	}
+	fprintf(f, " %s.o %s.o %s.o", ix[p->r], ix[p->c.f], ix[p->c.w]);
+	for (r = st->fs->n_lhs; r < st->fs->n_index; ++r)
+		if (index_extent(a, st, r) == 1)
+			fprintf(f, " %s", ix[r]);
+	fprintf(f, " %s.i", ix[p->r]);
+}
+
 /* The pointwise convolution's own tile in "f": rows of f by the row's
  * vectors of w, the reductions (those of one value first) outside it,
  * accumulated in a buffer of the tile.  w is split by the row's width
@@ -2809,11 +2882,16 @@ static void print_pw_conv(FILE *f, struct autosched *a, const struct stmt *st,
 
 	const char *w = ix[p->c.w];
 
+	if (p->by_row)
+		fprintf(f, "%s: split %s %d\n", n, ix[p->r], PW_SLICE);
 	fprintf(f, "%s: split %s %d\n%s: split %s %d\n%s: split %s.i %d\n"
 		"%s: reorder", n, ix[p->c.f], p->rows, n, w,
 		p->n_vec * p->lanes, n, w, p->lanes, n);
-	print_pw_outer(f, st, p->c.f, -1, p->c.w);
-	for (unit = 1; unit >= 0; --unit)
+	if (p->by_row)
+		print_pw_row_order(f, a, st, p);
+	else
+		print_pw_outer(f, st, p->c.f, -1, p->c.w);
+	for (unit = 1; unit >= 0 && !p->by_row; --unit)
 		for (r = st->fs->n_lhs; r < st->fs->n_index; ++r)
 			if ((index_extent(a, st, r) == 1) == unit)
 				fprintf(f, " %s", ix[r]);
@@ -2824,9 +2902,10 @@ static void print_pw_conv(FILE *f, struct autosched *a, const struct stmt *st,
 }
 
 /* The directives of the pointwise rule: the last statement split like
- * the tile (rows of f around its rows of w), every other statement
- * computed in each of its rows, the convolution's tile there; the last
- * statement's channel blocks in parallel unless "serial". */
+ * the tile (rows of f around its rows of w; by rows: all of f in each
+ * row), every other statement computed in each of its rows, the
+ * convolution's tile there; the last statement's channel blocks (by
+ * rows: its rows) in parallel unless "serial". */
 static char *pw_text(struct autosched *a, const struct pwconv *p, int serial)
 {
 	const struct stmt *last = &a->stmt[a->n_stmt - 1];
@@ -2849,9 +2928,14 @@ static char *pw_text(struct autosched *a, const struct pwconv *p, int serial)
 		fprintf(f, "%s.init: compute_at %s %s.o\n", last->name,
 			last->name, ix[p->c.w]);
 	} else {
-		fprintf(f, "%s: split %s %d\n%s: reorder", last->name, ix[lf],
-			p->rows, last->name);
-		print_pw_outer(f, last, lf, n - 2, -1);
+		if (p->by_row) {
+			fprintf(f, "%s: reorder", last->name);
+			print_row_outer(f, last, lf);
+		} else {
+			fprintf(f, "%s: split %s %d\n%s: reorder", last->name,
+				ix[lf], p->rows, last->name);
+			print_pw_outer(f, last, lf, n - 2, -1);
+		}
 		fprintf(f, "\n%s: vectorize %s %d\n", last->name, ix[lw],
 			p->lanes);
 		for (k = a->n_stmt - 2; k >= 0; --k)
@@ -2866,7 +2950,9 @@ static char *pw_text(struct autosched *a, const struct pwconv *p, int serial)
 		}
 		print_pw_conv(f, a, &a->stmt[0], p);
 	}
-	if (!serial)
+	if (!serial && p->by_row)
+		fprintf(f, "%s: parallel %s\n", last->name, ix[lh]);
+	else if (!serial)
 		fprintf(f, "%s: parallel %s.o\n", last->name,
 			a->n_stmt == 1 ? ix[p->c.f] : ix[lf]);
 	if (fclose(f) != 0)
@@ -2891,10 +2977,12 @@ static int place_pointwise(struct autosched *a, struct group *g)
 		work = a->stmt[k].work < 0 ? -1 : work + a->stmt[k].work;
 	serial = work >= 0 && work < PARALLEL_MIN_WORK;
 	snprintf(label, sizeof(label), "pointwise convolution: %d rows of %s "
-		"by %d vectors of %d along %s%s", p.rows,
+		"by %d vectors of %d along %s%s%s%s", p.rows,
 		a->stmt[0].fs->index[p.c.f], p.n_vec, p.lanes,
 		a->stmt[0].fs->index[p.c.w], a->n_stmt > 1 ?
-		", the elementwise statements in its rows" : "");
+		", the elementwise statements in its rows" : "",
+		p.by_row ? ", by rows, slices of the reduction " : "",
+		p.by_row ? a->stmt[0].fs->index[p.r] : "");
 	if (!serial && add_alt(g, pw_text(a, &p, 0), label) < 0)
 		return -1;
 	if (add_alt(g, pw_text(a, &p, 1), label) < 0)
