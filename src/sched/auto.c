@@ -1040,7 +1040,71 @@ static int span_group(const struct stmt *st, const struct contraction *c,
 	return 0;
 }
 
-/* The alternatives of the contraction rule for "st": when j is short,
+/* Is contraction "c" of "st" a product of a vector by a matrix (GEMV),
+ * every size known: i and every outer index of one value, k the only
+ * reduction and both A and B read along it, B(.., j, k) (a Gemm's or
+ * MatMul's weights transposed, as the classifier heads of MobileNetV2
+ * and ResNet-50 read them)?  Packing B for the register tile copies the
+ * whole matrix on every call to use each element once. */
+static int is_gemv(struct autosched *a, const struct stmt *st,
+	const struct contraction *c)
+{
+	int d;
+
+	if (!a->known || c->n_red || index_extent(a, st, c->i) != 1 ||
+	    !is_index(c->a->args[c->a->n_arg - 1], c->k) ||
+	    !is_index(c->b->args[c->b->n_arg - 1], c->k))
+		return 0;
+	for (d = 0; d < c->n_outer; ++d)
+		if (index_extent(a, st, c->outer[d]) != 1)
+			return 0;
+	return 1;
+}
+
+/* The GEMV template of "st": each output element a dot product along k,
+ * vectorised (partial sums in a vector, added at the end), j in
+ * parallel when "par" (MobileNetV2's 1280 -> 1000 head, one thread,
+ * AVX-512: 0.35 -> 0.18 ms alone against the register tile that packs
+ * the weights). */
+static char *gemv_text(const struct stmt *st, const struct contraction *c,
+	int par)
+{
+	const char *const *ix = st->fs->index;
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	int d;
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s: reorder", st->name);
+	for (d = 0; d < lhs->n_arg; ++d)
+		fprintf(f, " %s", ix[lhs->args[d]->slot]);
+	fprintf(f, " %s\n%s: vectorize %s %d\n", ix[c->k], st->name,
+		ix[c->k], st->lanes);
+	if (par)
+		fprintf(f, "%s: parallel %s\n", st->name, ix[c->j]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The GEMV alternatives (is_gemv), before the contraction rule's own. */
+static int gemv_group(const struct stmt *st, const struct contraction *c,
+	struct group *g)
+{
+	char label[160];
+
+	snprintf(label, sizeof(label), "product of a vector by a matrix: "
+		"dot products along %s, vectorised", st->fs->index[c->k]);
+	if (!st->serial && add_alt(g, gemv_text(st, c, 1), label) < 0)
+		return -1;
+	return add_alt(g, gemv_text(st, c, 0), label);
+}
+
+/* The alternatives of the contraction rule for "st": a GEMV's
+ * (gemv_group), then the template's levels, unscored; when j is short,
  * span_group's; else, with the cost model, the full template at each
  * register tile and slice of N_SHAPE first, scored; then (or without
  * it, only) the machine's shape at each level. */
@@ -1051,6 +1115,15 @@ static int contraction_group(struct autosched *a, const struct stmt *st,
 	struct tile t = { a->m.rows, 2, K_SLICE, 0, 0 };
 	int level, k, slice;
 
+	if (is_gemv(a, st, c)) {
+		if (gemv_group(st, c, g) < 0)
+			return -1;
+		for (level = 0; level < 4; ++level)
+			if (add_alt(g, contraction_text(st, c, &t, level),
+					what[level]) < 0)
+				return -1;
+		return 0;
+	}
 	if (span_tile(a, st, c, &t))
 		return span_group(st, c, &t, g);
 	slice = wide_slice(a, st, c);
@@ -1667,6 +1740,12 @@ static int simple_group(const struct stmt *st, int par, int vec,
  * tile of vectors along them, 0.15 ms with LLVM's own code; 56 columns
  * 0.42 against 0.72; docs/performance.md). */
 #define DW_MIN_VECTORS 3
+/* The same at a stride of 2: each vector of the tile gathers its input
+ * at every other column, so that more of them must pay for the rows'
+ * edges (MobileNetV2's stride-2 kernels on AVX-512, one thread, the chain
+ * at the channel: 56 columns as 7 vectors of 8, 0.54 -> 0.34 ms; 28
+ * columns as 3.5 vectors of 8, 0.14 -> 0.18 ms; docs/performance.md). */
+#define DW_MIN_STRIDED_VECTORS 6
 /* The rows of a depthwise convolution's register tile of one vector per
  * row: with a 3-wide window's columns unrolled, 24 copies of the vector
  * loop, within the 32 that unrolling allows (8 rows measured 0.37-0.42 ms
@@ -1689,7 +1768,7 @@ static int simple_group(const struct stmt *st, int par, int vec,
  *	none;
  * stride: w's coefficient in X's last subscript;
  * padded: the product is under a padding guard;
- * wide: vectors along w pay (stride 1, at least DW_MIN_VECTORS of them);
+ * wide: vectors along w pay (dw_wide);
  * rows: the register tile's rows, unroll_q: its window columns unrolled. */
 struct dwconv {
 	struct conv c;
@@ -1816,6 +1895,31 @@ static char *dw_text(const struct stmt *st, const struct dwconv *d,
 	return text;
 }
 
+/* The vector width of a depthwise convolution's tile along a row
+ * "width" wide (-1: not known) for vectors of "lanes" elements: half of
+ * them when that divides the width and the whole vectors do not, so that
+ * no row ends in a partial vector (MobileNetV2's 56 columns as 7 vectors
+ * of 8: 0.35 -> 0.30 ms at stride 1, 0.42 -> 0.34 at stride 2, against
+ * 3.5 vectors of 16; one thread, AVX-512). */
+static int dw_lanes(int lanes, int64_t width)
+{
+	if (width > 0 && width % lanes && lanes / 2 >= 4 &&
+	    width % (lanes / 2) == 0)
+		return lanes / 2;
+	return lanes;
+}
+
+/* Do vectors along the width of "d" pay: a row of at least
+ * DW_MIN_VECTORS vectors at stride 1, DW_MIN_STRIDED_VECTORS at stride
+ * 2 (only these two measured)? */
+static int dw_wide(const struct dwconv *d)
+{
+	int least = d->stride == 1 ? DW_MIN_VECTORS : DW_MIN_STRIDED_VECTORS;
+
+	return d->h >= 0 && d->stride <= 2 &&
+		d->c.width >= least * d->c.lanes;
+}
+
 /* The alternatives of the depthwise rule for "st": the register tile
  * (with accumulate, then without) when vectors along w pay; else, at
  * stride 1 without padding, rows over the whole width (bench-auto's dw3x3
@@ -1830,9 +1934,8 @@ static int dw_group(struct autosched *a, const struct stmt *st,
 	int level;
 
 	d->c.width = index_extent(a, st, d->c.w);
-	d->c.lanes = st->lanes;
-	d->wide = d->stride == 1 && d->h >= 0 &&
-		d->c.width >= DW_MIN_VECTORS * st->lanes;
+	d->c.lanes = dw_lanes(st->lanes, d->c.width);
+	d->wide = dw_wide(d);
 	d->rows = a->known ? DW_ROWS : DW_ROWS / 2;
 	d->unroll_q = a->known && q > 0 && q * d->rows <= DW_MAX_COPIES;
 	for (level = d->wide ? 0 : 2; level < 4; ++level) {
@@ -1886,8 +1989,8 @@ static int dw_chain_depth(struct autosched *a)
 	for (i = 0; i <= depth; ++i)
 		if (last->order[i] >= last->fs->n_lhs)
 			return -1;
-	a->dw_vec = a->stmt[0].lanes;
 	d.c.width = index_extent(a, &a->stmt[0], d.c.w);
+	a->dw_vec = dw_lanes(a->stmt[0].lanes, d.c.width);
 	while (a->dw_vec > 2 && d.c.width > 0 && a->dw_vec / 2 >= d.c.width)
 		a->dw_vec /= 2;
 	return depth;
@@ -2627,6 +2730,19 @@ static int place_epilogue(struct autosched *a, struct group *g)
  * 31.5 KiB: 0.47 -> 0.42 ms); ResNet-50's 256 x 56 (56 KiB) ran 4.3x
  * slower than the convolution rule (1.40 -> 6.28 ms, one thread). */
 #define PW_ROW_BYTES 32768
+/* The least reduction channels at which a chain's pointwise convolution
+ * runs row by row (struct pwconv, by_row), and the slice of them that
+ * each block of output channels reduces at a time: a slice of a row of
+ * 56 columns is 14 KiB, read from L1 by every block (one thread,
+ * AVX-512, the row order against the channel blocks outermost: ResNet-50's
+ * 256 -> 64 channels at 56 x 56 1.62 -> 1.28 ms, 256 -> 128 3.09 -> 2.49,
+ * 64 -> 256 1.61 -> 1.40, 64 -> 64 0.42 -> 0.35; MobileNetV2's 96 -> 24
+ * 0.24 -> 0.18, 144 -> 24 0.44 -> 0.31, 32 -> 16 0.195 -> 0.18; but
+ * 16 -> 96 at 112 columns 0.63 -> 0.97 and 24 -> 144 0.39 -> 0.43: a
+ * shallow reduction's row is read from L1 anyway, and the row of all the
+ * output channels is then an extra pass; docs/performance.md). */
+#define PW_DEEP_CHANNELS 32
+#define PW_SLICE 64
 
 /* A pointwise (1 x 1, stride 1) convolution of an NCHW output
  * O(.., f, .., h, w) += X(.., c, .., w) * K(f, c, ..) whose row is a few
@@ -2637,15 +2753,24 @@ static int place_epilogue(struct autosched *a, struct group *g)
  * (rows of f, the reduction c, vectors along w, each weight broadcast)
  * reads X and writes O contiguously (0.48 ms, bias and Clip in the tile;
  * one thread, AVX-512).  Only when every size is known, the input that
- * one output row reads fits PW_ROW_BYTES and the row is at most
- * PW_MAX_VECTORS vectors (pw_tile):
+ * one output row reads fits PW_ROW_BYTES or the rule runs by rows, and
+ * the row is at most PW_MAX_VECTORS vectors (pw_tile):
  * c: the convolution; h: the output index before w;
  * lanes, n_vec: the tile's vectors along w (n_vec of them span the
- *	row), rows: its output channels. */
+ *	row), rows: its output channels;
+ * r: the reduction over the input's channels (the only one of more than
+ *	one value), -1 if none or several;
+ * by_row: a chain whose reduction r has PW_DEEP_CHANNELS or more: each
+ *	output row is computed for all output channels at once, the
+ *	reduction in slices of PW_SLICE outside the blocks of output
+ *	channels, so that every block reads the slice of the input row
+ *	from L1 (the rows then run in parallel). */
 struct pwconv {
 	struct conv c;
 	int h;
 	int lanes, n_vec, rows;
+	int r;
+	int by_row;
 };
 
 /* Do the reductions that "e" mentions all have one value in "st"? */
@@ -2715,9 +2840,19 @@ static int is_pointwise(struct autosched *a, const struct stmt *st,
 		return 0;
 	width = index_extent(a, st, p->c.w);
 	row = width * (a->m.vector_bytes / st->lanes);
-	for (i = st->fs->n_lhs; i < st->fs->n_index; ++i)
-		row *= index_extent(a, st, i);
-	return row > 0 && row <= PW_ROW_BYTES &&
+	p->r = -1;
+	for (i = st->fs->n_lhs; i < st->fs->n_index; ++i) {
+		int64_t n = index_extent(a, st, i);
+
+		if (n > 1)
+			p->r = p->r == -1 ? i : -2;
+		row *= n;
+	}
+	if (p->r < 0)
+		p->r = -1;
+	p->by_row = a->n_stmt > 1 && p->r >= 0 &&
+		index_extent(a, st, p->r) >= PW_DEEP_CHANNELS;
+	return row > 0 && (row <= PW_ROW_BYTES || p->by_row) &&
 		pw_tile(&a->m, p, st->lanes, width,
 			index_extent(a, st, p->c.f));
 }
@@ -2764,6 +2899,47 @@ static void print_pw_outer(FILE *f, const struct stmt *st, int f_ix, int ph,
 	}
 }
 
+/* Print "st"'s output indices (its default loops) in "f" with index
+ * "f_ix" moved just before the last one (w): the output channels inside
+ * each row. */
+static void print_row_outer(FILE *f, const struct stmt *st, int f_ix)
+{
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	const char *const *ix = st->fs->index;
+	int d, s;
+
+	for (d = 0; d < lhs->n_arg; ++d) {
+		s = lhs->args[d]->slot;
+		if (d == lhs->n_arg - 1)
+			fprintf(f, " %s", ix[f_ix]);
+		if (s != f_ix)
+			fprintf(f, " %s", ix[s]);
+	}
+}
+
+/* The loop order of "p"'s tile by rows (by_row) in "f": the output's
+ * indices but f and w, the slices of the reduction r, the blocks of f
+ * and w, the reductions of one value, then the tile: a slice of r, rows
+ * of f by the row's vectors of w. */
+static void print_pw_row_order(FILE *f, struct autosched *a,
+	const struct stmt *st, const struct pwconv *p)
+{
+	const struct ein_ast_expr *lhs = st->fs->ast->lhs;
+	const char *const *ix = st->fs->index;
+	int d, s, r;
+
+	for (d = 0; d < lhs->n_arg; ++d) {
+		s = lhs->args[d]->slot;
+		if (s != p->c.f && s != p->c.w)
+			fprintf(f, " %s", ix[s]);
+	}
+	fprintf(f, " %s.o %s.o %s.o", ix[p->r], ix[p->c.f], ix[p->c.w]);
+	for (r = st->fs->n_lhs; r < st->fs->n_index; ++r)
+		if (index_extent(a, st, r) == 1)
+			fprintf(f, " %s", ix[r]);
+	fprintf(f, " %s.i", ix[p->r]);
+}
+
 /* The pointwise convolution's own tile in "f": rows of f by the row's
  * vectors of w, the reductions (those of one value first) outside it,
  * accumulated in a buffer of the tile.  w is split by the row's width
@@ -2779,11 +2955,16 @@ static void print_pw_conv(FILE *f, struct autosched *a, const struct stmt *st,
 
 	const char *w = ix[p->c.w];
 
+	if (p->by_row)
+		fprintf(f, "%s: split %s %d\n", n, ix[p->r], PW_SLICE);
 	fprintf(f, "%s: split %s %d\n%s: split %s %d\n%s: split %s.i %d\n"
 		"%s: reorder", n, ix[p->c.f], p->rows, n, w,
 		p->n_vec * p->lanes, n, w, p->lanes, n);
-	print_pw_outer(f, st, p->c.f, -1, p->c.w);
-	for (unit = 1; unit >= 0; --unit)
+	if (p->by_row)
+		print_pw_row_order(f, a, st, p);
+	else
+		print_pw_outer(f, st, p->c.f, -1, p->c.w);
+	for (unit = 1; unit >= 0 && !p->by_row; --unit)
 		for (r = st->fs->n_lhs; r < st->fs->n_index; ++r)
 			if ((index_extent(a, st, r) == 1) == unit)
 				fprintf(f, " %s", ix[r]);
@@ -2794,9 +2975,10 @@ static void print_pw_conv(FILE *f, struct autosched *a, const struct stmt *st,
 }
 
 /* The directives of the pointwise rule: the last statement split like
- * the tile (rows of f around its rows of w), every other statement
- * computed in each of its rows, the convolution's tile there; the last
- * statement's channel blocks in parallel unless "serial". */
+ * the tile (rows of f around its rows of w; by rows: all of f in each
+ * row), every other statement computed in each of its rows, the
+ * convolution's tile there; the last statement's channel blocks (by
+ * rows: its rows) in parallel unless "serial". */
 static char *pw_text(struct autosched *a, const struct pwconv *p, int serial)
 {
 	const struct stmt *last = &a->stmt[a->n_stmt - 1];
@@ -2819,9 +3001,14 @@ static char *pw_text(struct autosched *a, const struct pwconv *p, int serial)
 		fprintf(f, "%s.init: compute_at %s %s.o\n", last->name,
 			last->name, ix[p->c.w]);
 	} else {
-		fprintf(f, "%s: split %s %d\n%s: reorder", last->name, ix[lf],
-			p->rows, last->name);
-		print_pw_outer(f, last, lf, n - 2, -1);
+		if (p->by_row) {
+			fprintf(f, "%s: reorder", last->name);
+			print_row_outer(f, last, lf);
+		} else {
+			fprintf(f, "%s: split %s %d\n%s: reorder", last->name,
+				ix[lf], p->rows, last->name);
+			print_pw_outer(f, last, lf, n - 2, -1);
+		}
 		fprintf(f, "\n%s: vectorize %s %d\n", last->name, ix[lw],
 			p->lanes);
 		for (k = a->n_stmt - 2; k >= 0; --k)
@@ -2836,7 +3023,9 @@ static char *pw_text(struct autosched *a, const struct pwconv *p, int serial)
 		}
 		print_pw_conv(f, a, &a->stmt[0], p);
 	}
-	if (!serial)
+	if (!serial && p->by_row)
+		fprintf(f, "%s: parallel %s\n", last->name, ix[lh]);
+	else if (!serial)
 		fprintf(f, "%s: parallel %s.o\n", last->name,
 			a->n_stmt == 1 ? ix[p->c.f] : ix[lf]);
 	if (fclose(f) != 0)
@@ -2861,10 +3050,12 @@ static int place_pointwise(struct autosched *a, struct group *g)
 		work = a->stmt[k].work < 0 ? -1 : work + a->stmt[k].work;
 	serial = work >= 0 && work < PARALLEL_MIN_WORK;
 	snprintf(label, sizeof(label), "pointwise convolution: %d rows of %s "
-		"by %d vectors of %d along %s%s", p.rows,
+		"by %d vectors of %d along %s%s%s%s", p.rows,
 		a->stmt[0].fs->index[p.c.f], p.n_vec, p.lanes,
 		a->stmt[0].fs->index[p.c.w], a->n_stmt > 1 ?
-		", the elementwise statements in its rows" : "");
+		", the elementwise statements in its rows" : "",
+		p.by_row ? ", by rows, slices of the reduction " : "",
+		p.by_row ? a->stmt[0].fs->index[p.r] : "");
 	if (!serial && add_alt(g, pw_text(a, &p, 0), label) < 0)
 		return -1;
 	if (add_alt(g, pw_text(a, &p, 1), label) < 0)

@@ -282,6 +282,15 @@ def convolutions():
                strides=[2, 2])], [("x", x, None)],
          [("y", conv(x, wg, b, [2, 2], [1, 1, 1, 1], [1, 1], 2))],
          inits=[("w", wg), ("b", b)])
+    # A strided 1 x 1 window (ResNet's downsampling shortcut): the
+    # importer subsamples the input first; rows and columns at different
+    # strides, each leaving the last input row or column unread.
+    w1 = rand(6, 4, 1, 1)
+    save("conv_1x1_stride",
+         [node("Conv", ["x", "w", "b"], ["y"], strides=[2, 3])],
+         [("x", x, None)],
+         [("y", conv(x, w1, b, [2, 3], [0, 0, 0, 0], [1, 1], 1))],
+         inits=[("w", w1), ("b", b)])
     wd = rand(4, 1, 3, 3)
     save("conv_depthwise",
          [node("Conv", ["x", "w"], ["y"], group=4, auto_pad="SAME_UPPER")],
