@@ -374,9 +374,10 @@ static int print_pad_guard(struct ein_onnx_lower *l, const struct window *w,
 {
 	int d, any = 0;
 
-	if (c % 4)
-		fprintf(l->out, "4 * i1 + i%d < %lld", 2 + w->s, (long long) c),
-			any++;
+	if (c % 4) {
+		fprintf(l->out, "4 * i1 + i%d < %lld", 2 + w->s, (long long) c);
+		any = 1;
+	}
 	for (d = 0; d < w->s; ++d) {
 		if (w->pb[d])
 			fprintf(l->out, "%si%d >= %lld", any++ ? " && " : "",
