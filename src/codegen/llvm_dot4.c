@@ -39,6 +39,7 @@
 #include <llvm-c/Core.h>
 #include "codegen/llvm_private.h"
 #include "frontend/type.h"
+#include "poly/dot4.h"
 
 /* A statement matched: u[q] and s[q], the positions of the uint8 and
  * int8 accesses of product q (their last indices u0 + q, s0 + q). */
@@ -46,14 +47,6 @@ struct dot4 {
 	int u[4];
 	int s[4];
 };
-
-/* "x" without a conversion to int32 around an access. */
-static const struct ein_ast_expr *strip_cast(const struct ein_ast_expr *x)
-{
-	if (x->kind == EIN_EXPR_CAST && x->type == EIN_TYPE_I32)
-		return x->args[0];
-	return x;
-}
 
 /* The position of access "x" among those of "stmt", -1 if none. */
 static int access_pos(const struct ein_scop_stmt *stmt,
@@ -64,65 +57,37 @@ static int access_pos(const struct ein_scop_stmt *stmt,
 	return a ? (int) (a - stmt->access) : -1;
 }
 
-/* Collect the products of the int32 sum "x" after the "n" found so far
- * into u[n ..] and s[n ..], the positions of their uint8 and int8
- * accesses; the number found, or 5 if "x" is not such a sum of at most
- * four. */
-static int products(const struct ein_scop_stmt *stmt,
-	const struct ein_ast_expr *x, int *u, int *s, int n)
-{
-	const struct ein_ast_expr *a, *b, *t;
-
-	if (n > 4 || x->vtype != EIN_TYPE_I32 || x->kind != EIN_EXPR_BINARY)
-		return 5;
-	if (x->op == EIN_OP_ADD)
-		return products(stmt, x->args[1], u, s,
-			products(stmt, x->args[0], u, s, n));
-	if (x->op != EIN_OP_MUL || n == 4)
-		return 5;
-	a = strip_cast(x->args[0]);
-	b = strip_cast(x->args[1]);
-	if (a->vtype == EIN_TYPE_I8 && b->vtype == EIN_TYPE_U8) {
-		t = a;
-		a = b;
-		b = t;
-	}
-	if (a->kind != EIN_EXPR_ACCESS || b->kind != EIN_EXPR_ACCESS ||
-	    a->vtype != EIN_TYPE_U8 || b->vtype != EIN_TYPE_I8)
-		return 5;
-	u[n] = access_pos(stmt, a);
-	s[n] = access_pos(stmt, b);
-	return u[n] < 0 || s[n] < 0 ? 5 : n + 1;
-}
-
-/* Order the products of "d" by the offset of their uint8 access from
- * the lowest one, which must be 0..3, each once, the int8 accesses at the
- * same offsets from theirs.  1 if so. */
-static int consecutive(struct llvm_emit *e, const struct ein_user_stmt *us,
+/* Does the statement of "us" sum four products that read consecutive
+ * elements (poly/dot4.h, the offsets of the accesses from the polyhedral
+ * model)?  Fills "d" with their positions, ordered by offset, if so. */
+static int products(struct llvm_emit *e, const struct ein_user_stmt *us,
 	struct dot4 *d)
 {
-	struct dot4 o;
-	long du[4], ds, lo = 0;
-	int q, seen = 0;
+	const struct ein_scop_stmt *stmt = us->stmt;
+	struct ein_dot4 x;
+	long du[4], ds[4];
+	int q;
 
+	if (!ein_dot4_match(stmt->rhs, &x))
+		return 0;
 	for (q = 0; q < 4; ++q) {
+		d->u[q] = access_pos(stmt, x.u[q]);
+		d->s[q] = access_pos(stmt, x.s[q]);
+		if (d->u[q] < 0 || d->s[q] < 0)
+			return 0;
+	}
+	for (q = 0; q < 4; ++q)
 		if (!ein_user_stmt_access_delta(e->scop, us, d->u[0], d->u[q],
 				&du[q]) ||
 		    !ein_user_stmt_access_delta(e->scop, us, d->s[0], d->s[q],
-				&ds) || du[q] != ds)
+				&ds[q]))
 			return 0;
-		lo = du[q] < lo ? du[q] : lo;
-	}
+	if (!ein_dot4_order(&x, du, ds))
+		return 0;
 	for (q = 0; q < 4; ++q) {
-		long at = du[q] - lo;
-
-		if (at > 3 || (seen & (1 << at)))
-			return 0;
-		seen |= 1 << at;
-		o.u[at] = d->u[q];
-		o.s[at] = d->s[q];
+		d->u[q] = access_pos(stmt, x.u[q]);
+		d->s[q] = access_pos(stmt, x.s[q]);
 	}
-	*d = o;
 	return 1;
 }
 
@@ -173,8 +138,7 @@ static int match(struct llvm_emit *e, const struct ein_user_stmt *us,
 		return 0;
 	src = e->scop->func->stmt[stmt->src].ast;
 	if (src->op != EIN_ASSIGN_ADD ||
-	    products(stmt, stmt->rhs, d->u, d->s, 0) != 4 ||
-	    !consecutive(e, us, d))
+	    !products(e, us, d))
 		return 0;
 	if (ein_user_stmt_strides(e->scop, us, iter, stride, step) < 0 ||
 	    stride[0] != 1)

@@ -141,6 +141,20 @@ int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *wt, struct ein_onnx_tensor *xq, const char *zx,
 	struct ein_onnx_tensor *wq, const char *zw,
 	struct ein_onnx_tensor *y, const char *acc);
+/* The same accumulation as four-term dot products of uint8 by int8,
+ * the form VNNI's vpdpbusd computes (quantize.c chooses it for a Conv of
+ * one group): first "PAD(...) = ..." copies the uint8 input "xq" to
+ * [N, C/4, span..., 4] (span: the extent the window reads, padding
+ * included) with its zero point "zx" in the padding and in the channels
+ * past C, then "ACC(...) +=! PAD(i0, r0, pos..., 0) * WV(r0, r..., i1, 0)
+ * + ... (four terms)" with the weights "wv" in VNNI's layout [C/4, k...,
+ * M, 4], no guard and no subtraction: the padding then adds Z_x W, which
+ * the caller's bias takes away (ZX sum W). */
+int ein_onnx_print_qconv_dot4(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
+	struct ein_onnx_tensor *wt, struct ein_onnx_tensor *xq, int zx,
+	struct ein_onnx_tensor *wv, struct ein_onnx_tensor *y, const char *pad,
+	const char *acc);
 int ein_onnx_lower_convtranspose(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n);
 int ein_onnx_lower_maxpool(struct ein_onnx_lower *l,

@@ -395,6 +395,138 @@ int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
 	return 0;
 }
 
+/* The extent of the input that window "w" reads along d, counted from
+ * the start of the padding: the last window's last element, plus one. */
+static int64_t window_span(const struct window *w, int d)
+{
+	return (w->out[d] - 1) * w->stride[d] + (w->k[d] - 1) * w->dil[d] + 1;
+}
+
+/* The shape of the padded copy "p" of the uint8 input "xq" of channels c
+ * under window "w": [N, c/4, span..., 4]. */
+static void dot4_pad_shape(struct ein_onnx_tensor *p,
+	const struct ein_onnx_tensor *xq, int64_t c, const struct window *w)
+{
+	int d;
+
+	p->rank = w->s + 3;
+	p->dim[0] = xq->dim[0];
+	p->dim[1] = ein_onnx_dim_const((c + 3) / 4);
+	for (d = 0; d < w->s; ++d)
+		p->dim[2 + d] = ein_onnx_dim_const(window_span(w, d));
+	p->dim[2 + w->s] = ein_onnx_dim_const(4);
+}
+
+/* Print the guard of the padded copy: the channel 4 i1 + i{s+2} below c
+ * and each position inside the input; 0 if there is none. */
+static int print_pad_guard(struct ein_onnx_lower *l, const struct window *w,
+	int64_t c)
+{
+	int d, any = 0;
+
+	if (c % 4) {
+		fprintf(l->out, "4 * i1 + i%d < %lld", 2 + w->s, (long long) c);
+		any = 1;
+	}
+	for (d = 0; d < w->s; ++d) {
+		if (w->pb[d])
+			fprintf(l->out, "%si%d >= %lld", any++ ? " && " : "",
+				2 + d, (long long) w->pb[d]);
+		if (window_span(w, d) > w->in[d] + w->pb[d])
+			fprintf(l->out, "%si%d < %lld", any++ ? " && " : "",
+				2 + d, (long long) (w->in[d] + w->pb[d]));
+	}
+	return any;
+}
+
+/* "P(i0, i1, i..., iq) = guard ? XQ(i0, 4 i1 + iq, i... - pad) : uint8(ZX)":
+ * the uint8 input "xq" of c channels copied to [N, c/4, span..., 4] with
+ * its zero point in the padding and the channels past c. */
+static void print_dot4_pad(struct ein_onnx_lower *l, struct ein_onnx_tensor *xq,
+	int64_t c, int zx, const struct window *w, struct ein_onnx_tensor *p)
+{
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
+	int d, guard;
+
+	ein_onnx_print_lhs(l, p, "=");
+	guard = print_pad_guard(l, w, c);
+	fputs(guard ? " ? " : "", l->out);
+	strcpy(idx[0], "i0");
+	snprintf(idx[1], sizeof(idx[1]), "4 * i1 + i%d", 2 + w->s);
+	for (d = 0; d < w->s; ++d)
+		snprintf(idx[2 + d], sizeof(idx[2 + d]), w->pb[d] ?
+			"i%d - %lld" : "i%d", 2 + d, (long long) w->pb[d]);
+	ein_onnx_print_access(l, xq, idx);
+	if (guard)
+		fprintf(l->out, " : uint8(%d)", zx);
+	ein_onnx_print_where(l, p, 0);
+}
+
+/* "ACC(...) +=! P(i0, r0, pos..., 0) * WV(r0, r..., i1, 0) + ... (q = 0..3)
+ * where ..., r0 in 0:c/4, r... in 0:k": the four-term dot products over
+ * the padded copy "p", whose positions have no padding to subtract. */
+static void print_dot4_acc(struct ein_onnx_lower *l, struct ein_onnx_tensor *p,
+	struct ein_onnx_tensor *wv, const struct window *w,
+	struct ein_onnx_tensor *a)
+{
+	char idx[EIN_ONNX_MAX_RANK][EIN_ONNX_IDX];
+	struct window w0 = *w;
+	int d, q;
+
+	for (d = 0; d < w->s; ++d)
+		w0.pb[d] = 0;
+	ein_onnx_print_lhs(l, a, "+=!");
+	for (q = 0; q < 4; ++q) {
+		fputs(q ? " + " : "", l->out);
+		strcpy(idx[0], "i0");
+		strcpy(idx[1], "r0");
+		for (d = 0; d < w->s; ++d)
+			window_pos(&w0, d, 1, idx[2 + d], sizeof(idx[2 + d]));
+		snprintf(idx[2 + w->s], sizeof(idx[2 + w->s]), "%d", q);
+		ein_onnx_print_access(l, p, idx);
+		fputs(" * ", l->out);
+		strcpy(idx[0], "r0");
+		for (d = 0; d < w->s; ++d)
+			snprintf(idx[1 + d], sizeof(idx[1 + d]), "r%d", 1 + d);
+		strcpy(idx[1 + w->s], "i1");
+		snprintf(idx[2 + w->s], sizeof(idx[2 + w->s]), "%d", q);
+		ein_onnx_print_access(l, wv, idx);
+	}
+	ein_onnx_print_where(l, a, 1);
+	fprintf(l->out, "r0 in 0:");
+	ein_onnx_print_dim(l, p->dim[1]);
+	fputs(", ", l->out);
+	print_window_ranges(l, w, 1);
+}
+
+int ein_onnx_print_qconv_dot4(struct ein_onnx_lower *l,
+	const struct ein_onnx_node *n, struct ein_onnx_tensor *x,
+	struct ein_onnx_tensor *wt, struct ein_onnx_tensor *xq, int zx,
+	struct ein_onnx_tensor *wv, struct ein_onnx_tensor *y, const char *pad,
+	const char *acc)
+{
+	struct ein_onnx_tensor a, p;
+	int64_t k[MAX_SPATIAL];
+	struct window w;
+	int d;
+
+	if (conv_check(l, n, x, wt, NULL, 1) < 0)
+		return -1;
+	for (d = 0; d + 2 < wt->rank && d < MAX_SPATIAL; ++d)
+		k[d] = wt->dim[2 + d].value;
+	if (window_init(l, n, x, k, &w) < 0)
+		return -1;
+	window_shape(y, x, wt->dim[0], &w);
+	p = *xq;
+	p.id = (char *) pad;
+	dot4_pad_shape(&p, xq, wt->dim[1].value, &w);
+	print_dot4_pad(l, xq, wt->dim[1].value, zx, &w, &p);
+	a = *y;
+	a.id = (char *) acc;
+	print_dot4_acc(l, &p, wv, &w, &a);
+	return 0;
+}
+
 /* The output extents and padding of a ConvTranspose into w (in, k,
  * stride, dil set): from output_shape (with auto_pad's split of the
  * total padding) or from pads and output_padding. */

@@ -17,7 +17,10 @@
  *     Y_q = uint8(clamp(qmul(acc, mult[m], shift[m]) + Z_y, lo, 255))
  *
  * with mult / 2^shift = S_x S_w[m] / S_y (Q31, gemmlowp's form) and lo
- * = Z_y when a Relu is fused (else 0).  A float operator reading an int8
+ * = Z_y when a Relu is fused (else 0).  A Conv of one group computes the
+ * same acc as four-term dot products of uint8 by int8, vpdpbusd's form:
+ * over its input padded with Z_x, its weights in VNNI's layout, its bias
+ * lowered by Z_x sum W_q (vnni_weights).  A float operator reading an int8
  * tensor gets it dequantised, (q - Z) S in float32; an int8 node reading
  * a float tensor gets it quantised, round(x / S) + Z (ties to even, as
  * ONNX's QuantizeLinear, ein_onnx_print_quantize) saturated to 0..255.
@@ -50,7 +53,10 @@ enum qkind {
  *	(the node's third input, or the fused Add's constant), -1 if none;
  * wq, bq, mq, sq: the constants of the weights (int8), bias (int32, -1
  *	if none), multipliers and shifts (int32, per output channel);
- * tb: Gemm's transB. */
+ * tb: Gemm's transB;
+ * dot4: a Conv computed as four-term dot products (vnni_weights), with
+ *	wv, bv: its weights in VNNI's layout (int8) and its bias lowered by
+ *	Z_x sum W (int32, per output channel). */
 struct qnode {
 	enum qkind kind;
 	int out;
@@ -59,6 +65,8 @@ struct qnode {
 	int bias;
 	int wq, bq, mq, sq;
 	int tb;
+	int dot4;
+	int wv, bv;
 };
 
 /* A tensor's state.
@@ -393,6 +401,94 @@ static int quantize_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 	return qn->wq < 0 || qn->mq < 0 || qn->sq < 0 ? -1 : 0;
 }
 
+/* The shape of a Conv's weights in VNNI's layout, [C/4, k..., M, 4] for
+ * weights "w" [M, C, k...], into "v" (a shape only). */
+static void vnni_shape(const struct ein_onnx_tensor *w,
+	struct ein_onnx_tensor *v)
+{
+	int d;
+
+	memset(v, 0, sizeof(*v));
+	v->rank = w->rank + 1;
+	v->dim[0] = ein_onnx_dim_const((w->dim[1].value + 3) / 4);
+	for (d = 2; d < w->rank; ++d)
+		v->dim[d - 1] = w->dim[d];
+	v->dim[w->rank - 1] = w->dim[0];
+	v->dim[w->rank] = ein_onnx_dim_const(4);
+}
+
+/* The int8 weights "wq" [M, C, K] (K the window's elements) in VNNI's
+ * layout [C/4, K, M, 4], zeros past C; NULL when out of memory. */
+static int8_t *vnni_reorder(const int8_t *wq, int64_t m, int64_t c,
+	int64_t k, int64_t c4)
+{
+	int8_t *v = calloc(c4 * k * m * 4 + 1, 1);
+	int64_t i, j, e;
+
+	for (i = 0; v && i < m; ++i)
+		for (j = 0; j < c; ++j)
+			for (e = 0; e < k; ++e)
+				v[((j / 4 * k + e) * m + i) * 4 + j % 4] =
+					wq[(i * c + j) * k + e];
+	return v;
+}
+
+/* The bias of the dot-product form: b_q[m] - Z_x sum W_q[m] (b_q 0 where
+ * "bq" is NULL), wrapped to int32 as the accumulation wraps, so that
+ * acc + bias is what the subtracting form computes, exactly. */
+static int32_t *lowered_bias(const int8_t *wq, const int32_t *bq, int64_t m,
+	int64_t per, int zx)
+{
+	int32_t *b = calloc(m + 1, sizeof(*b));
+	int64_t i, e, sum;
+
+	for (i = 0; b && i < m; ++i) {
+		for (sum = 0, e = 0; e < per; ++e)
+			sum += wq[i * per + e];
+		b[i] = (int32_t) (uint32_t) ((bq ? bq[i] : 0) -
+			(int64_t) zx * sum);
+	}
+	return b;
+}
+
+/* Conv node "pos" (its weights quantised) as four-term dot products of
+ * uint8 by int8, the form that vpdpbusd computes (docs/quantization.md):
+ * where it has one group, its weights in VNNI's layout and its bias
+ * lowered by Z_x sum W for the input's zero point "zx", which then also
+ * pads the input (ein_onnx_print_qconv_dot4).  Grouped (depthwise)
+ * convolutions keep the subtracting form: each output channel reads its
+ * own few input channels, no dot product over four of them. */
+static int vnni_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
+	int pos, int zx)
+{
+	struct qnode *qn = &q->n[pos];
+	const struct ein_onnx_tensor *w = &g->tensor[qn->wq];
+	struct ein_onnx_tensor shape;
+	int64_t m = w->dim[0].value, c = w->dim[1].value, k, c4 = (c + 3) / 4;
+	const char *base = g->tensor[g->node[pos].in[1]].name;
+	int8_t *v;
+	int32_t *b;
+
+	if (ein_onnx_node_int(&g->node[pos], "group", 1) != 1 || m < 1 ||
+	    c < 1)
+		return 0;
+	k = ein_onnx_tensor_n_elem(w) / (m * c);
+	vnni_shape(w, &shape);
+	v = vnni_reorder(w->data, m, c, k, c4);
+	b = lowered_bias(w->data, qn->bq >= 0 ? g->tensor[qn->bq].data :
+		NULL, m, c * k, zx);
+	if (!v || !b)
+		return (free(v), free(b), -1);
+	qn->wv = new_const(q, g, base, "vnni", &shape, EIN_ONNX_INT8, 0, v,
+		c4 * k * m * 4);
+	qn->bv = new_const(q, g, base, "bias_vnni", NULL, EIN_ONNX_INT32, m,
+		b, m * 4);
+	if (qn->wv < 0 || qn->bv < 0)
+		return -1;
+	qn->dot4 = 1;
+	return 0;
+}
+
 /* Is "b" a float constant with one value per output channel (nc), along
  * its last dimension? */
 static int is_bias(const struct ein_onnx_tensor *b, int64_t nc)
@@ -571,10 +667,12 @@ static int plan_node(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 		q->n[qn->add].kind = Q_FUSED;
 	if (qn->relu)
 		q->n[qn->relu].kind = Q_FUSED;
-	return quantize_weights(q, g, pos, q->t[x].scale,
-		q->t[qn->out].scale, kind == Q_GEMM ?
-		ein_onnx_node_float(n, "alpha", 1) : 1, kind == Q_GEMM ?
-		ein_onnx_node_float(n, "beta", 1) : 1);
+	if (quantize_weights(q, g, pos, q->t[x].scale, q->t[qn->out].scale,
+			kind == Q_GEMM ? ein_onnx_node_float(n, "alpha", 1) : 1,
+			kind == Q_GEMM ? ein_onnx_node_float(n, "beta", 1) : 1)
+			< 0)
+		return -1;
+	return kind == Q_CONV ? vnni_weights(q, g, pos, q->t[x].zp) : 0;
 }
 
 /* Read the profile and the activations' parameters. */
@@ -762,9 +860,10 @@ static int need_float(struct ein_onnx_lower *l, struct ein_onnx_tensor *t)
 }
 
 /* "Y_q = uint8(clamp(qmul(ACC + b_q, mult, shift) + Z_y, lo, 255))" for
- * the node's output "o" of shape "y", the channel index "ch". */
+ * the node's output "o" of shape "y", the channel index "ch", the bias
+ * b_q the constant "bias" (-1: none). */
 static int print_requant(struct ein_onnx_lower *l, const struct qnode *qn,
-	struct ein_onnx_tensor *y, const char *acc, const char *ch)
+	struct ein_onnx_tensor *y, const char *acc, const char *ch, int bias)
 {
 	struct ein_onnx_graph *g = l->g;
 	struct ein_onnx_tensor *o = &g->tensor[qn->out], oq = *y;
@@ -778,9 +877,9 @@ static int print_requant(struct ein_onnx_lower *l, const struct qnode *qn,
 	access_text(acc, y->rank, a, sizeof(a));
 	ein_onnx_print_lhs(l, &oq, "=");
 	fprintf(l->out, "uint8(clamp(qmul(%s", a);
-	if (qn->bq >= 0) {
-		fprintf(l->out, " + %s(%s)", g->tensor[qn->bq].id, ch);
-		g->tensor[qn->bq].used = 1;
+	if (bias >= 0) {
+		fprintf(l->out, " + %s(%s)", g->tensor[bias].id, ch);
+		g->tensor[bias].used = 1;
 	}
 	fprintf(l->out, ", %s(%s), %s(%s)) + %d, %d, 255))",
 		g->tensor[qn->mq].id, ch, g->tensor[qn->sq].id, ch, qo->zp,
@@ -828,29 +927,38 @@ static int lower_int8_matrix(struct ein_onnx_lower *l,
 		qn->tb ? "" : ch);
 	w->used = 1;
 	ein_onnx_print_where(l, y, 0);
-	return print_requant(l, qn, y, name, ch);
+	return print_requant(l, qn, y, name, ch, qn->bq);
 }
 
-/* Conv: the accumulation of ops_nn.c, then the requantisation. */
+/* Conv: the accumulation of ops_nn.c, as four-term dot products over
+ * the input padded with its zero point where the plan says so (qn->dot4),
+ * else subtracting the zero point; then the requantisation. */
 static int lower_int8_conv(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, const struct qnode *qn)
 {
 	struct ein_onnx_graph *g = l->g;
 	struct ein_onnx_tensor *x = &g->tensor[n->in[0]];
+	struct ein_onnx_tensor *w = &g->tensor[n->in[1]];
 	struct ein_onnx_tensor *y = &g->tensor[n->out[0]], xq;
-	char name[256], zx[16];
+	int zp = l->quant->t[n->in[0]].zp;
+	char name[256], pad[256], zx[16];
 
 	if (x->dtype != EIN_ONNX_FLOAT)
 		return 1;
 	if (need_q(l, x) < 0)
 		return -1;
 	xq = q_view(l, x);
-	snprintf(zx, sizeof(zx), "%d", l->quant->t[n->in[0]].zp);
+	snprintf(zx, sizeof(zx), "%d", zp);
+	if (qn->dot4)
+		ein_onnx_aux_name(l, y, "xpad", pad, sizeof(pad));
 	ein_onnx_aux_name(l, y, "acc", name, sizeof(name));
-	if (ein_onnx_print_qconv_acc(l, n, x, &g->tensor[n->in[1]], &xq, zx,
+	if (qn->dot4 && ein_onnx_print_qconv_dot4(l, n, x, w, &xq, zp,
+			&g->tensor[qn->wv], y, pad, name) < 0)
+		return -1;
+	if (!qn->dot4 && ein_onnx_print_qconv_acc(l, n, x, w, &xq, zx,
 			&g->tensor[qn->wq], NULL, y, name) < 0)
 		return -1;
-	return print_requant(l, qn, y, name, "i1");
+	return print_requant(l, qn, y, name, "i1", qn->dot4 ? qn->bv : qn->bq);
 }
 
 /* Forget the uint8 name of "t" given before nothing was written. */

@@ -36,6 +36,7 @@
 #include "poly/count.h"
 #include "poly/specialize.h"
 #include "poly/deps.h"
+#include "poly/dot4.h"
 #include "sched/schedule.h"
 #include "sched/apply.h"
 #include "sched/auto.h"
@@ -1449,12 +1450,6 @@ static int conv_group(struct autosched *a, const struct stmt *st,
 
 /* ---- convolutions of four-term dot products (VNNI's layout) ------------ */
 
-/* The products of a four-term dot product, as src/codegen/llvm_dot4.c
- * selects it: u[q] the uint8 access and s[q] the int8 one of product q. */
-struct dot4 {
-	const struct ein_ast_expr *u[4], *s[4];
-};
-
 /* Are "a" and "b" the same expression (same literals, indices, sizes and
  * accesses)? */
 static int same_expr(const struct ein_ast_expr *a, const struct ein_ast_expr *b)
@@ -1469,34 +1464,6 @@ static int same_expr(const struct ein_ast_expr *a, const struct ein_ast_expr *b)
 		if (!same_expr(a->args[i], b->args[i]))
 			return 0;
 	return 1;
-}
-
-/* Collect the int32 products of uint8 by int8 accesses (either first,
- * each under a conversion or not) of the int32 sum "e" after the "n"
- * found so far into "d"; the number found, or 5 when "e" is not such a
- * sum of at most four (the test of llvm_dot4.c `products`). */
-static int dot4_products(const struct ein_ast_expr *e, struct dot4 *d, int n)
-{
-	const struct ein_ast_expr *a, *b, *t;
-
-	if (n > 4 || e->vtype != EIN_TYPE_I32 || e->kind != EIN_EXPR_BINARY)
-		return 5;
-	if (e->op == EIN_OP_ADD)
-		return dot4_products(e->args[1], d,
-			dot4_products(e->args[0], d, n));
-	if (e->op != EIN_OP_MUL || n == 4)
-		return 5;
-	a = strip(e->args[0]);
-	b = strip(e->args[1]);
-	if (a->vtype == EIN_TYPE_I8 && b->vtype == EIN_TYPE_U8)
-		t = a, a = b, b = t;
-	if (a->kind != EIN_EXPR_ACCESS || b->kind != EIN_EXPR_ACCESS ||
-	    a->vtype != EIN_TYPE_U8 || b->vtype != EIN_TYPE_I8 ||
-	    a->n_arg < 1 || b->n_arg < 2)
-		return 5;
-	d->u[n] = a;
-	d->s[n] = b;
-	return n + 1;
 }
 
 /* The last subscript of access "e" as base + offset: "base" NULL for a
@@ -1536,27 +1503,23 @@ static int same_but_last(const struct ein_ast_expr *first,
 }
 
 /* Do the four products of "d" read four consecutive elements of the same
- * uint8 and int8 accesses, at the same offsets in each product (0..3
- * from the lowest, each once; llvm_dot4.c `consecutive`)? */
-static int dot4_consecutive(const struct dot4 *d)
+ * uint8 and int8 accesses (poly/dot4.h), their offsets read from the
+ * subscripts as written? */
+static int dot4_consecutive(struct ein_dot4 *d)
 {
-	int64_t du[4], ds, lo = 0;
-	int q, seen = 0;
+	long du[4], ds[4];
+	int64_t o;
+	int q;
 
 	for (q = 0; q < 4; ++q) {
-		if (!same_but_last(d->u[0], d->u[q], &du[q]) ||
-		    !same_but_last(d->s[0], d->s[q], &ds) || ds != du[q])
+		if (!same_but_last(d->u[0], d->u[q], &o))
 			return 0;
-		lo = du[q] < lo ? du[q] : lo;
-	}
-	for (q = 0; q < 4; ++q) {
-		int64_t at = du[q] - lo;
-
-		if (at > 3 || (seen & (1 << at)))
+		du[q] = o;
+		if (!same_but_last(d->s[0], d->s[q], &o))
 			return 0;
-		seen |= 1 << at;
+		ds[q] = o;
 	}
-	return 1;
+	return ein_dot4_order(d, du, ds);
 }
 
 /* Is statement "st" a convolution whose every term is a four-term dot
@@ -1576,13 +1539,13 @@ static int is_dot4_conv(const struct stmt *st, struct conv *c)
 {
 	const struct ein_ast_stmt *s = st->fs->ast;
 	const struct ein_ast_expr *nl;
-	struct dot4 d;
+	struct ein_dot4 d;
 	int i;
 
 	if (s->op != EIN_ASSIGN_ADD || !plain_access(s->lhs) ||
 	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
 	    st->fs->n_index == st->fs->n_lhs ||
-	    dot4_products(s->rhs, &d, 0) != 4 || !dot4_consecutive(&d))
+	    !ein_dot4_match(s->rhs, &d) || !dot4_consecutive(&d))
 		return 0;
 	c->x = d.u[0];
 	c->k = d.s[0];
