@@ -29,23 +29,9 @@
 #include <string.h>
 #include <time.h>
 #include "ein.h"
+#include "cpu_clock.h"
 
 #define MAX_ARG 16
-
-static double seconds(clockid_t clock)
-{
-	struct timespec t;
-
-	clock_gettime(clock, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *) a, y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
 
 /* The text of "path", NULL-terminated (to free), NULL if unreadable. */
 static char *read_text(const char *path)

@@ -246,6 +246,27 @@ static int conv_check(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
 	return 0;
 }
 
+/* Check a convolution's weights "wt" (and bias "b", if any) against x and
+ * group, set up its window "w" from the node's attributes and the
+ * weights' spatial extents, and give y its shape.  -1 after an error. */
+static int conv_window(struct ein_onnx_lower *l, const struct ein_onnx_node *n,
+	const struct ein_onnx_tensor *x, const struct ein_onnx_tensor *wt,
+	const struct ein_onnx_tensor *b, int64_t group,
+	struct ein_onnx_tensor *y, struct window *w)
+{
+	int64_t k[MAX_SPATIAL];
+	int d;
+
+	if (conv_check(l, n, x, wt, b, group) < 0)
+		return -1;
+	for (d = 0; d + 2 < wt->rank && d < MAX_SPATIAL; ++d)
+		k[d] = wt->dim[2 + d].value;
+	if (window_init(l, n, x, k, w) < 0)
+		return -1;
+	window_shape(y, x, wt->dim[0], w);
+	return 0;
+}
+
 /* The read of a convolution's weights: w(i1, r0, r1, ...). */
 static void print_weights(struct ein_onnx_lower *l, struct ein_onnx_tensor *wt)
 {
@@ -312,18 +333,13 @@ int ein_onnx_lower_conv(struct ein_onnx_lower *l, const struct ein_onnx_node *n)
 	struct ein_onnx_tensor *wt = ein_onnx_in(l, n, 1, "W");
 	struct ein_onnx_tensor *b = ein_onnx_in(l, n, 2, NULL);
 	struct ein_onnx_tensor *y = ein_onnx_out(l, n, 0), acc, sub;
-	int64_t group = ein_onnx_node_int(n, "group", 1), k[MAX_SPATIAL];
+	int64_t group = ein_onnx_node_int(n, "group", 1);
 	char ch[64], name[256], sub_name[256];
 	struct window w;
-	int d, guard;
+	int guard;
 
-	if (!x || !wt || !y || conv_check(l, n, x, wt, b, group) < 0)
+	if (!x || !wt || !y || conv_window(l, n, x, wt, b, group, y, &w) < 0)
 		return -1;
-	for (d = 0; d + 2 < wt->rank && d < MAX_SPATIAL; ++d)
-		k[d] = wt->dim[2 + d].value;
-	if (window_init(l, n, x, k, &w) < 0)
-		return -1;
-	window_shape(y, x, wt->dim[0], &w);
 	if (is_strided_point(&w)) {
 		print_subsample(l, x, y, &w, &sub, sub_name, sizeof(sub_name));
 		x = &sub;
@@ -363,18 +379,13 @@ int ein_onnx_print_qconv_acc(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *y, const char *acc)
 {
 	struct ein_onnx_tensor a;
-	int64_t group = ein_onnx_node_int(n, "group", 1), k[MAX_SPATIAL];
+	int64_t group = ein_onnx_node_int(n, "group", 1);
 	char ch[64];
 	struct window w;
-	int d, guard;
+	int guard;
 
-	if (conv_check(l, n, x, wt, NULL, group) < 0)
+	if (conv_window(l, n, x, wt, NULL, group, y, &w) < 0)
 		return -1;
-	for (d = 0; d + 2 < wt->rank && d < MAX_SPATIAL; ++d)
-		k[d] = wt->dim[2 + d].value;
-	if (window_init(l, n, x, k, &w) < 0)
-		return -1;
-	window_shape(y, x, wt->dim[0], &w);
 	a = *y;
 	a.id = (char *) acc;
 	conv_channel(group, wt->dim[0].value / group, wt->dim[1].value, ch,
@@ -506,17 +517,10 @@ int ein_onnx_print_qconv_dot4(struct ein_onnx_lower *l,
 	const char *acc)
 {
 	struct ein_onnx_tensor a, p;
-	int64_t k[MAX_SPATIAL];
 	struct window w;
-	int d;
 
-	if (conv_check(l, n, x, wt, NULL, 1) < 0)
+	if (conv_window(l, n, x, wt, NULL, 1, y, &w) < 0)
 		return -1;
-	for (d = 0; d + 2 < wt->rank && d < MAX_SPATIAL; ++d)
-		k[d] = wt->dim[2 + d].value;
-	if (window_init(l, n, x, k, &w) < 0)
-		return -1;
-	window_shape(y, x, wt->dim[0], &w);
 	p = *xq;
 	p.id = (char *) pad;
 	dot4_pad_shape(&p, xq, wt->dim[1].value, &w);
