@@ -20,7 +20,9 @@
  * = Z_y when a Relu is fused (else 0).  A Conv of one group computes the
  * same acc as four-term dot products of uint8 by int8, vpdpbusd's form:
  * over its input padded with Z_x, its weights in VNNI's layout, its bias
- * lowered by Z_x sum W_q (vnni_weights).  A float operator reading an int8
+ * lowered by Z_x sum W_q (vnni_weights); so does a MatMul or Gemm whose
+ * reduction is a multiple of 4, over its input in place
+ * (vnni_matrix_weights).  A float operator reading an int8
  * tensor gets it dequantised, (q - Z) S in float32; an int8 node reading
  * a float tensor gets it quantised, round(x / S) + Z (ties to even, as
  * ONNX's QuantizeLinear, ein_onnx_print_quantize) saturated to 0..255.
@@ -54,7 +56,8 @@ enum qkind {
  * wq, bq, mq, sq: the constants of the weights (int8), bias (int32, -1
  *	if none), multipliers and shifts (int32, per output channel);
  * tb: Gemm's transB;
- * dot4: a Conv computed as four-term dot products (vnni_weights), with
+ * dot4: a Conv, MatMul or Gemm computed as four-term dot products
+ *	(vnni_weights, vnni_matrix_weights), with
  *	wv, bv: its weights in VNNI's layout (int8) and its bias lowered by
  *	Z_x sum W (int32, per output channel). */
 struct qnode {
@@ -435,20 +438,49 @@ static int8_t *vnni_reorder(const int8_t *wq, int64_t m, int64_t c,
 
 /* The bias of the dot-product form: b_q[m] - Z_x sum W_q[m] (b_q 0 where
  * "bq" is NULL), wrapped to int32 as the accumulation wraps, so that
- * acc + bias is what the subtracting form computes, exactly. */
-static int32_t *lowered_bias(const int8_t *wq, const int32_t *bq, int64_t m,
-	int64_t per, int zx)
+ * acc + bias is what the subtracting form computes, exactly.  The sums
+ * are read from the weights in VNNI's layout "v", [outer, m, 4] (their
+ * zeros past the reduction add nothing). */
+static int32_t *lowered_bias(const int8_t *v, const int32_t *bq, int64_t m,
+	int64_t outer, int zx)
 {
+	int64_t *sum = calloc(m + 1, sizeof(*sum));
 	int32_t *b = calloc(m + 1, sizeof(*b));
-	int64_t i, e, sum;
+	int64_t i, o, e;
 
-	for (i = 0; b && i < m; ++i) {
-		for (sum = 0, e = 0; e < per; ++e)
-			sum += wq[i * per + e];
+	for (o = 0; sum && b && o < outer; ++o)
+		for (i = 0; i < m; ++i)
+			for (e = 0; e < 4; ++e)
+				sum[i] += v[(o * m + i) * 4 + e];
+	for (i = 0; sum && b && i < m; ++i)
 		b[i] = (int32_t) (uint32_t) ((bq ? bq[i] : 0) -
-			(int64_t) zx * sum);
-	}
+			(int64_t) zx * sum[i]);
+	if (!sum)
+		return (free(b), NULL);
+	free(sum);
 	return b;
+}
+
+/* Record the weights "v" in VNNI's layout (of shape "shape") and the
+ * bias "b" lowered for them, per output channel (m), for node "pos" of
+ * weights "base": its plan computes four-term dot products. */
+static int set_dot4(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
+	int pos, const char *base, const struct ein_onnx_tensor *shape,
+	int8_t *v, int32_t *b, int64_t m)
+{
+	struct qnode *qn = &q->n[pos];
+	size_t bytes = ein_onnx_tensor_n_elem(shape);
+
+	if (!v || !b)
+		return (free(v), free(b), -1);
+	qn->wv = new_const(q, g, base, "vnni", shape, EIN_ONNX_INT8, 0, v,
+		bytes);
+	qn->bv = new_const(q, g, base, "bias_vnni", NULL, EIN_ONNX_INT32, m,
+		b, m * 4);
+	if (qn->wv < 0 || qn->bv < 0)
+		return -1;
+	qn->dot4 = 1;
+	return 0;
 }
 
 /* Conv node "pos" (its weights quantised) as four-term dot products of
@@ -467,7 +499,6 @@ static int vnni_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 	int64_t m = w->dim[0].value, c = w->dim[1].value, k, c4 = (c + 3) / 4;
 	const char *base = g->tensor[g->node[pos].in[1]].name;
 	int8_t *v;
-	int32_t *b;
 
 	if (ein_onnx_node_int(&g->node[pos], "group", 1) != 1 || m < 1 ||
 	    c < 1)
@@ -475,18 +506,53 @@ static int vnni_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 	k = ein_onnx_tensor_n_elem(w) / (m * c);
 	vnni_shape(w, &shape);
 	v = vnni_reorder(w->data, m, c, k, c4);
-	b = lowered_bias(w->data, qn->bq >= 0 ? g->tensor[qn->bq].data :
-		NULL, m, c * k, zx);
-	if (!v || !b)
-		return (free(v), free(b), -1);
-	qn->wv = new_const(q, g, base, "vnni", &shape, EIN_ONNX_INT8, 0, v,
-		c4 * k * m * 4);
-	qn->bv = new_const(q, g, base, "bias_vnni", NULL, EIN_ONNX_INT32, m,
-		b, m * 4);
-	if (qn->wv < 0 || qn->bv < 0)
-		return -1;
-	qn->dot4 = 1;
-	return 0;
+	return set_dot4(q, g, pos, base, &shape, v, v ? lowered_bias(v,
+		qn->bq >= 0 ? g->tensor[qn->bq].data : NULL, m, c4 * k, zx) :
+		NULL, m);
+}
+
+/* The int8 weights "wq" of a matrix product, [k, n] ([n, k] with "tb"),
+ * in VNNI's layout [k/4, n, 4] (k a multiple of 4); NULL when out of
+ * memory. */
+static int8_t *vnni_matrix(const int8_t *wq, int64_t k, int64_t n, int tb)
+{
+	int8_t *v = malloc(k * n + 1);
+	int64_t r, j;
+
+	for (r = 0; v && r < k; ++r)
+		for (j = 0; j < n; ++j)
+			v[(r / 4 * n + j) * 4 + r % 4] =
+				wq[tb ? j * k + r : r * n + j];
+	return v;
+}
+
+/* MatMul or Gemm node "pos" (its weights quantised) as four-term dot
+ * products of uint8 by int8, as a Conv (vnni_weights): its weights in
+ * VNNI's layout [K/4, N, 4], its bias lowered by Z_x sum W for the input's
+ * zero point "zx".  Only where K is a multiple of 4: the uint8 input is
+ * then read in place, four consecutive bytes a term, with nothing to pad
+ * (else the subtracting form). */
+static int vnni_matrix_weights(struct ein_onnx_quant *q,
+	struct ein_onnx_graph *g, int pos, int zx)
+{
+	struct qnode *qn = &q->n[pos];
+	const struct ein_onnx_tensor *w = &g->tensor[qn->wq];
+	struct ein_onnx_tensor shape;
+	int64_t k = w->dim[qn->tb ? 1 : 0].value, n = w->dim[qn->tb ? 0 : 1].value;
+	const char *base = g->tensor[g->node[pos].in[1]].name;
+	int8_t *v;
+
+	if (k < 4 || k % 4 || n < 1)
+		return 0;
+	memset(&shape, 0, sizeof(shape));
+	shape.rank = 3;
+	shape.dim[0] = ein_onnx_dim_const(k / 4);
+	shape.dim[1] = ein_onnx_dim_const(n);
+	shape.dim[2] = ein_onnx_dim_const(4);
+	v = vnni_matrix(w->data, k, n, qn->tb);
+	return set_dot4(q, g, pos, base, &shape, v, v ? lowered_bias(v,
+		qn->bq >= 0 ? g->tensor[qn->bq].data : NULL, n, k / 4, zx) :
+		NULL, n);
 }
 
 /* Is "b" a float constant with one value per output channel (nc), along
@@ -672,7 +738,8 @@ static int plan_node(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 			kind == Q_GEMM ? ein_onnx_node_float(n, "beta", 1) : 1)
 			< 0)
 		return -1;
-	return kind == Q_CONV ? vnni_weights(q, g, pos, q->t[x].zp) : 0;
+	return kind == Q_CONV ? vnni_weights(q, g, pos, q->t[x].zp) :
+		vnni_matrix_weights(q, g, pos, q->t[x].zp);
 }
 
 /* Read the profile and the activations' parameters. */
@@ -889,10 +956,49 @@ static int print_requant(struct ein_onnx_lower *l, const struct qnode *qn,
 	return 0;
 }
 
+/* Print the first indices of A's access, "i0, i1, ..., " (r - 1 of them). */
+static void print_rows(struct ein_onnx_lower *l, int r)
+{
+	int d;
+
+	for (d = 0; d + 1 < r; ++d)
+		fprintf(l->out, "i%d, ", d);
+}
+
+/* "(A_q(i..., r0) - Z_a) * W_q(r0, j)" (W_q(j, r0) with transB). */
+static void print_matrix_sub(struct ein_onnx_lower *l,
+	const struct qnode *qn, const char *aq, int r, int za,
+	struct ein_onnx_tensor *w, const char *ch)
+{
+	fprintf(l->out, "(%s(", aq);
+	print_rows(l, r);
+	fprintf(l->out, "r0) - %d) * %s(%s%s%s)", za, w->id,
+		qn->tb ? ch : "r0, ", qn->tb ? ", r0" : "", qn->tb ? "" : ch);
+}
+
+/* "A_q(i..., 4 * r0) * WV(r0, j, 0) + ... + A_q(i..., 4 * r0 + 3) *
+ * WV(r0, j, 3)": four-term dot products over A's uint8 values in place
+ * and the weights in VNNI's layout "wv" (vnni_matrix_weights). */
+static void print_matrix_dot4(struct ein_onnx_lower *l, const char *aq, int r,
+	struct ein_onnx_tensor *wv, const char *ch)
+{
+	int q;
+
+	for (q = 0; q < 4; ++q) {
+		fprintf(l->out, "%s%s(", q ? " + " : "", aq);
+		print_rows(l, r);
+		fputs("4 * r0", l->out);
+		if (q)
+			fprintf(l->out, " + %d", q);
+		fprintf(l->out, ") * %s(r0, %s, %d)", wv->id, ch, q);
+	}
+}
+
 /* Gemm and MatMul on A (a matrix; for MatMul also a batch of them, its
  * leading dimensions kept): acc(i..., j) +=! (A_q(i..., r0) - Z_a) *
- * W_q(r0, j), W_q(j, r0) with transB.  0 if done, 1 if A is not a float
- * tensor of such a shape (then the node stays in float). */
+ * W_q(r0, j), W_q(j, r0) with transB, or the same as four-term dot
+ * products where the plan says so (qn->dot4).  0 if done, 1 if A is not
+ * a float tensor of such a shape (then the node stays in float). */
 static int lower_int8_matrix(struct ein_onnx_lower *l,
 	const struct ein_onnx_node *n, const struct qnode *qn)
 {
@@ -902,7 +1008,7 @@ static int lower_int8_matrix(struct ein_onnx_lower *l,
 	struct ein_onnx_tensor *y = &g->tensor[n->out[0]], acc;
 	struct ein_onnx_dim dim[EIN_ONNX_MAX_RANK];
 	char name[256], ch[16];
-	int d, r = a->rank;
+	int r = a->rank;
 
 	if (r < 2 || (qn->kind == Q_GEMM && r != 2) ||
 	    a->dtype != EIN_ONNX_FLOAT ||
@@ -917,17 +1023,21 @@ static int lower_int8_matrix(struct ein_onnx_lower *l,
 	acc = *y;
 	ein_onnx_aux_name(l, y, "acc", name, sizeof(name));
 	acc.id = name;
-	ein_onnx_print_lhs(l, &acc, "+=!");
-	fprintf(l->out, "(%s(", aq.id);
-	for (d = 0; d + 1 < r; ++d)
-		fprintf(l->out, "i%d, ", d);
 	snprintf(ch, sizeof(ch), "i%d", r - 1);
-	fprintf(l->out, "r0) - %d) * %s(%s%s%s)", l->quant->t[n->in[0]].zp,
-		w->id, qn->tb ? ch : "r0, ", qn->tb ? ", r0" : "",
-		qn->tb ? "" : ch);
-	w->used = 1;
-	ein_onnx_print_where(l, y, 0);
-	return print_requant(l, qn, y, name, ch, qn->bq);
+	ein_onnx_print_lhs(l, &acc, "+=!");
+	if (qn->dot4) {
+		print_matrix_dot4(l, aq.id, r, &g->tensor[qn->wv], ch);
+		g->tensor[qn->wv].used = 1;
+		ein_onnx_print_where(l, y, 1);
+		fprintf(l->out, "r0 in 0:%lld\n", (long long)
+			(w->dim[qn->tb ? 1 : 0].value / 4));
+	} else {
+		print_matrix_sub(l, qn, aq.id, r, l->quant->t[n->in[0]].zp, w,
+			ch);
+		w->used = 1;
+		ein_onnx_print_where(l, y, 0);
+	}
+	return print_requant(l, qn, y, name, ch, qn->dot4 ? qn->bv : qn->bq);
 }
 
 /* Conv: the accumulation of ops_nn.c, as four-term dot products over

@@ -1562,7 +1562,7 @@ static int dot4_consecutive(struct ein_dot4 *d)
  * subscript only (a vector along f is then 4 consecutive bytes a lane,
  * vpdpbusd's operand) and not w?  Fills "c" but its width; c->x and c->k
  * are the first product's accesses.  The weights' last extent (4) is
- * dot4_weights_fit's test. */
+ * last_extent_4's test. */
 static int is_dot4_conv(const struct stmt *st, struct conv *c)
 {
 	const struct ein_ast_stmt *s = st->fs->ast;
@@ -1594,12 +1594,13 @@ static int is_dot4_conv(const struct stmt *st, struct conv *c)
 	return 1;
 }
 
-/* Is the last extent of the weights "c->k" of a four-term dot-product
- * convolution the constant 4 (VNNI's layout, the 16 lanes' bytes 64
- * consecutive ones; llvm_dot4.c `last_extent_is_4`)? */
-static int dot4_weights_fit(const struct autosched *a, const struct conv *c)
+/* Is the last extent of the tensor that access "k" reads the constant 4
+ * (VNNI's layout: the 16 lanes' bytes 64 consecutive ones; llvm_dot4.c
+ * `last_extent_is_4`)? */
+static int last_extent_4(const struct autosched *a,
+	const struct ein_ast_expr *k)
 {
-	const struct ein_tensor *t = &a->func->tensor[c->k->slot];
+	const struct ein_tensor *t = &a->func->tensor[k->slot];
 	isl_pw_aff *pa;
 	isl_val *v;
 	int fit;
@@ -1622,6 +1623,127 @@ static int is_dense_conv(const struct stmt *st)
 	struct conv c;
 
 	return (is_conv(st, &c) && !c.depthwise) || is_dot4_conv(st, &c);
+}
+
+/* ---- matrix products of four-term dot products (VNNI's layout) -------- */
+
+/* A matrix product of four-term dot products, bench/kernels.ein qgemm's
+ * form (the quantiser's int8 MatMul and Gemm, src/onnx/quantize.c):
+ *
+ *	C(.., i, j) +=! U(.., i, .., 4 k) * S(k, j, 0) + ...
+ *		+ U(.., i, .., 4 k + 3) * S(k, j, 3)
+ *
+ * u, s: the first product's uint8 and int8 accesses; i, j: the output's
+ * last two indices (the register tile's rows, the vectors); S reads j as
+ * its next-to-last subscript only (a vector along j is 4 consecutive
+ * bytes a lane, vpdpbusd's operand), U does not read j. */
+struct dot4_gemm {
+	const struct ein_ast_expr *u, *s;
+	int i, j;
+};
+
+/* Is statement "st" such a product?  Fills "m" if so. */
+static int is_dot4_gemm(const struct stmt *st, struct dot4_gemm *m)
+{
+	const struct ein_ast_stmt *s = st->fs->ast;
+	const struct ein_ast_expr *nl;
+	struct ein_dot4 d;
+	int k;
+
+	if (s->op != EIN_ASSIGN_ADD || !plain_access(s->lhs) ||
+	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
+	    st->fs->n_index == st->fs->n_lhs ||
+	    !ein_dot4_match(s->rhs, &d) || !dot4_consecutive(&d))
+		return 0;
+	m->u = d.u[0];
+	m->s = d.s[0];
+	m->j = s->lhs->args[s->lhs->n_arg - 1]->slot;
+	m->i = s->lhs->args[s->lhs->n_arg - 2]->slot;
+	nl = m->s->args[m->s->n_arg - 2];
+	if (!is_index(nl, m->j) || mentions(m->u, m->j) ||
+	    !mentions(m->u, m->i) || mentions(m->s, m->i))
+		return 0;
+	for (k = 0; k < m->s->n_arg; ++k)
+		if (k != m->s->n_arg - 2 && mentions(m->s->args[k], m->j))
+			return 0;
+	return 1;
+}
+
+/* The product's schedule, as schedules/x86_64-avx512/qgemm.sched's
+ * (0.96x oneDNN's int8 GEMM at 1024^3, docs/performance.md): panels of
+ * 4 tiles along j by 8 tiles of rows, a register tile of "rows" x
+ * "n_vec" vectors of "lanes" int32 accumulated in registers over the
+ * whole reduction, initialised there; "acc" 0 leaves the tile in
+ * memory (the fallback). */
+static char *dot4_gemm_text(const struct stmt *st, const struct dot4_gemm *m,
+	int rows, int vj, int acc)
+{
+	const char *const *ix = st->fs->index;
+	const char *n = st->name, *i = ix[m->i], *j = ix[m->j];
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	int p;
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s: tile %s %d %s %d\n%s: split %s.i %d\n"
+		"%s: split %s.i %d\n%s: reorder", n, j, 4 * vj, i, 8 * rows,
+		n, j, vj, n, i, rows, n);
+	for (p = 0; p < st->fs->n_lhs; ++p)
+		if (p != m->i && p != m->j)
+			fprintf(f, " %s", ix[p]);
+	fprintf(f, " %s.o %s.o %s.i.o %s.i.o", j, i, j, i);
+	for (p = st->fs->n_lhs; p < st->fs->n_index; ++p)
+		fprintf(f, " %s", ix[p]);
+	fprintf(f, " %s.i.i %s.i.i\n", i, j);
+	if (acc)
+		fprintf(f, "%s: accumulate %s.i.o\n", n, i);
+	fprintf(f, "%s: unroll %s.i.i full\n%s: vectorize %s.i.i %d\n", n, i,
+		n, j, vj);
+	if (!st->serial)
+		fprintf(f, "%s: parallel %s.o\n", n, j);
+	if (st->fs->ast->init && acc)
+		fprintf(f, "%s.init: compute_at %s %s.i.o\n", n, n, i);
+	else if (st->fs->ast->init && !st->serial)
+		fprintf(f, "%s.init: parallel %s\n", n, ix[0]);
+	if (fclose(f) != 0)
+		return free(text), NULL;
+	return text;
+}
+
+/* The alternatives of the rule for matrix products of four-term dot
+ * products: the register tile accumulated in registers, then in memory.
+ * Four vectors a row where registers allow (24 accumulators of 32 on
+ * AVX-512, 12 of 16 on AVX2), two on SSE. */
+static int dot4_gemm_group(struct autosched *a, const struct stmt *st,
+	const struct dot4_gemm *m, struct group *g)
+{
+	int n_vec = a->m.vector_bytes >= 32 ? 4 : 2;
+	int rows = a->m.rows / 2, vj = n_vec * st->lanes, acc;
+
+	for (acc = 1; acc >= 0; --acc) {
+		char label[160];
+
+		snprintf(label, sizeof(label), "matrix product of four-term dot "
+			"products (%d x %d register tile%s, VNNI's layout)",
+			rows, vj, acc ? "" : " in memory");
+		if (add_alt(g, dot4_gemm_text(st, m, rows, vj, acc), label) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Does a rule give statement "st" a register tile (a contraction, a
+ * dense convolution or a matrix product of four-term dot products), which
+ * computing it a row at a time in a consumer would lose? */
+static int has_register_tile(const struct stmt *st)
+{
+	struct contraction c;
+	struct dot4_gemm m;
+
+	return is_contraction(st, &c) || is_dense_conv(st) ||
+		is_dot4_gemm(st, &m);
 }
 
 /* ---- any statement ----------------------------------------------------- */
@@ -2291,8 +2413,7 @@ static int is_chain(const struct autosched *a)
 		/* A contraction or a convolution computed a row at a time
 		 * would lose its register tile (matmul_bias_relu, an
 		 * imported Conv with its bias and activation). */
-		if (is_contraction(&a->stmt[k], &c) ||
-		    is_dense_conv(&a->stmt[k]) ||
+		if (has_register_tile(&a->stmt[k]) ||
 		    func->tensor[lhs->slot].role != EIN_ROLE_TEMP ||
 		    lhs->n_arg < 1 || lhs->args[0]->kind != EIN_EXPR_IDENT)
 			return 0;
@@ -2645,7 +2766,6 @@ static int fuse_all(struct autosched *a)
 static int epilogue_start(const struct autosched *a)
 {
 	const struct stmt *last = &a->stmt[a->n_stmt - 1];
-	struct contraction c;
 	int k, t = last->fs->ast->lhs->slot;
 
 	if (a->n_stmt < 3 || a->func->tensor[t].role != EIN_ROLE_OUTPUT ||
@@ -2658,8 +2778,7 @@ static int epilogue_start(const struct autosched *a)
 		    a->func->tensor[lhs->slot].role != EIN_ROLE_TEMP)
 			break;
 	}
-	if (k < 0 || k == a->n_stmt - 2 || (!is_contraction(&a->stmt[k], &c) &&
-	    !is_dense_conv(&a->stmt[k])))
+	if (k < 0 || k == a->n_stmt - 2 || !has_register_tile(&a->stmt[k]))
 		return -1;
 	return k + 1;
 }
@@ -3156,6 +3275,7 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	struct stmt *st = &a->stmt[k];
 	struct contraction c;
 	struct conv cv;
+	struct dot4_gemm dg;
 	struct dwconv dw;
 	struct pool pl;
 	int last = k == a->n_stmt - 1;
@@ -3175,8 +3295,11 @@ static int stmt_group(struct autosched *a, int k, struct group *g)
 	if (!a->chain && !is_contraction(st, &c) && is_conv(st, &cv) &&
 	    !cv.depthwise && conv_group(a, st, &cv, g) < 0)
 		return -1;
-	if (!a->chain && is_dot4_conv(st, &cv) && dot4_weights_fit(a, &cv) &&
+	if (!a->chain && is_dot4_conv(st, &cv) && last_extent_4(a, cv.k) &&
 	    conv_group(a, st, &cv, g) < 0)
+		return -1;
+	if (!a->chain && is_dot4_gemm(st, &dg) && last_extent_4(a, dg.s) &&
+	    dot4_gemm_group(a, st, &dg, g) < 0)
 		return -1;
 	if (!a->chain && st->host < 0 && !st->placed && is_pool(st, &pl) &&
 	    pool_group(a, st, &pl, !st->serial, g) < 0)
