@@ -296,6 +296,9 @@ int ein_space_init(struct ein_space *space, ein_program *prog,
 	ein_machine_detect(&space->machine, target ? target : host);
 	free(host);
 	space->flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
+	space->unit = space->flops == 0 ? "GOP/s" : "GFLOP/s";
+	if (space->flops == 0)
+		space->flops = ein_kernel_ops(k, sizes, ein_kernel_n_size(k));
 	if (!func)
 		return -1;
 	scop = ein_scop_from_func(ctx, func);
@@ -375,4 +378,11 @@ int ein_cand_decode(const struct ein_space *space, const int *v, int n,
 	struct ein_cand *c)
 {
 	return space->gen->decode(space, v, n, c);
+}
+
+double ein_space_work(ein_kernel *k, const int64_t *sizes, int n_size)
+{
+	double flops = ein_kernel_flops(k, sizes, n_size);
+
+	return flops == 0 ? ein_kernel_ops(k, sizes, n_size) : flops;
 }

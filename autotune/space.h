@@ -123,12 +123,15 @@ struct ein_cand_gen;
  *	(cand_gpu.c: work-groups, work-items, __local copies, register
  *	tiles for an OpenCL device);
  * machine: the CPU; device: the OpenCL device (the GPU generator's);
- * flops: the operations of one call; n_stmt, stmt: the statements. */
+ * flops: the operations of one call (ein_space_work), unit: the name of
+ *	their rate ("GFLOP/s", or "GOP/s" where they are integer ones);
+ * n_stmt, stmt: the statements. */
 struct ein_space {
 	const struct ein_cand_gen *gen;
 	struct ein_machine machine;
 	struct ein_gpu_device device;
 	double flops;
+	const char *unit;
 	int n_stmt;
 	struct ein_space_stmt stmt[EIN_SPACE_MAX_STMT];
 };
@@ -290,5 +293,13 @@ void ein_cand_loop_name(const struct ein_space *space,
 	const struct ein_cand *c, int s, int id, char *buf, int len);
 long ein_cand_id_trips(const struct ein_space *space,
 	const struct ein_cand *c, int s, int id);
+
+/* The work whose rate the tuner measures for kernel "k" at "sizes": its
+ * floating-point operations (ein_kernel_flops), or, for a kernel without
+ * any (an int8 GEMM), its operations on integer tensor values
+ * (ein_kernel_ops); else every rate of an integer kernel was 0, and the
+ * search could never find a better candidate than its first.  -1 on
+ * error. */
+double ein_space_work(ein_kernel *k, const int64_t *sizes, int n_size);
 
 #endif

@@ -234,7 +234,7 @@ static void check_sizes(struct run *r)
 	int i, big;
 
 	memcpy(r->check_sizes, r->sizes, sizeof(r->sizes));
-	while (ein_kernel_flops(r->k0, r->check_sizes, r->n_size) >
+	while (ein_space_work(r->k0, r->check_sizes, r->n_size) >
 			CHECK_FLOPS) {
 		for (big = 0, i = 1; i < r->n_size; ++i)
 			if (r->check_sizes[i] > r->check_sizes[big])
@@ -974,6 +974,13 @@ static char *next_cand(struct run *r, struct ein_cand *c, const char **origin)
 
 static double best_seconds(const struct run *r);
 
+/* The name of the rate the tuner prints: GFLOP/s, or GOP/s for a kernel
+ * of integer operations (ein_space_work). */
+static const char *unit(const struct run *r)
+{
+	return r->space.unit ? r->space.unit : "GFLOP/s";
+}
+
 static double speedup(const struct run *r)
 {
 	if (r->best < 0 || r->baseline < 0)
@@ -998,11 +1005,11 @@ static void progress(const struct run *r)
 		eta = eta < 0 || by_trials < eta ? by_trials : eta;
 	}
 	fprintf(stderr, "%strial %d (%d measured, %d slow, %d illegal, %d "
-		"failed)  %.1fs  best %.2f GFLOP/s  %.2fx default  ETA %.0fs%s",
+		"failed)  %.1fs  best %.2f %s  %.2fx default  ETA %.0fs%s",
 		tty ? "\r" : "", r->n_trial, r->n_measured, r->n_slow,
 		r->n_illegal,
 		r->n_failed - r->n_wrong, elapsed(r), r->best >= 0 ?
-		r->trial[r->best].rec.gflops : 0, speedup(r),
+		r->trial[r->best].rec.gflops : 0, unit(r), speedup(r),
 		eta > 0 ? eta : 0, tty ? "\033[K" : "\n");
 }
 
@@ -1150,7 +1157,7 @@ static void summary(const struct run *r, int wrote)
 		r->n_trial, elapsed(r), r->n_measured, r->n_illegal,
 		r->n_failed);
 	print_ranking(r, stdout, "");
-	printf("%5s %6s %10s %10s %8s  %s\n", "rank", "trial", "GFLOP/s",
+	printf("%5s %6s %10s %10s %8s  %s\n", "rank", "trial", unit(r),
 		"ms", "speedup", "origin");
 	for (i = 0; i < n && i < 5; ++i) {
 		const struct ein_tunelog_trial *t = &r->trial[pop[i]].rec;
@@ -1264,10 +1271,10 @@ static char *schedule_text(struct run *r)
 		r->def);
 	print_sizes_header(r, f);
 	if (r->gpu)
-		fprintf(f, "measured %.2f GFLOP/s on %s", gflops,
+		fprintf(f, "measured %.2f %s on %s", gflops, unit(r),
 			r->device.name);
 	else
-		fprintf(f, "measured %.2f GFLOP/s, %d thread%s%s%s", gflops,
+		fprintf(f, "measured %.2f %s, %d thread%s%s%s", gflops, unit(r),
 			ein_get_num_threads(), ein_get_num_threads() > 1 ?
 			"s" : "", r->reduced && full <= 0 ? " at " : "",
 			r->reduced && full <= 0 ? r->rank_text : "");
@@ -1368,7 +1375,7 @@ static void use_rank_sizes(struct run *r, const int64_t *sizes, double t)
 {
 	memcpy(r->rank, sizes, sizeof(r->rank));
 	print_sizes(r, sizes, r->rank_text, sizeof(r->rank_text));
-	r->rank_flops = ein_kernel_flops(r->k0, sizes, r->n_size);
+	r->rank_flops = ein_space_work(r->k0, sizes, r->n_size);
 	r->reduced = 1;
 	r->probe_rank = t;
 	r->reserve = CONFIRM_SHARE * r->o->time;
@@ -1380,7 +1387,7 @@ static void use_rank_sizes(struct run *r, const int64_t *sizes, double t)
 static int predicts(const struct run *r, const int64_t *sizes, double t)
 {
 	double full = r->space.flops / r->probe_full,
-		here = ein_kernel_flops(r->k0, sizes, r->n_size) / t;
+		here = ein_space_work(r->k0, sizes, r->n_size) / t;
 
 	if (t <= 0)
 		return 0;

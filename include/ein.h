@@ -28,8 +28,8 @@
  *  - *_free functions accept NULL and do nothing with it;
  *  - thread-safety: a context, and everything made from it, is used by one
  *    thread at a time, except that ein_kernel_call,
- *    ein_kernel_call_reference, ein_kernel_tensor_shape and
- *    ein_kernel_flops may run concurrently from any number of threads, on
+ *    ein_kernel_call_reference, ein_kernel_tensor_shape, ein_kernel_flops
+ *    and ein_kernel_ops may run concurrently from any number of threads, on
  *    one kernel or on several kernels of one context (each of them
  *    replaces the context's message with its own, so the message of
  *    ein_ctx_last_error is then that of whichever call ran last, valid
@@ -407,6 +407,13 @@ double ein_kernel_get_device_seconds(ein_kernel *kernel);
  * double's rounding of the count. */
 double ein_kernel_flops(ein_kernel *kernel, const int64_t *sizes,
 	int n_size);
+
+/* The number of arithmetic operations on tensor values one call performs
+ * at "sizes": ein_kernel_flops's count with the integer ones included
+ * (an int8 kernel's products and their int32 accumulation; still not
+ * index arithmetic or a guard's comparisons), for reporting GOP/s of a
+ * kernel without floating-point work.  Returns -1 on error. */
+double ein_kernel_ops(ein_kernel *kernel, const int64_t *sizes, int n_size);
 
 /* Run the reference interpreter instead of the compiled code, with the
  * same arguments and checks as ein_kernel_call: plain loops in the source's

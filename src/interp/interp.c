@@ -542,23 +542,41 @@ static int is_float_op(const struct ein_ast_expr *x)
 	return 0;
 }
 
-/* The number of floating-point operations "x" evaluates. */
-static int count_ops(const struct ein_ast_expr *x)
+/* Does "x" read a tensor (its value depends on the data, not only on
+ * indices and sizes)? */
+static int reads_tensor(const struct ein_ast_expr *x)
+{
+	int i;
+
+	if (x->kind == EIN_EXPR_ACCESS)
+		return 1;
+	for (i = 0; i < x->n_arg; ++i)
+		if (reads_tensor(x->args[i]))
+			return 1;
+	return 0;
+}
+
+/* The number of floating-point operations "x" evaluates; with "ints",
+ * also those on integer values read from tensors (not index arithmetic
+ * or a guard's comparisons). */
+static int count_ops(const struct ein_ast_expr *x, int ints)
 {
 	int i, n = 0;
 
 	if ((x->kind == EIN_EXPR_UNARY || x->kind == EIN_EXPR_BINARY ||
-	     x->kind == EIN_EXPR_CALL) && is_float_op(x))
+	     x->kind == EIN_EXPR_CALL) &&
+	    (is_float_op(x) || (ints && reads_tensor(x))))
 		n = 1;
 	if (x->kind == EIN_EXPR_ACCESS)
 		return 0;
 	for (i = 0; i < x->n_arg; ++i)
-		n += count_ops(x->args[i]);
+		n += count_ops(x->args[i], ints);
 	return n;
 }
 
-double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
-	const int64_t *sizes, int *exact)
+/* ein_interp_count_flops, or with "ints" ein_interp_count_ops. */
+static double count_work(ein_ctx *ctx, const struct ein_func *func,
+	const int64_t *sizes, int *exact, int ints)
 {
 	struct interp in = { .ctx = ctx, .func = func, .sizes = sizes };
 	double flops = 0;
@@ -568,10 +586,10 @@ double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
 		*exact = 1;
 	for (i = 0; i < func->n_stmt; ++i) {
 		const struct ein_func_stmt *stmt = &func->stmt[i];
-		int ops = count_ops(stmt->ast->rhs) +
-			(stmt->ast->op != EIN_ASSIGN_SET &&
+		int ops = count_ops(stmt->ast->rhs, ints) +
+			(stmt->ast->op != EIN_ASSIGN_SET && (ints ||
 			 ein_type_is_float(func->tensor[
-				stmt->ast->lhs->slot].type));
+				stmt->ast->lhs->slot].type)));
 		isl_set *dom = fix_sizes(&in, isl_set_copy(stmt->domain));
 		double n = ops ? ein_count_points(dom, &stmt_exact) : 0;
 
@@ -586,4 +604,16 @@ double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
 		flops += ops * n;
 	}
 	return flops;
+}
+
+double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
+	const int64_t *sizes, int *exact)
+{
+	return count_work(ctx, func, sizes, exact, 0);
+}
+
+double ein_interp_count_ops(ein_ctx *ctx, const struct ein_func *func,
+	const int64_t *sizes, int *exact)
+{
+	return count_work(ctx, func, sizes, exact, 1);
 }

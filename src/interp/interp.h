@@ -25,4 +25,10 @@ int ein_interp_run(ein_ctx *ctx, const struct ein_func *func,
 double ein_interp_count_flops(ein_ctx *ctx, const struct ein_func *func,
 	const int64_t *sizes, int *exact);
 
+/* The same count with the operations on integer values read from
+ * tensors included (an int8 product, its int32 accumulation), but not
+ * index arithmetic or a guard's comparisons: what a GOP/s figure counts. */
+double ein_interp_count_ops(ein_ctx *ctx, const struct ein_func *func,
+	const int64_t *sizes, int *exact);
+
 #endif

@@ -958,9 +958,11 @@ ein_status ein_kernel_call_reference(ein_kernel *k, DLTensor *const *tensors,
 	return ein_ctx_last_status(k->ctx);
 }
 
-double ein_kernel_flops(ein_kernel *k, const int64_t *sizes, int n_size)
+/* ein_kernel_flops, or with "ints" ein_kernel_ops. */
+static double kernel_work(ein_kernel *k, const int64_t *sizes, int n_size,
+	int ints)
 {
-	double flops;
+	double work;
 
 	if (!k)
 		return -1;
@@ -968,7 +970,18 @@ double ein_kernel_flops(ein_kernel *k, const int64_t *sizes, int n_size)
 	if (check_sizes(k, sizes, n_size) < 0)
 		return -1;
 	ein_ctx_lock_isl(k->ctx);
-	flops = ein_interp_count_flops(k->ctx, k->func, sizes, NULL);
+	work = ints ? ein_interp_count_ops(k->ctx, k->func, sizes, NULL) :
+		ein_interp_count_flops(k->ctx, k->func, sizes, NULL);
 	ein_ctx_unlock_isl(k->ctx);
-	return flops;
+	return work;
+}
+
+double ein_kernel_flops(ein_kernel *k, const int64_t *sizes, int n_size)
+{
+	return kernel_work(k, sizes, n_size, 0);
+}
+
+double ein_kernel_ops(ein_kernel *k, const int64_t *sizes, int n_size)
+{
+	return kernel_work(k, sizes, n_size, 1);
 }

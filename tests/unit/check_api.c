@@ -839,6 +839,43 @@ START_TEST(flops_of_size_above_int_max)
 }
 END_TEST
 
+/* ein_kernel_ops counts the integer operations on tensor values that
+ * ein_kernel_flops leaves out (an int8 product, its int32 accumulation,
+ * the requantisation's arithmetic), not index arithmetic or a padding
+ * guard's comparisons; on a float kernel it is ein_kernel_flops. */
+START_TEST(ops_of_an_integer_kernel)
+{
+	ein_ctx *ctx = ein_ctx_alloc();
+	ein_program *prog;
+	ein_kernel *k = tt_compile(ctx, &prog,
+		"def q(uint8(M, K) A, int8(K, N) B) -> (int32(M, N) C) {\n"
+		"    C(i, j) +=! (A(i, k) - 3) * B(k, j)\n"
+		"}\n"
+		"def pad(uint8(N) X) -> (uint8(N) Y) {\n"
+		"    Y(i) = i >= 1 ? uint8(X(i - 1) + 1) : uint8(0)\n"
+		"}\n", "q"), *kp, *kf;
+	int64_t sizes[3] = { 5, 7, 3 }, n = 10;
+
+	ck_assert(ein_kernel_flops(k, sizes, 3) == 0);
+	/* A - 3, the product, the accumulation: three a step. */
+	ck_assert(ein_kernel_ops(k, sizes, 3) == 3.0 * 5 * 7 * 3);
+	kp = ein_kernel_compile(prog, "pad");
+	ck_assert_msg(kp != NULL, "%s", ein_ctx_last_error(ctx));
+	/* Only X(i - 1) + 1: the guard and i - 1 are index arithmetic. */
+	ck_assert(ein_kernel_ops(kp, &n, 1) == 10);
+	ein_kernel_free(kp);
+	ein_program_free(prog);
+	kf = tt_compile(ctx, &prog, matmul_src, "matmul");
+	ck_assert(ein_kernel_ops(kf, sizes, 3) ==
+		ein_kernel_flops(kf, sizes, 3));
+	ck_assert(ein_kernel_ops(NULL, sizes, 3) == -1);
+	ein_kernel_free(kf);
+	ein_kernel_free(k);
+	ein_program_free(prog);
+	ein_ctx_free(ctx);
+}
+END_TEST
+
 /* ein_options_set_target: the names it takes and those it refuses. */
 START_TEST(target_names)
 {
@@ -1590,6 +1627,7 @@ int main(void)
 	tcase_add_test(tc, fixed_sizes_invalid);
 	tcase_add_test(tc, fixed_size_above_int_max);
 	tcase_add_test(tc, flops_of_size_above_int_max);
+	tcase_add_test(tc, ops_of_an_integer_kernel);
 	tcase_add_test(tc, null_argument_named);
 	tcase_add_test(tc, target_names);
 	tcase_add_test(tc, show_opencl);
