@@ -1,21 +1,26 @@
 #!/bin/sh
-# Quantised ResNet-50 against ein's float build (issue 25), one thread.
+# Quantised ResNet-50 (or the BERT layer) against ein's float build
+# (issue 25), one thread.
 #
 #   sh bench/quant_models.sh
 #   N=16 SAMPLES=4 ROUNDS=3 REPEAT=3 CAL=minmax BEFORE=1 \
 #       PROFILE=p.json sh bench/quant_models.sh
+#   MODEL=bert_layer N=4 sh bench/quant_models.sh
 #
-# bench/onnx_models.py writes ResNet-50 v1.5 (random weights from a fixed
-# seed, batch 1, 224x224) and its input; this script also writes a copy
-# whose batch is a size N (the same graph and weights), for the accuracy.
+# bench/onnx_models.py writes MODEL (default resnet50: ResNet-50 v1.5,
+# batch 1, 224x224; bert_layer: a BERT-base encoder layer, sequence 128;
+# random weights from a fixed seed) and its input; this script also
+# writes a copy whose batch is a size N (the same graph and weights; a
+# Reshape's constant batch of 1 becomes 0, ONNX's "as the input"), for
+# the accuracy.
 # Then:
 # - ein profile on SAMPLES batches of random inputs (uniform in [-1, 1),
 #   --bins 2048) and ein quantize (calibration CAL, default minmax) of
 #   both models (the profile is keyed by ONNX names, which they share);
-# - latency: ROUNDS interleaved rounds of "ein run resnet50.onnx" (the
+# - latency: ROUNDS interleaved rounds of "ein run MODEL.onnx" (the
 #   float model at the graph level, automatic schedules) and "ein run
-#   resnet50.onnx --quantize p.json" (the int8 model at the graph level,
-#   automatic schedules), and with BEFORE=1 also "ein run resnet50.q.ein
+#   MODEL.onnx --quantize p.json" (the int8 model at the graph level,
+#   automatic schedules), and with BEFORE=1 also "ein run MODEL.q.ein
 #   --weights ..." (the int8 model as one definition, as before the graph
 #   level took int8 models: its ~200 statements get the default
 #   schedule), each --repeat REPEAT --no-check, EIN_NUM_THREADS=1;
@@ -25,7 +30,9 @@
 #   level, whose int8 outputs equal the one definition's bit for bit:
 #   tests/quant.test) on the same N random inputs (another seed than the
 #   profile's), top-1 agreement and the largest difference of the logits
-#   relative to the largest float logit;
+#   relative to the largest float logit (for the BERT layer, whose output
+#   is no classification, the largest and the root-mean-square
+#   difference relative to the largest float output);
 # - where $ORT_PY (default: bench/onnx_models.sh's venv) has onnxruntime
 #   and onnx: bench/quant_ort.py, onnxruntime's quantize_static of the
 #   same model (QDQ, per-channel int8 weights, minmax on SAMPLES random
@@ -56,17 +63,31 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.*$1 \\([0-9.e+-]*\\).*/\\1/p" | head -1; }
 now() { date +%s.%N; }
 
-$py "$here/onnx_models.py" "$tmp" resnet50 > /dev/null || fail "onnx_models.py"
-m=$tmp/resnet50
+model=${MODEL:-resnet50}
+case $model in
+resnet50|bert_layer) ;;
+*) fail "MODEL=$model: resnet50 or bert_layer" ;;
+esac
+$py "$here/onnx_models.py" "$tmp" "$model" > /dev/null || fail "onnx_models.py"
+m=$tmp/$model
 $py - "$m" "$n" <<'EOF' || fail "the batch-N model"
 import sys, numpy as np, onnx
+from onnx import numpy_helper
 m, n = sys.argv[1], int(sys.argv[2])
 model = onnx.load(m + ".onnx")
 for v in list(model.graph.input) + list(model.graph.output):
     v.type.tensor_type.shape.dim[0].dim_param = "N"
+shapes = {node.input[1] for node in model.graph.node if node.op_type == "Reshape"}
+for init in model.graph.initializer:
+    if init.name in shapes:
+        a = numpy_helper.to_array(init).copy()
+        if a.size and a[0] == 1:
+            a[0] = 0
+            init.CopyFrom(numpy_helper.from_array(a, init.name))
 onnx.save(model, m + "_n.onnx")
+dims = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim[1:]]
 np.save(m + ".acc.npy", np.random.RandomState(2511).uniform(
-    -1, 1, (n, 3, 224, 224)).astype(np.float32))
+    -1, 1, [n] + dims).astype(np.float32))
 EOF
 
 echo "$(grep 'model name' /proc/cpuinfo | head -1 | sed 's/.*: //'),"\
@@ -112,8 +133,8 @@ while [ $r -lt "$rounds" ]; do
 done
 f=$(median < "$tmp/f.t")
 q=$(median < "$tmp/q.t")
-printf 'resnet50 (batch 1, 1 thread): float %.2f ms, int8 (%s, graph level) %.2f ms; float / int8 %.2f;' \
-	"$f" "$cal" "$q" "$(echo "$f / $q" | bc -l)"
+printf '%s (batch 1, 1 thread): float %.2f ms, int8 (%s, graph level) %.2f ms; float / int8 %.2f;' \
+	"$model" "$f" "$cal" "$q" "$(echo "$f / $q" | bc -l)"
 printf ' compile %.1f s and %.1f s\n' "$(echo "$(median < "$tmp/f.c") / 1000" | bc -l)" \
 	"$(echo "$(median < "$tmp/q.c") / 1000" | bc -l)"
 if [ "$before" = 1 ]; then
@@ -124,22 +145,27 @@ fi
 
 float_and_int8 "${m}_n.onnx" "$n" "$m.acc.npy" "$tmp/p.json" "$cal" \
 	"$tmp/af" "$tmp/aq" "accuracy"
-$py - "$tmp" "$n" <<'EOF'
+$py - "$tmp" "$n" "$model" <<'EOF'
 import glob, sys, numpy as np
-d, n = sys.argv[1], int(sys.argv[2])
+d, n, model = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 out = [glob.glob("%s/%s/*.npy" % (d, k)) for k in ("af", "aq")]
 a, b = (np.load(f[0]).reshape(n, -1) for f in out)
-print("top-1 agreement %d/%d (%.1f%%); max |int8 - float| / max |float| %.3f"
-      % ((a.argmax(1) == b.argmax(1)).sum(), n,
-         100 * np.mean(a.argmax(1) == b.argmax(1)),
-         np.abs(a - b).max() / np.abs(a).max()))
+big = np.abs(a).max()
+if model == "resnet50":
+    print("top-1 agreement %d/%d (%.1f%%); max |int8 - float| / max |float| %.3f"
+          % ((a.argmax(1) == b.argmax(1)).sum(), n,
+             100 * np.mean(a.argmax(1) == b.argmax(1)),
+             np.abs(a - b).max() / big))
+else:
+    print("%d inputs: max |int8 - float| / max |float| %.3f; rms(int8 - float)"
+          " / max |float| %.4f" % (n, np.abs(a - b).max() / big,
+                                   np.sqrt(np.mean((a - b) ** 2)) / big))
 EOF
 
 # onnxruntime's quantize_static, where a Python with onnxruntime and onnx
 # is at hand ($ORT_PY, default the venv of bench/onnx_models.sh, which
 # needs "pip install onnx" beside onnxruntime): its float and int8
-# ResNet-50 on one thread, and its own top-1 agreement on the same N
-# inputs.
+# model on one thread, and its own accuracy on the same N inputs.
 ort_py=${ORT_PY:-${XDG_CACHE_HOME:-$HOME/.cache}/ein-bench-ort/bin/python}
 if "$ort_py" -c 'import onnxruntime.quantization' 2> /dev/null; then
 	"$ort_py" "$here/quant_ort.py" "$m.onnx" "$m.in.x.npy" "$m.acc.npy" \
@@ -150,7 +176,11 @@ if "$ort_py" -c 'import onnxruntime.quantization' 2> /dev/null; then
 	printf 'onnxruntime %s (1 thread): float %.2f ms, int8 (quantize_static, QDQ, minmax) %.2f ms; float / int8 %.2f; ein int8 / ort int8 %.2f\n' \
 		"$("$ort_py" -c 'import onnxruntime; print(onnxruntime.__version__)')" \
 		"$of" "$oq" "$(echo "$of / $oq" | bc -l)" "$(echo "$q / $oq" | bc -l)"
-	sed -n 's/^top1 \([0-9]*\) \([0-9]*\)/onnxruntime int8 top-1 agreement with its float model \1\/\2/p' \
+	if [ "$model" = resnet50 ]; then
+		sed -n 's/^top1 \([0-9]*\) \([0-9]*\)/onnxruntime int8 top-1 agreement with its float model \1\/\2/p' \
+			"$tmp/ort.log"
+	fi
+	sed -n 's/^maxerr \([0-9.e+-]*\) rmserr \([0-9.e+-]*\)/onnxruntime int8 against its float model: max |int8 - float| \/ max |float| \1, rms \/ max |float| \2/p' \
 		"$tmp/ort.log"
 else
 	echo "onnxruntime's quantize_static: skipped ($ort_py has no onnxruntime.quantization; ORT_PY=...)"

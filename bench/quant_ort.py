@@ -9,7 +9,9 @@ writes it to DIR/model.q.onnx, times the float and the int8 model on one
 thread (one warm-up, REPEAT runs each, interleaved) on X.npy, and runs
 both on each of the inputs of ACC.npy (a batch; the model takes one at
 a time).  Prints "float_median S", "int8_median S", "top1 K N" (the
-int8 model's top-1 class agreeing with the float one's) and writes the
+int8 model's top-1 class agreeing with the float one's), "maxerr E rmserr
+R" (the largest and the root-mean-square difference of the outputs,
+relative to the largest float output) and writes the
 float and int8 outputs on ACC.npy to DIR/ort_float.npy, DIR/ort_int8.npy.
 """
 import os
@@ -71,3 +73,6 @@ yq = np.concatenate([sq.run(None, {"x": acc[i:i + 1]})[0]
 np.save(os.path.join(out, "ort_float.npy"), yf)
 np.save(os.path.join(out, "ort_int8.npy"), yq)
 print("top1 %d %d" % ((yf.argmax(1) == yq.argmax(1)).sum(), acc.shape[0]))
+big = np.abs(yf).max()
+print("maxerr %.4f rmserr %.5f" % (np.abs(yq - yf).max() / big,
+                                   np.sqrt(np.mean((yq - yf) ** 2)) / big))
