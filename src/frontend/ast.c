@@ -291,6 +291,18 @@ static void print_select(FILE *out, const struct ein_ast_expr *expr)
 	ein_ast_expr_print(out, expr->args[2]);
 }
 
+int ein_ast_expr_reads_tensor(const struct ein_ast_expr *expr)
+{
+	int i;
+
+	if (expr->kind == EIN_EXPR_ACCESS)
+		return 1;
+	for (i = 0; i < expr->n_arg; ++i)
+		if (ein_ast_expr_reads_tensor(expr->args[i]))
+			return 1;
+	return 0;
+}
+
 void ein_ast_expr_print(FILE *out, const struct ein_ast_expr *expr)
 {
 	switch (expr->kind) {

@@ -175,6 +175,10 @@ void ein_ast_param_free(struct ein_ast_param *param);
 void ein_ast_def_free(struct ein_ast_def *def);
 void ein_ast_file_free(struct ein_ast_file *file);
 
+/* Does "expr" read a tensor (its value depends on the data, not only on
+ * indices and sizes)? */
+int ein_ast_expr_reads_tensor(const struct ein_ast_expr *expr);
+
 /* Print in canonical source form (what "ein show --stage=source" shows). */
 void ein_ast_expr_print(FILE *out, const struct ein_ast_expr *expr);
 void ein_ast_def_print(FILE *out, const struct ein_ast_def *def);

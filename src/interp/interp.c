@@ -542,20 +542,6 @@ static int is_float_op(const struct ein_ast_expr *x)
 	return 0;
 }
 
-/* Does "x" read a tensor (its value depends on the data, not only on
- * indices and sizes)? */
-static int reads_tensor(const struct ein_ast_expr *x)
-{
-	int i;
-
-	if (x->kind == EIN_EXPR_ACCESS)
-		return 1;
-	for (i = 0; i < x->n_arg; ++i)
-		if (reads_tensor(x->args[i]))
-			return 1;
-	return 0;
-}
-
 /* The number of floating-point operations "x" evaluates; with "ints",
  * also those on integer values read from tensors (not index arithmetic
  * or a guard's comparisons). */
@@ -565,7 +551,7 @@ static int count_ops(const struct ein_ast_expr *x, int ints)
 
 	if ((x->kind == EIN_EXPR_UNARY || x->kind == EIN_EXPR_BINARY ||
 	     x->kind == EIN_EXPR_CALL) &&
-	    (is_float_op(x) || (ints && reads_tensor(x))))
+	    (is_float_op(x) || (ints && ein_ast_expr_reads_tensor(x))))
 		n = 1;
 	if (x->kind == EIN_EXPR_ACCESS)
 		return 0;

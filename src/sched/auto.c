@@ -281,18 +281,6 @@ static int strided_last(const struct ein_ast_expr *e, int pos)
 	return 0;
 }
 
-/* Does "e" read a tensor? */
-static int reads_tensor(const struct ein_ast_expr *e)
-{
-	int i;
-
-	if (e->kind == EIN_EXPR_ACCESS)
-		return 1;
-	for (i = 0; i < e->n_arg; ++i)
-		if (reads_tensor(e->args[i]))
-			return 1;
-	return 0;
-}
 
 /* The largest element size of the tensors "e" accesses and, outside
  * subscripts ("value"), of the types its operations on tensor values
@@ -310,7 +298,7 @@ static int widest_in(const struct ein_func *func,
 
 	if (e->kind == EIN_EXPR_ACCESS)
 		s = ein_type_size(func->tensor[e->slot].type);
-	else if (value && e->vtype != EIN_TYPE_NONE && reads_tensor(e))
+	else if (value && e->vtype != EIN_TYPE_NONE && ein_ast_expr_reads_tensor(e))
 		s = ein_type_size(e->vtype);
 	if (s > size)
 		size = s;
@@ -1550,6 +1538,32 @@ static int dot4_consecutive(struct ein_dot4 *d)
 	return ein_dot4_order(d, du, ds);
 }
 
+/* Is statement "st" a reduction into a plain access of two or more
+ * subscripts, with reduction indices, of four-term uint8 x int8 dot
+ * products whose uint8 terms read consecutive bytes (dot4_consecutive)?
+ * Fills "d" if so: the form of is_dot4_conv and is_dot4_gemm. */
+static int dot4_accumulation(const struct stmt *st, struct ein_dot4 *d)
+{
+	const struct ein_ast_stmt *s = st->fs->ast;
+
+	return s->op == EIN_ASSIGN_ADD && plain_access(s->lhs) &&
+		s->lhs->n_arg >= 2 && st->fs->n_index <= MAX_INDEX &&
+		st->fs->n_index != st->fs->n_lhs &&
+		ein_dot4_match(s->rhs, d) && dot4_consecutive(d);
+}
+
+/* Does access "e" read index "f" in its next-to-last subscript only (a
+ * vector along f is then 4 consecutive bytes a lane)? */
+static int next_to_last_only(const struct ein_ast_expr *e, int f)
+{
+	int k;
+
+	for (k = 0; k < e->n_arg; ++k)
+		if (k != e->n_arg - 2 && mentions(e->args[k], f))
+			return 0;
+	return 1;
+}
+
 /* Is statement "st" a convolution whose every term is a four-term dot
  * product of uint8 input by int8 weights in VNNI's layout, as
  * bench/kernels.ein qconv_vnni_s2:
@@ -1568,12 +1582,8 @@ static int is_dot4_conv(const struct stmt *st, struct conv *c)
 	const struct ein_ast_stmt *s = st->fs->ast;
 	const struct ein_ast_expr *nl;
 	struct ein_dot4 d;
-	int i;
 
-	if (s->op != EIN_ASSIGN_ADD || !plain_access(s->lhs) ||
-	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
-	    st->fs->n_index == st->fs->n_lhs ||
-	    !ein_dot4_match(s->rhs, &d) || !dot4_consecutive(&d))
+	if (!dot4_accumulation(st, &d))
 		return 0;
 	c->x = d.u[0];
 	c->k = d.s[0];
@@ -1583,10 +1593,8 @@ static int is_dot4_conv(const struct stmt *st, struct conv *c)
 	    nl->slot >= st->fs->n_lhs || nl->slot == c->w)
 		return 0;
 	c->f = nl->slot;
-	for (i = 0; i < c->k->n_arg; ++i)
-		if (i != c->k->n_arg - 2 && mentions(c->k->args[i], c->f))
-			return 0;
-	if (!mentions(c->x, c->w) || mentions(c->k, c->w) ||
+	if (!next_to_last_only(c->k, c->f) ||
+	    !mentions(c->x, c->w) || mentions(c->k, c->w) ||
 	    mentions(c->x, c->f))
 		return 0;
 	c->depthwise = 0;
@@ -1646,27 +1654,17 @@ struct dot4_gemm {
 static int is_dot4_gemm(const struct stmt *st, struct dot4_gemm *m)
 {
 	const struct ein_ast_stmt *s = st->fs->ast;
-	const struct ein_ast_expr *nl;
 	struct ein_dot4 d;
-	int k;
 
-	if (s->op != EIN_ASSIGN_ADD || !plain_access(s->lhs) ||
-	    s->lhs->n_arg < 2 || st->fs->n_index > MAX_INDEX ||
-	    st->fs->n_index == st->fs->n_lhs ||
-	    !ein_dot4_match(s->rhs, &d) || !dot4_consecutive(&d))
+	if (!dot4_accumulation(st, &d))
 		return 0;
 	m->u = d.u[0];
 	m->s = d.s[0];
 	m->j = s->lhs->args[s->lhs->n_arg - 1]->slot;
 	m->i = s->lhs->args[s->lhs->n_arg - 2]->slot;
-	nl = m->s->args[m->s->n_arg - 2];
-	if (!is_index(nl, m->j) || mentions(m->u, m->j) ||
-	    !mentions(m->u, m->i) || mentions(m->s, m->i))
-		return 0;
-	for (k = 0; k < m->s->n_arg; ++k)
-		if (k != m->s->n_arg - 2 && mentions(m->s->args[k], m->j))
-			return 0;
-	return 1;
+	return is_index(m->s->args[m->s->n_arg - 2], m->j) &&
+		next_to_last_only(m->s, m->j) && !mentions(m->u, m->j) &&
+		mentions(m->u, m->i) && !mentions(m->s, m->i);
 }
 
 /* The product's schedule, as schedules/x86_64-avx512/qgemm.sched's
