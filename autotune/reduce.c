@@ -97,17 +97,17 @@ double ein_reduce_sizes(ein_program *prog, const char *def, ein_kernel *k,
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
-	full = ein_space_work(k, sizes, n_size);
+	full = ein_space_work(k, sizes, n_size, NULL);
 	do {
 		halved = 0;
 		for (i = 0; i < n; ++i) {
-			if (full / ein_space_work(k, out, n_size) >= factor)
+			if (full / ein_space_work(k, out, n_size, NULL) >= factor)
 				break;
 			if (out[order[i]] < 2 * EIN_REDUCE_MIN_EXTENT)
 				continue;
 			out[order[i]] /= 2;
 			halved = 1;
 		}
-	} while (halved && full / ein_space_work(k, out, n_size) < factor);
-	return full / ein_space_work(k, out, n_size);
+	} while (halved && full / ein_space_work(k, out, n_size, NULL) < factor);
+	return full / ein_space_work(k, out, n_size, NULL);
 }

@@ -295,10 +295,8 @@ int ein_space_init(struct ein_space *space, ein_program *prog,
 	space->gen = &ein_cand_gen_cpu;
 	ein_machine_detect(&space->machine, target ? target : host);
 	free(host);
-	space->flops = ein_kernel_flops(k, sizes, ein_kernel_n_size(k));
-	space->unit = space->flops == 0 ? "GOP/s" : "GFLOP/s";
-	if (space->flops == 0)
-		space->flops = ein_kernel_ops(k, sizes, ein_kernel_n_size(k));
+	space->flops = ein_space_work(k, sizes, ein_kernel_n_size(k),
+		&space->unit);
 	if (!func)
 		return -1;
 	scop = ein_scop_from_func(ctx, func);
@@ -380,9 +378,12 @@ int ein_cand_decode(const struct ein_space *space, const int *v, int n,
 	return space->gen->decode(space, v, n, c);
 }
 
-double ein_space_work(ein_kernel *k, const int64_t *sizes, int n_size)
+double ein_space_work(ein_kernel *k, const int64_t *sizes, int n_size,
+	const char **unit)
 {
 	double flops = ein_kernel_flops(k, sizes, n_size);
 
+	if (unit)
+		*unit = flops == 0 ? "GOP/s" : "GFLOP/s";
 	return flops == 0 ? ein_kernel_ops(k, sizes, n_size) : flops;
 }

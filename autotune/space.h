@@ -298,8 +298,10 @@ long ein_cand_id_trips(const struct ein_space *space,
  * floating-point operations (ein_kernel_flops), or, for a kernel without
  * any (an int8 GEMM), its operations on integer tensor values
  * (ein_kernel_ops); else every rate of an integer kernel was 0, and the
- * search could never find a better candidate than its first.  -1 on
- * error. */
-double ein_space_work(ein_kernel *k, const int64_t *sizes, int n_size);
+ * search could never find a better candidate than its first.  *unit
+ * (unless "unit" is NULL): the name of its rate, "GFLOP/s" or "GOP/s".
+ * -1 on error. */
+double ein_space_work(ein_kernel *k, const int64_t *sizes, int n_size,
+	const char **unit);
 
 #endif

@@ -234,7 +234,7 @@ static void check_sizes(struct run *r)
 	int i, big;
 
 	memcpy(r->check_sizes, r->sizes, sizeof(r->sizes));
-	while (ein_space_work(r->k0, r->check_sizes, r->n_size) >
+	while (ein_space_work(r->k0, r->check_sizes, r->n_size, NULL) >
 			CHECK_FLOPS) {
 		for (big = 0, i = 1; i < r->n_size; ++i)
 			if (r->check_sizes[i] > r->check_sizes[big])
@@ -1375,7 +1375,7 @@ static void use_rank_sizes(struct run *r, const int64_t *sizes, double t)
 {
 	memcpy(r->rank, sizes, sizeof(r->rank));
 	print_sizes(r, sizes, r->rank_text, sizeof(r->rank_text));
-	r->rank_flops = ein_space_work(r->k0, sizes, r->n_size);
+	r->rank_flops = ein_space_work(r->k0, sizes, r->n_size, NULL);
 	r->reduced = 1;
 	r->probe_rank = t;
 	r->reserve = CONFIRM_SHARE * r->o->time;
@@ -1387,7 +1387,7 @@ static void use_rank_sizes(struct run *r, const int64_t *sizes, double t)
 static int predicts(const struct run *r, const int64_t *sizes, double t)
 {
 	double full = r->space.flops / r->probe_full,
-		here = ein_space_work(r->k0, sizes, r->n_size) / t;
+		here = ein_space_work(r->k0, sizes, r->n_size, NULL) / t;
 
 	if (t <= 0)
 		return 0;

@@ -461,15 +461,18 @@ static int32_t *lowered_bias(const int8_t *v, const int32_t *bq, int64_t m,
 	return b;
 }
 
-/* Record the weights "v" in VNNI's layout (of shape "shape") and the
- * bias "b" lowered for them, per output channel (m), for node "pos" of
- * weights "base": its plan computes four-term dot products. */
+/* Record the weights "v" in VNNI's layout (of shape "shape", [..., m,
+ * 4]; NULL when out of memory) and their bias lowered for the input's
+ * zero point "zx" (lowered_bias), per output channel (m), for node "pos"
+ * of weights "base": its plan computes four-term dot products. */
 static int set_dot4(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 	int pos, const char *base, const struct ein_onnx_tensor *shape,
-	int8_t *v, int32_t *b, int64_t m)
+	int8_t *v, int64_t m, int zx)
 {
 	struct qnode *qn = &q->n[pos];
 	size_t bytes = ein_onnx_tensor_n_elem(shape);
+	int32_t *b = v ? lowered_bias(v, qn->bq >= 0 ? g->tensor[qn->bq].data :
+		NULL, m, bytes / (m * 4), zx) : NULL;
 
 	if (!v || !b)
 		return (free(v), free(b), -1);
@@ -506,9 +509,7 @@ static int vnni_weights(struct ein_onnx_quant *q, struct ein_onnx_graph *g,
 	k = ein_onnx_tensor_n_elem(w) / (m * c);
 	vnni_shape(w, &shape);
 	v = vnni_reorder(w->data, m, c, k, c4);
-	return set_dot4(q, g, pos, base, &shape, v, v ? lowered_bias(v,
-		qn->bq >= 0 ? g->tensor[qn->bq].data : NULL, m, c4 * k, zx) :
-		NULL, m);
+	return set_dot4(q, g, pos, base, &shape, v, m, zx);
 }
 
 /* The int8 weights "wq" of a matrix product, [k, n] ([n, k] with "tb"),
@@ -550,9 +551,7 @@ static int vnni_matrix_weights(struct ein_onnx_quant *q,
 	shape.dim[1] = ein_onnx_dim_const(n);
 	shape.dim[2] = ein_onnx_dim_const(4);
 	v = vnni_matrix(w->data, k, n, qn->tb);
-	return set_dot4(q, g, pos, base, &shape, v, v ? lowered_bias(v,
-		qn->bq >= 0 ? g->tensor[qn->bq].data : NULL, n, k / 4, zx) :
-		NULL, n);
+	return set_dot4(q, g, pos, base, &shape, v, n, zx);
 }
 
 /* Is "b" a float constant with one value per output channel (nc), along
