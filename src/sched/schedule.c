@@ -862,12 +862,50 @@ int ein_schedule_loop_dim(const struct ein_schedule *s, int stmt, int loop)
 	return 2 * (loop + (has_shared_levels(ss) ? ss->level : 0)) + 1;
 }
 
+/* The positions alone of statement "i" in its vector (see placed_vec and
+ * get_vec), memoised in vecs[]: they follow from the placements, while
+ * the values need a lexicographic minimum for each statement computed at
+ * another, which made asking which statements share a loop (asked for
+ * each loop of each statement while a schedule is applied) most of the
+ * time of compiling a kernel with an epilogue of several statements. */
+static struct vec *get_pos(const struct ein_schedule *s, struct vec *vecs,
+	int i)
+{
+	struct vec *v = &vecs[i];
+	const struct stmt_sched *ss = &s->s[i];
+	const struct vec *pv;
+	int m = ss->level, k, base, pos;
+
+	if (v->pos)
+		return v;
+	if (ss->parent < 0) {
+		if (vec_alloc(v, ss->n_loop) < 0)
+			return (vec_clear(v), NULL);
+		for (k = 0; k <= ss->n_loop; ++k)
+			v->pos[k] = own_pos(s, i);
+		return v;
+	}
+	pv = get_pos(s, vecs, ss->parent);
+	base = has_shared_levels(ss) ? m : 0;
+	if (!pv || vec_alloc(v, base + ss->n_loop) < 0)
+		return (vec_clear(v), NULL);
+	for (k = 0; k < m; ++k)
+		v->pos[k] = pv->pos[k];
+	pos = ss->copy ? copy_pos(s, i, pv->pos[m]) : own_pos(s, i);
+	for (k = m; k <= v->n_level; ++k)
+		v->pos[k] = pos;
+	return v;
+}
+
 int ein_schedule_loop_members(const struct ein_schedule *s, int stmt,
 	int loop, int *member)
 {
-	struct vec *vecs = all_vecs(s);
-	int lvl = (ein_schedule_loop_dim(s, stmt, loop) - 1) / 2, j, k;
+	struct vec *vecs = calloc(s->n + 1, sizeof(*vecs));
+	int lvl = (ein_schedule_loop_dim(s, stmt, loop) - 1) / 2, i, j, k;
 
+	for (i = 0; vecs && i < s->n; ++i)
+		if (!get_pos(s, vecs, i))
+			return (vecs_free(vecs, s->n), -1);
 	if (!vecs)
 		return -1;
 	for (j = 0; j < s->n; ++j) {
