@@ -735,6 +735,23 @@ static int has_shared_levels(const struct stmt_sched *ss)
 	return ss->parent >= 0 && (ss->compute_at || ss->copy);
 }
 
+/* The positions of statement "i" in "v" (allocated): at its shared levels
+ * those of its parent's vector "pv", then its own (or its copy's slot);
+ * all its own without a parent ("pv" NULL).  They follow from the
+ * placements alone (get_pos needs nothing else). */
+static void set_pos(const struct ein_schedule *s, int i,
+	const struct vec *pv, struct vec *v)
+{
+	const struct stmt_sched *ss = &s->s[i];
+	int m = pv ? ss->level : 0, k, pos;
+
+	for (k = 0; k < m; ++k)
+		v->pos[k] = pv->pos[k];
+	pos = pv && ss->copy ? copy_pos(s, i, pv->pos[m]) : own_pos(s, i);
+	for (k = m; k <= v->n_level; ++k)
+		v->pos[k] = pos;
+}
+
 /* The vector of a statement placed at "level" in "parent".  At the
  * shared levels, a statement computed at the parent takes the values of
  * the first iteration that uses it; a copy, its first dimensions. */
@@ -743,7 +760,7 @@ static int placed_vec(const struct ein_schedule *s, struct vec *vecs, int i,
 {
 	const struct stmt_sched *ss = &s->s[i];
 	const struct vec *pv = get_vec(s, vecs, ss->parent);
-	int m = ss->level, k, base = has_shared_levels(ss) ? m : 0, pos = i;
+	int m = ss->level, k, base = has_shared_levels(ss) ? m : 0;
 	isl_pw_multi_aff *f = NULL;
 
 	if (!pv || vec_alloc(v, base + ss->n_loop) < 0)
@@ -754,16 +771,13 @@ static int placed_vec(const struct ein_schedule *s, struct vec *vecs, int i,
 			return -1;
 	}
 	for (k = 0; k < m; ++k) {
-		v->pos[k] = pv->pos[k];
 		if (f)
 			v->val[k] = isl_pw_multi_aff_get_pw_aff(f, k);
 		else if (ss->copy || ss->recompute)
 			v->val[k] = index_value(stmt_at(s, i), k);
 	}
 	isl_pw_multi_aff_free(f);
-	pos = ss->copy ? copy_pos(s, i, pv->pos[m]) : own_pos(s, i);
-	for (k = m; k <= v->n_level; ++k)
-		v->pos[k] = pos;
+	set_pos(s, i, pv, v);
 	for (k = 0; k < ss->n_loop; ++k) {
 		v->val[base + k] = isl_pw_aff_copy(ss->loop[k].value);
 		v->attr[base + k] = &ss->loop[k].attr;
@@ -787,8 +801,7 @@ static struct vec *get_vec(const struct ein_schedule *s, struct vec *vecs,
 	}
 	if (vec_alloc(v, ss->n_loop) < 0)
 		return (vec_clear(v), NULL);
-	for (k = 0; k <= ss->n_loop; ++k)
-		v->pos[k] = own_pos(s, i);
+	set_pos(s, i, NULL, v);
 	for (k = 0; k < ss->n_loop; ++k) {
 		v->val[k] = isl_pw_aff_copy(ss->loop[k].value);
 		v->attr[k] = &ss->loop[k].attr;
@@ -910,26 +923,15 @@ static struct vec *get_pos(const struct ein_schedule *s, struct vec *vecs,
 	struct vec *v = &vecs[i];
 	const struct stmt_sched *ss = &s->s[i];
 	const struct vec *pv;
-	int m = ss->level, k, base, pos;
+	int base;
 
 	if (v->pos)
 		return v;
-	if (ss->parent < 0) {
-		if (vec_alloc(v, ss->n_loop) < 0)
-			return (vec_clear(v), NULL);
-		for (k = 0; k <= ss->n_loop; ++k)
-			v->pos[k] = own_pos(s, i);
-		return v;
-	}
-	pv = get_pos(s, vecs, ss->parent);
-	base = has_shared_levels(ss) ? m : 0;
-	if (!pv || vec_alloc(v, base + ss->n_loop) < 0)
+	pv = ss->parent < 0 ? NULL : get_pos(s, vecs, ss->parent);
+	base = pv && has_shared_levels(ss) ? ss->level : 0;
+	if ((ss->parent >= 0 && !pv) || vec_alloc(v, base + ss->n_loop) < 0)
 		return (vec_clear(v), NULL);
-	for (k = 0; k < m; ++k)
-		v->pos[k] = pv->pos[k];
-	pos = ss->copy ? copy_pos(s, i, pv->pos[m]) : own_pos(s, i);
-	for (k = m; k <= v->n_level; ++k)
-		v->pos[k] = pos;
+	set_pos(s, i, pv, v);
 	return v;
 }
 
