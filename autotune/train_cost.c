@@ -1,9 +1,13 @@
 /*
  * train_cost.c: train the cost model (src/sched/cost.h) on tuning logs.
  *
- *   autotune/train_cost [-o DIR] [-c INC] [-t TSV] LOG...
+ *   autotune/train_cost [-T TARGET] [-o DIR] [-c INC] [-t TSV] LOG...
  *
- * Each log (ein tune --log; autotune/corpus/) names the definition's
+ * One model per target (TARGET: x86_64-avx512, the default, or
+ * x86_64-avx2): the logs measured on another target are left out, so
+ * that one machine's times never blur another's (trained together, the
+ * AVX2 logs of 2026-12-04 made the AVX-512 runs' held-out top-1 regret
+ * 1.7x -> 3.9x; docs/tuning.md).  Each log (ein tune --log; autotune/corpus/) names the definition's
  * file, the sizes and the target in its start record, and holds every
  * measured trial with its schedule.  Each trial that ran becomes a row:
  * the features of its schedule (sched/features.h), computed afresh from
@@ -12,13 +16,16 @@
  * (libxgboost's C API, one thread, exact splits: deterministic) fits
  * regression trees on the others.  Then it writes
  *
- *   DIR/cost_model.json   the trees, readable (default autotune/model);
+ *   DIR/cost_model.json   the trees, readable (default autotune/model;
+ *                         cost_model.x86_64-avx2.json for AVX2);
  *   INC                   the same numbers as C tables for libein
- *                         (default src/sched/cost_model.inc);
+ *                         (default src/sched/cost_model.inc, for AVX2
+ *                         src/sched/cost_model_avx2.inc);
  *   TSV                   held-out rows: features and XGBoost's
  *                         prediction, which tests/unit/check_cost
  *                         compares with ein's evaluator (default
- *                         tests/unit/cost_heldout.tsv);
+ *                         tests/unit/cost_heldout.tsv, for AVX2
+ *                         tests/unit/cost_heldout_avx2.tsv);
  *
  * and prints the ranking quality on the held-out runs: Kendall's tau
  * between predicted and measured times within each run, and the top-1
@@ -41,7 +48,7 @@
 #include "autotune/measure.h"
 #include "autotune/tunelog.h"
 
-#define MODEL_VERSION 1
+#define MODEL_VERSION 2
 #define N_ROUND 100
 #define MAX_DEPTH "5"
 #define ETA "0.15"
@@ -61,7 +68,34 @@ struct data {
 	struct row *row;
 	int n_run;
 	int *held;
+	char **names;
+	int n_feature;
 };
+
+/* The target a model is trained for when -T does not say. */
+#define DEFAULT_TARGET "x86_64-avx512"
+
+/* The C name of the model of "target" in the tables (cost.c picks the
+ * model by the target's vector registers), NULL for a target that has
+ * none; the features it learns from in *n_feature (the first ones; the
+ * others are held at 0, so no tree splits on them).  AVX-512's stops
+ * before acc_registers: with it, the same AVX-512 logs give trees that
+ * change the automatic schedule's AVX-512 GEMM slices (12 x 32, slice
+ * 256 -> 128 at 512^3 to 2048^3), which no AVX-512 machine has measured
+ * yet; without it, they are the trees of model version 1, byte for byte
+ * (2026-12-04, docs/tuning.md). */
+static const char *model_name(const char *target, int *n_feature)
+{
+	if (!strcmp(target, "x86_64-avx512")) {
+		*n_feature = EIN_FEATURE_ACC_REGISTERS;
+		return "model_avx512";
+	}
+	if (!strcmp(target, "x86_64-avx2")) {
+		*n_feature = EIN_FEATURES_N;
+		return "model_avx2";
+	}
+	return NULL;
+}
 
 static int add_row(struct data *d, const struct row *r)
 {
@@ -146,8 +180,11 @@ static const struct ein_func *find_func(struct ein_checked_file *cf,
 	return NULL;
 }
 
-/* Add the rows of the log at "path" as run d->n_run. */
-static int load_run(ein_ctx *ctx, const char *path, struct data *d)
+/* Add the rows of the log at "path" as run d->n_run, if it was measured
+ * on "target" (a model learns one target's times; a log of another is
+ * left out, with a note). */
+static int load_run(ein_ctx *ctx, const char *path, const char *target,
+	struct data *d)
 {
 	struct ein_tunelog log;
 	struct ein_checked_file *cf = NULL;
@@ -159,6 +196,12 @@ static int load_run(ein_ctx *ctx, const char *path, struct data *d)
 	if (ein_tunelog_load(path, &log, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
+	}
+	if (strcmp(log.start.target, target)) {
+		fprintf(stderr, "%s: measured on %s, not %s: left out\n",
+			path, log.start.target, target);
+		ein_tunelog_clear(&log);
+		return 0;
 	}
 	cf = ein_frontend(ctx, ein_src_read(ctx, log.start.file));
 	func = cf ? find_func(cf, log.start.def) : NULL;
@@ -203,7 +246,8 @@ static DMatrixHandle matrix(const struct data *d, int held, int *idx, int *n)
 		if (d->held[d->row[i].run] != held)
 			continue;
 		for (j = 0; j < EIN_FEATURES_N; ++j)
-			x[*n * EIN_FEATURES_N + j] = d->row[i].f[j];
+			x[*n * EIN_FEATURES_N + j] = j < d->n_feature ?
+				d->row[i].f[j] : 0;
 		y[*n] = d->row[i].label;
 		idx[(*n)++] = i;
 	}
@@ -323,10 +367,13 @@ static int write_tree(struct json_object *t, FILE *json, FILE *inc,
 	return n;
 }
 
-/* Write the readable model to "json" and the C tables to "inc". */
+/* Write the readable model of "target" to "json" (named "json_name")
+ * and the C tables to "inc". */
 static int write_model(BoosterHandle b, FILE *json, FILE *inc,
-	const char *metrics)
+	const char *target, const char *json_name, const char *metrics)
 {
+	int n_feature;
+	const char *name = model_name(target, &n_feature);
 	bst_ulong len;
 	const char *buf;
 	struct json_object *root, *trees;
@@ -343,31 +390,34 @@ static int write_model(BoosterHandle b, FILE *json, FILE *inc,
 	n_tree = json_object_array_length(trees);
 	start = calloc(n_tree + 1, sizeof(*start));
 	fprintf(json, "{\n  \"format\": \"ein cost model\",\n  \"version\": "
-		"%d,\n  \"trainer\": \"autotune/train_cost.c (XGBoost %s, "
-		"reg:squarederror, max_depth %s, eta %s, %d rounds)\",\n"
+		"%d,\n  \"target\": \"%s\",\n  \"trainer\": "
+		"\"autotune/train_cost.c (XGBoost %s, reg:squarederror, "
+		"max_depth %s, eta %s, %d rounds)\",\n"
 		"  \"label\": \"log2(seconds per flop)\",\n  \"features\": [",
-		MODEL_VERSION, "1.7", MAX_DEPTH, ETA, N_ROUND);
+		MODEL_VERSION, target, "1.7", MAX_DEPTH, ETA, N_ROUND);
 	for (i = 0; i < EIN_FEATURES_N; ++i)
 		fprintf(json, "%s\"%s\"", i ? ", " : "", ein_features_name(i));
-	fprintf(json, "],\n  \"heldout\": %s,\n  \"base_score\": %.9g,\n"
-		"  \"trees\": [\n", metrics, base);
-	fprintf(inc, "/* Generated by autotune/train_cost (the numbers of "
-		"autotune/model/cost_model.json);\n * do not edit: retrain "
-		"(docs/tuning.md). */\nstatic const int model_version = %d;\n"
-		"static const float model_base_score = %.9ef;\n"
-		"static const struct node model_node[] = {\n", MODEL_VERSION,
+	fprintf(json, "],\n  \"features_used\": %d,\n  \"heldout\": %s,\n"
+		"  \"base_score\": %.9g,\n  \"trees\": [\n", n_feature, metrics,
 		base);
+	fprintf(inc, "/* Generated by autotune/train_cost -T %s (the numbers "
+		"of\n * autotune/model/%s); do not edit: retrain "
+		"(docs/tuning.md). */\n"
+		"static const struct node %s_node[] = {\n", target, json_name,
+		name);
 	for (i = 0; r >= 0 && i < n_tree; ++i) {
 		start[i] = first;
 		r = write_tree(json_object_array_get_idx(trees, i), json, inc,
 			&first, i == n_tree - 1);
 	}
 	fprintf(json, "  ]\n}\n");
-	fprintf(inc, "};\nstatic const int model_tree[] = {");
+	fprintf(inc, "};\nstatic const int %s_tree[] = {", name);
 	for (i = 0; i < n_tree; ++i)
 		fprintf(inc, "%s%s%d", i ? "," : "", i % 12 ? " " : "\n\t",
 			start[i]);
-	fprintf(inc, "\n};\n#define MODEL_N_TREE %d\n", n_tree);
+	fprintf(inc, "\n};\nstatic const struct model %s = {\n\t%d, "
+		"%.9ef, %s_node, %s_tree, %d\n};\n", name, MODEL_VERSION, base,
+		name, name, n_tree);
 	free(start);
 	json_object_put(root);
 	return r < 0 ? -1 : 0;
@@ -473,8 +523,8 @@ static FILE *create(const char *path)
 
 int main(int argc, char **argv)
 {
-	const char *dir = "autotune/model", *inc_path =
-		"src/sched/cost_model.inc", *tsv = "tests/unit/cost_heldout.tsv";
+	const char *dir = "autotune/model", *inc_path = NULL, *tsv = NULL;
+	const char *target = DEFAULT_TARGET, *json_name = NULL;
 	struct data d = { 0 };
 	ein_ctx *ctx = ein_ctx_alloc();
 	DMatrixHandle tr = NULL, te = NULL;
@@ -486,8 +536,10 @@ int main(int argc, char **argv)
 	char *metrics = NULL, json_path[4096];
 	FILE *json = NULL, *inc = NULL;
 
-	while ((opt = getopt(argc, argv, "o:c:t:")) != -1) {
-		if (opt == 'o')
+	while ((opt = getopt(argc, argv, "T:o:c:t:")) != -1) {
+		if (opt == 'T')
+			target = optarg;
+		else if (opt == 'o')
 			dir = optarg;
 		else if (opt == 'c')
 			inc_path = optarg;
@@ -496,15 +548,32 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (optind >= argc || !ctx) {
-		fprintf(stderr, "usage: train_cost [-o DIR] [-c INC] [-t TSV] "
-			"LOG...\n");
+	if (optind >= argc || !ctx || !model_name(target, &d.n_feature)) {
+		fprintf(stderr, "usage: train_cost [-T TARGET] [-o DIR] [-c INC] "
+			"[-t TSV] LOG...\n(TARGET: x86_64-avx512 or "
+			"x86_64-avx2)\n");
 		return 2;
 	}
+	if (strcmp(target, DEFAULT_TARGET)) {
+		if (!inc_path)
+			inc_path = "src/sched/cost_model_avx2.inc";
+		if (!tsv)
+			tsv = "tests/unit/cost_heldout_avx2.tsv";
+		if (!json_name)
+			json_name = "cost_model.x86_64-avx2.json";
+	}
+	if (!inc_path)
+		inc_path = "src/sched/cost_model.inc";
+	if (!tsv)
+		tsv = "tests/unit/cost_heldout.tsv";
+	if (!json_name)
+		json_name = "cost_model.json";
 	d.held = calloc(argc, sizeof(*d.held));
-	for (i = optind; d.held && i < argc; ++i) {
+	d.names = calloc(argc, sizeof(*d.names));
+	for (i = optind; d.held && d.names && i < argc; ++i) {
 		d.held[d.n_run] = d.n_run % 4 == 3;
-		if (load_run(ctx, argv[i], &d) < 0)
+		d.names[d.n_run] = argv[i];
+		if (load_run(ctx, argv[i], target, &d) < 0)
 			goto out;
 	}
 	itr = calloc(d.n + 1, sizeof(*itr));
@@ -516,10 +585,10 @@ int main(int argc, char **argv)
 	b = te && ntr > 0 ? train(tr, (float) mean) : NULL;
 	if (b && XGBoosterPredict(b, te, 0, 0, 0, &np, &p) == 0 &&
 	    (int) np == nte)
-		metrics = quality(&d, argv + optind, ite, p, nte);
-	snprintf(json_path, sizeof(json_path), "%s/cost_model.json", dir);
+		metrics = quality(&d, d.names, ite, p, nte);
+	snprintf(json_path, sizeof(json_path), "%s/%s", dir, json_name);
 	if (metrics && (json = create(json_path)) && (inc = create(inc_path)) &&
-	    write_model(b, json, inc, metrics) == 0 &&
+	    write_model(b, json, inc, target, json_name, metrics) == 0 &&
 	    write_heldout(tsv, &d, ite, p, nte) == 0) {
 		printf("%d training rows, %d held-out rows; held out: %s\n",
 			ntr, nte, metrics);
@@ -538,6 +607,7 @@ int main(int argc, char **argv)
 out:
 	free(d.row);
 	free(d.held);
+	free(d.names);
 	ein_ctx_free(ctx);
 	return r;
 }

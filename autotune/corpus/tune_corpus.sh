@@ -7,21 +7,26 @@
 #   sh autotune/corpus/tune_corpus.sh [EIN [SECONDS]]
 #
 # EIN: the ein to tune with (default ./ein); SECONDS: the search time of
-# each run (default 40).  Runs one tuning at a time.
+# each run (default 40).  Runs one tuning at a time.  TARGET=NAME (any
+# name ein tune --target takes, e.g. x86_64-avx2) tunes that target's
+# code and keeps its logs in logs/NAME/; without it the host's code is
+# tuned and the logs go to logs/ (the AVX-512 corpus of 2026-11-25).
 set -e
 cd "$(dirname "$0")/../.."
 EIN=${1:-./ein}
 SECONDS_PER_RUN=${2:-40}
 DIR=autotune/corpus
-mkdir -p "$DIR/logs"
+LOGS=$DIR/logs${TARGET:+/$TARGET}
+mkdir -p "$LOGS"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 while read -r def sizes; do
 	case "$def" in ''|\#*) continue ;; esac
-	log="$DIR/logs/$def.$(echo "$sizes" | tr -cd '0-9x,' | tr ',' 'x').log"
-	[ -f "$log" ] && continue
+	log="$LOGS/$def.$(echo "$sizes" | tr -cd '0-9x,' | tr ',' 'x').log"
+	[ -f "$log" ] || [ -f "$log.xz" ] && continue
 	echo "== $def $sizes" >&2
 	"$EIN" tune "$DIR/corpus.ein" --def "$def" --sizes "$sizes" \
+		${TARGET:+--target "$TARGET"} \
 		--time "${SECONDS_PER_RUN}s" --min-time 50ms --timeout 5s \
 		--quiet --log "$log" -o "$OUT/$def.sched" || echo "   failed" >&2
 done <<'SHAPES'
@@ -47,4 +52,6 @@ rmsnorm M=1024,N=768
 bias_tanh M=512,N=1024
 transpose_add M=512,N=512
 gemm_nn M=96,N=1024,K=64
+gemm_nn M=384,N=512,K=1024
+gemm_tn M=512,N=256,K=768
 SHAPES

@@ -37,7 +37,7 @@ static const char *const names[EIN_FEATURES_N] = {
 	"contiguous", "invariant", "strided", "unroll", "parallel_trip",
 	"parallel_depth", "n_fused", "n_pack", "n_accumulate",
 	"n_prefetch", "stream", "share_vector", "share_parallel",
-	"vector_bytes", "reduction_inner",
+	"vector_bytes", "reduction_inner", "acc_registers",
 };
 
 const char *ein_features_name(int i)
@@ -337,6 +337,48 @@ static int n_local(struct feat *ft, enum ein_local_kind kind)
 	return n;
 }
 
+/* The vector registers of "target"'s register file. */
+static int vector_registers(const char *target)
+{
+	return strstr(target, "avx512") ? 32 : 16;
+}
+
+/* The vector registers that the main statement's accumulated tiles
+ * need: for each accumulate at a loop, the elements of its tensor that
+ * the statement writes in one iteration of that loop, in vectors of
+ * "vbytes"; -1 on error. */
+static double acc_vectors(struct feat *ft, int vbytes)
+{
+	const struct ein_scop_stmt *st = ein_schedule_get_stmt(ft->s, ft->main);
+	double vectors = 0;
+	int l, k, a;
+
+	for (l = 0; l < ft->n_loop; ++l)
+		for (k = 0; k < ein_schedule_n_local(ft->s, ft->main, l); ++k) {
+			const struct ein_local *loc =
+				ein_schedule_get_local(ft->s, ft->main, l, k);
+
+			if (loc->kind != EIN_LOCAL_ACCUMULATE)
+				continue;
+			for (a = 0; a < st->n_access; ++a) {
+				double n;
+
+				if (!st->access[a].is_write ||
+				    st->access[a].tensor != loc->tensor)
+					continue;
+				n = count(ft, touched(&st->access[a],
+					ft->tile[ft->n_loop - l - 1], 0));
+				if (n < 0)
+					return -1;
+				vectors += n * ein_type_size(
+					ein_scop_tensor_type(ft->scop,
+						loc->tensor)) / vbytes;
+				break;
+			}
+		}
+	return vectors;
+}
+
 /* The features of the main statement's loop attributes. */
 static int loop_features(struct feat *ft, double *f)
 {
@@ -452,6 +494,21 @@ static int vector_bytes(const char *target)
 	return 16;
 }
 
+/* The share of "target"'s vector registers that the accumulated tiles
+ * take: on AVX2 (16 registers) a BLIS tile of 6 x 16 floats takes 12,
+ * 3 x 16 six; the AVX-512 corpus alone could not tell the model that
+ * the half-height tile wastes an AVX2 machine's registers (SGEMM 1024^3
+ * 3 x 16 at 0.59x OpenBLAS, 6 x 16 at 0.82; docs/performance.md). */
+static int register_features(struct feat *ft, const char *target, double *f)
+{
+	double v = acc_vectors(ft, vector_bytes(target));
+
+	if (v < 0)
+		return -1;
+	f[EIN_FEATURE_ACC_REGISTERS] = v / vector_registers(target);
+	return 0;
+}
+
 static void feat_clear(struct feat *ft)
 {
 	int L;
@@ -479,6 +536,7 @@ int ein_features_of_schedule_memo(ein_ctx *ctx, const struct ein_func *func,
 		f[EIN_FEATURE_N_LOOP] = ft.n_loop;
 		f[EIN_FEATURE_VECTOR_BYTES] = vector_bytes(target);
 		if (tiles(&ft) == 0 && loop_features(&ft, f) == 0 &&
+		    register_features(&ft, target, f) == 0 &&
 		    tile_features(&ft, f) == 0 &&
 		    access_features(&ft, f) == 0 &&
 		    stmt_features(&ft, f) == 0 &&

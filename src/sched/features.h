@@ -66,7 +66,9 @@ enum ein_feature {
 	EIN_FEATURE_SHARE_PARALLEL = 30, /* share with a parallel loop */
 	EIN_FEATURE_VECTOR_BYTES = 31,	/* the target's vector register */
 	EIN_FEATURE_REDUCTION_INNER = 32, /* innermost loop is a reduction */
-	EIN_FEATURES_N = 33
+	EIN_FEATURE_ACC_REGISTERS = 33,	/* share of the vector registers
+					 * its accumulated tiles take */
+	EIN_FEATURES_N = 34
 };
 
 /* The name of feature "i" ("log_flops", ...), NULL out of range. */

@@ -1,8 +1,10 @@
 /*
- * check_cost.c: the compiled-in cost model (sched/cost.h) against the
- * trainer.  autotune/train_cost wrote tests/unit/cost_heldout.tsv: rows
- * of features held out of training and XGBoost's own prediction for
- * each; ein's evaluator must give the same float on every row.
+ * check_cost.c: the compiled-in cost models (sched/cost.h) against the
+ * trainer.  autotune/train_cost wrote tests/unit/cost_heldout.tsv (the
+ * AVX-512 model) and cost_heldout_avx2.tsv (AVX2's): rows of features
+ * held out of training and XGBoost's own prediction for each; ein's
+ * evaluator, choosing the model by the row's vector_bytes, must give the
+ * same float on every row.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,24 +13,28 @@
 #include <check.h>
 #include "sched/cost.h"
 
-/* The path of the held-out rows, in the source tree. */
-static FILE *open_rows(void)
+/* The held-out rows of each model, in the source tree. */
+static const char *const rows[] = {
+	"tests/unit/cost_heldout.tsv", "tests/unit/cost_heldout_avx2.tsv"
+};
+
+/* The file of held-out rows rows[i]. */
+static FILE *open_rows(int i)
 {
 	const char *dir = getenv("EIN_SRCDIR");
 	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/tests/unit/cost_heldout.tsv",
-		dir ? dir : ".");
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", rows[i]);
 	return fopen(path, "r");
 }
 
 START_TEST(cost_reproduces_trainer)
 {
-	FILE *f = open_rows();
+	FILE *f = open_rows(_i);
 	char line[8192];
 	int n = 0;
 
-	ck_assert_msg(f != NULL, "tests/unit/cost_heldout.tsv: cannot open");
+	ck_assert_msg(f != NULL, "%s: cannot open", rows[_i]);
 	ck_assert_int_gt(ein_cost_model_n_tree(), 0);
 	while (fgets(line, sizeof(line), f)) {
 		double x[EIN_FEATURES_N];
@@ -60,7 +66,7 @@ END_TEST
  * constants, or an evaluator that reads no feature, would not). */
 START_TEST(cost_depends_on_features)
 {
-	FILE *f = open_rows();
+	FILE *f = open_rows(_i);
 	char line[8192];
 	double first = NAN;
 	int differs = 0;
@@ -92,8 +98,8 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_add_test(tc, cost_reproduces_trainer);
-	tcase_add_test(tc, cost_depends_on_features);
+	tcase_add_loop_test(tc, cost_reproduces_trainer, 0, 2);
+	tcase_add_loop_test(tc, cost_depends_on_features, 0, 2);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -19,9 +19,9 @@
 	"    s(i) +=! X(i, j)\n}\n"
 
 /* The features of "sched" (NULL: the default schedule) of the only
- * definition of "source" at "sizes" on AVX-512, into f. */
-static void features(const char *source, const char *sched,
-	const int64_t *sizes, double *f)
+ * definition of "source" at "sizes" on "target", into f. */
+static void features_on(const char *source, const char *sched,
+	const int64_t *sizes, const char *target, double *f)
 {
 	ein_ctx *ctx = ein_ctx_alloc();
 	struct ein_checked_file *cf;
@@ -36,12 +36,19 @@ static void features(const char *source, const char *sched,
 			sched));
 		ck_assert_ptr_nonnull(file);
 	}
-	r = ein_features_compute(ctx, cf->func[0], file, sizes,
-		"x86_64-avx512", 0, f);
+	r = ein_features_compute(ctx, cf->func[0], file, sizes, target, 0,
+		f);
 	ck_assert_msg(r == 0, "%s", ein_ctx_last_error(ctx));
 	ein_sched_file_free(file);
 	ein_checked_file_free(cf);
 	ein_ctx_free(ctx);
+}
+
+/* The same on AVX-512. */
+static void features(const char *source, const char *sched,
+	const int64_t *sizes, double *f)
+{
+	features_on(source, sched, sizes, "x86_64-avx512", f);
 }
 
 static void expect(const double *f, int i, double want)
@@ -145,6 +152,36 @@ START_TEST(features_deterministic)
 	expect(f, EIN_FEATURE_UNROLL, 2);
 	expect(f, EIN_FEATURE_TRIP_1, log2(1 + 32));
 	expect(f, EIN_FEATURE_PARALLEL_DEPTH, 0);
+	/* The accumulated tile, 4 x 32 floats: 8 of AVX-512's 32 zmm. */
+	expect(f, EIN_FEATURE_ACC_REGISTERS, 8.0 / 32);
+}
+END_TEST
+
+/* The share of the vector registers an accumulated tile takes: 6 x 16
+ * floats are 12 of AVX2's 16 ymm, 6 of AVX-512's 32 zmm; 3 x 16 half of
+ * that; none without accumulate. */
+START_TEST(features_acc_registers)
+{
+	static const char *const tile6 = "ein-schedule 1\ndef mm\n"
+		"C: tile j 16 k 64 i 6\n"
+		"C: reorder j.o k.o i.o k.i i.i j.i\n"
+		"C: pack B at k.o\nC: accumulate i.o\nC: unroll i.i full\n"
+		"C: vectorize j.i 16\n";
+	static const char *const tile3 = "ein-schedule 1\ndef mm\n"
+		"C: tile j 16 k 64 i 3\n"
+		"C: reorder j.o k.o i.o k.i i.i j.i\n"
+		"C: accumulate i.o\nC: vectorize j.i 16\n";
+	int64_t sizes[3] = { 96, 128, 64 };
+	double f[EIN_FEATURES_N];
+
+	features_on(MATMUL, tile6, sizes, "x86_64-avx2", f);
+	expect(f, EIN_FEATURE_ACC_REGISTERS, 12.0 / 16);
+	features_on(MATMUL, tile6, sizes, "x86_64-avx512", f);
+	expect(f, EIN_FEATURE_ACC_REGISTERS, 6.0 / 32);
+	features_on(MATMUL, tile3, sizes, "x86_64-avx2", f);
+	expect(f, EIN_FEATURE_ACC_REGISTERS, 6.0 / 16);
+	features_on(MATMUL, SPLIT_J, sizes, "x86_64-avx2", f);
+	expect(f, EIN_FEATURE_ACC_REGISTERS, 0);
 }
 END_TEST
 
@@ -159,6 +196,7 @@ int main(void)
 	tcase_add_test(tc, features_matmul_split);
 	tcase_add_test(tc, features_rowsum_default);
 	tcase_add_test(tc, features_deterministic);
+	tcase_add_test(tc, features_acc_registers);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
