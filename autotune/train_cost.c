@@ -7,8 +7,9 @@
  * x86_64-avx2): the logs measured on another target are left out, so
  * that one machine's times never blur another's (trained together, the
  * AVX2 logs of 2026-12-04 made the AVX-512 runs' held-out top-1 regret
- * 1.7x -> 4.5x; docs/tuning.md).  Each log (ein tune --log; autotune/corpus/) names the definition's
- * file, the sizes and the target in its start record, and holds every
+ * 1.7x -> 4.5x; docs/tuning.md).  Each log (ein tune --log;
+ * autotune/corpus/) names the definition's file, the sizes and the
+ * target in its start record, and holds every
  * measured trial with its schedule.  Each trial that ran becomes a row:
  * the features of its schedule (sched/features.h), computed afresh from
  * the definition, and the label log2(seconds per flop).  The logs are
