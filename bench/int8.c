@@ -86,6 +86,7 @@ static int case_alloc(struct int8_case *g, const struct shape *s)
 {
 	int64_t i, j, p, mk = s->m * s->k, kn = s->k * s->n;
 	uint64_t seed = 8;
+	uint8_t mask = has_vnni() ? 0xff : 0x7f;
 
 	memset(g, 0, sizeof(*g));
 	g->s = *s;
@@ -97,8 +98,7 @@ static int case_alloc(struct int8_case *g, const struct shape *s)
 	if (!g->a || !g->b || !g->bp || !g->c[0] || !g->c[1] || !g->c[2])
 		return -1;
 	for (i = 0; i < mk; ++i)
-		g->a[i] = (uint8_t) (ein_rng_next(&seed) &
-			(has_vnni() ? 0xff : 0x7f));
+		g->a[i] = (uint8_t) (ein_rng_next(&seed) & mask);
 	for (i = 0; i < kn; ++i)
 		g->b[i] = (int8_t) ein_rng_next(&seed);
 	for (p = 0; p < s->k; ++p)
