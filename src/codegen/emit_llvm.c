@@ -423,6 +423,8 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	e.size = calloc(func->n_size + 1, sizeof(*e.size));
 	ok = e.tensor && e.own && e.size ? emit_kernel(&e, tree, name) : -1;
 	ein_llvm_emit_clear(&e);
+	if (ok == 0 && !relaxed)
+		ein_target_mark_strict_fp(e.m);
 	if (ok == 0)
 		ok = verify(ctx, e.m);
 	if (ok < 0) {

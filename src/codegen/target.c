@@ -226,8 +226,20 @@ int ein_target_has_avx512_vnni(const struct ein_target *t)
 	return 0;
 }
 
+/* The module flag of ein_target_mark_strict_fp. */
+static const char strict_fp_flag[] = "ein.strict-fp";
+
+void ein_target_mark_strict_fp(LLVMModuleRef m)
+{
+	LLVMContextRef c = LLVMGetModuleContext(m);
+	LLVMValueRef one = LLVMConstInt(LLVMInt32TypeInContext(c), 1, 0);
+
+	LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorOverride, strict_fp_flag,
+		sizeof(strict_fp_flag) - 1, LLVMValueAsMetadata(one));
+}
+
 /* Map the math calls of "m" to libmvec for targets with AVX2, when this
- * process has it.  The declarations of the vector versions are kept in
+ * process has it and "m" is not strict (ein_target_mark_strict_fp).  The declarations of the vector versions are kept in
  * @llvm.compiler.used until the loop vectoriser has run (as LLVM's own
  * mappings are): unused, they would be removed before it. */
 static void add_libmvec_variants(struct ein_target *t, LLVMModuleRef m)
@@ -238,6 +250,7 @@ static void add_libmvec_variants(struct ein_target *t, LLVMModuleRef m)
 
 	pthread_once(&libmvec_once, &use_libmvec);
 	if (!libmvec || !has_avx2(t) ||
+	    LLVMGetModuleFlag(m, strict_fp_flag, sizeof(strict_fp_flag) - 1) ||
 	    LLVMGetNamedGlobal(m, "llvm.compiler.used"))
 		return;
 	for (fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))

@@ -58,6 +58,12 @@ int ein_target_is_little_endian(const struct ein_target *target);
 /* 1 if the target's objects are 64-bit little-endian ELF files. */
 int ein_target_is_elf64le(const struct ein_target *target);
 
+/* Mark "m" as compiled under --strict-fp: ein_target_optimize then keeps
+ * its math calls the C library's, not libmvec's vector versions (whose
+ * results differ from the scalar ones in the last bits, so that a
+ * strict kernel's results would depend on its schedule). */
+void ein_target_mark_strict_fp(LLVMModuleRef m);
+
 /* Give "m" the target's triple and data layout. */
 void ein_target_set_module(struct ein_target *target, LLVMModuleRef m);
 
