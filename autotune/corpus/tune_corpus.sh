@@ -54,4 +54,7 @@ transpose_add M=512,N=512
 gemm_nn M=96,N=1024,K=64
 gemm_nn M=384,N=512,K=1024
 gemm_tn M=512,N=256,K=768
+gemm_nn M=768,N=768,K=768
+gemm_nn M=1024,N=768,K=512
+gemm_tn M=640,N=896,K=1024
 SHAPES
