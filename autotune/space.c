@@ -24,6 +24,7 @@
 #include "poly/scop.h"
 #include "poly/specialize.h"
 #include "sched/schedule.h"
+#include "sched/lookup.h"
 #include "autotune/space.h"
 
 /* The size in bytes of a cache size text such as "32K" or "8M", 0 if
@@ -92,8 +93,8 @@ void ein_machine_detect(struct ein_machine *m, const char *target)
 		if (level >= 1 && level <= 3 && size > 0)
 			m->cache[level - 1] = size;
 	}
-	m->vector_lanes = target && strstr(target, "avx512") ? 16 : 8;
-	m->n_vreg = target && strstr(target, "avx512") ? 32 : 16;
+	m->vector_lanes = ein_sched_target_vectors(target).bytes / 4;
+	m->n_vreg = ein_sched_target_vectors(target).registers;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	m->n_threads = ein_get_num_threads();
 	if (m->n_threads < 1)

@@ -92,7 +92,8 @@ struct ein_space_stmt {
 
 /* The machine: cache sizes in bytes (L1 data, L2, L3), the vector width
  * in float32 lanes and the number of vector registers (of the target:
- * 16 and 32 on AVX-512, 8 and 16 on AVX2), and the thread count. */
+ * 16 and 32 on AVX-512, 8 and 16 on AVX2: ein_sched_target_vectors),
+ * and the thread count. */
 struct ein_machine {
 	long cache[3];
 	int vector_lanes;

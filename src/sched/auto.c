@@ -42,6 +42,7 @@
 #include "sched/auto.h"
 #include "sched/cost.h"
 #include "sched/features.h"
+#include "sched/lookup.h"
 
 /* The reduction slice of a contraction's register tile (BLIS's kc): a
  * 256-long slice of a 2-vector-wide panel is 32 KiB of float32 on
@@ -180,12 +181,13 @@ struct autosched {
 
 static struct machine machine_of(const char *target)
 {
-	struct machine m = { 16, 8 };
+	struct ein_sched_vector_unit u = ein_sched_target_vectors(target);
+	struct machine m = { u.bytes, 8 };
 
-	if (strstr(target, "avx512"))
-		m.vector_bytes = 64, m.rows = 12;
-	else if (strstr(target, "avx2"))
-		m.vector_bytes = 32, m.rows = 6;
+	if (u.bytes >= 64)
+		m.rows = 12;
+	else if (u.bytes >= 32)
+		m.rows = 6;
 	return m;
 }
 

@@ -25,6 +25,7 @@
 #include "poly/specialize.h"
 #include "sched/apply.h"
 #include "sched/features.h"
+#include "sched/lookup.h"
 
 #define MAX_LEVEL 4
 #define MAX_TRIP 3
@@ -340,7 +341,7 @@ static int n_local(struct feat *ft, enum ein_local_kind kind)
 /* The vector registers of "target"'s register file. */
 static int vector_registers(const char *target)
 {
-	return strstr(target, "avx512") ? 32 : 16;
+	return ein_sched_target_vectors(target).registers;
 }
 
 /* The vector registers that the main statement's accumulated tiles
@@ -487,11 +488,7 @@ static int def_features(struct feat *ft, const int64_t *sizes, double *f)
 /* The vector register's bytes on "target". */
 static int vector_bytes(const char *target)
 {
-	if (strstr(target, "avx512"))
-		return 64;
-	if (strstr(target, "avx2"))
-		return 32;
-	return 16;
+	return ein_sched_target_vectors(target).bytes;
 }
 
 /* The share of "target"'s vector registers that the accumulated tiles

@@ -51,6 +51,19 @@ static const char *x86_64_class(const char *features)
 	return "sse";
 }
 
+struct ein_sched_vector_unit ein_sched_target_vectors(const char *target)
+{
+	struct ein_sched_vector_unit u = { 16, 16 };
+
+	if (target && strstr(target, "avx512"))
+		u.bytes = 64, u.registers = 32;
+	else if (target && strstr(target, "avx2"))
+		u.bytes = 32;
+	else if (target && !strncmp(target, "aarch64", 7))
+		u.registers = 32;
+	return u;
+}
+
 __isl_give char *ein_sched_target_name(const char *triple, const char *cpu,
 	const char *features)
 {

@@ -34,6 +34,19 @@
 __isl_give char *ein_sched_target_name(const char *triple, const char *cpu,
 	const char *features);
 
+/* The vector unit of the machines of class "target" (the names above;
+ * NULL or another name: the baseline's): the width of a vector register
+ * in bytes (64 on x86_64-avx512, 32 on x86_64-avx2, 16 elsewhere) and
+ * the number of vector registers (32 on x86_64-avx512 and aarch64, 16
+ * elsewhere: what the register tiles are sized for).  The automatic scheduler, the
+ * tuner's seeds and the cost model's features all take it from here. */
+struct ein_sched_vector_unit {
+	int bytes;
+	int registers;
+};
+
+struct ein_sched_vector_unit ein_sched_target_vectors(const char *target);
+
 /* Find the schedule of definition "def" on "target" for the sizes
  * size_names[i] = size_values[i] (n_size of them; 0 for a compile with
  * symbolic sizes).
