@@ -15,8 +15,8 @@
  * sources there): with A over all of 0..255, its C differed from the
  * exact one at 64^3 on a Zen 3 (42960 against 37563).  There A is drawn
  * from 0..127, where no pair of products can saturate (2 x 127 x 128 <
- * 2^15): both are exact again, and ein's AVX2 form (bytes widened,
- * vpmaddwd: exact for any bytes) is no faster for it.
+ * 2^15): both are exact again, and ein's AVX2 form (even and odd bytes
+ * apart, two vpmaddwd: exact for any bytes) is no faster for it.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1714,13 +1714,17 @@ static char *dot4_gemm_text(const struct stmt *st, const struct dot4_gemm *m,
 
 /* The alternatives of the rule for matrix products of four-term dot
  * products: the register tile accumulated in registers, then in memory.
- * Four vectors a row where registers allow (24 accumulators of 32 on
- * AVX-512, 12 of 16 on AVX2), two on SSE. */
+ * On AVX-512 6 rows of four vectors (24 accumulators of 32 registers);
+ * on AVX2 6 rows of two (12 of 16: the AVX2 form of the dot product
+ * needs two registers for each vector of S's bytes, its even and odd
+ * ones, llvm_dot4.c; the int8 GEMM at 1024^3 on a Zen 3 took 16.4-16.8
+ * ms with 6 x 16, 19.2-19.5 with 3 x 32); on SSE 4 rows of two. */
 static int dot4_gemm_group(struct autosched *a, const struct stmt *st,
 	const struct dot4_gemm *m, struct group *g)
 {
-	int n_vec = a->m.vector_bytes >= 32 ? 4 : 2;
-	int rows = a->m.rows / 2, vj = n_vec * st->lanes, acc;
+	int n_vec = a->m.vector_bytes >= 64 ? 4 : 2;
+	int rows = a->m.vector_bytes == 32 ? a->m.rows : a->m.rows / 2;
+	int vj = n_vec * st->lanes, acc;
 
 	for (acc = 1; acc >= 0; --acc) {
 		char label[160];
