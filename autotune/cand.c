@@ -336,6 +336,16 @@ static void pack_panel(const struct ein_space *space, struct ein_cand *c,
  * outermost loop) with j innermost, and a batch loop parallel, else j.o
  * (each thread its own panels of the second operand).  "shape" picks
  * (mr, nr / lanes) among the tiles that fit the registers. */
+/* The slice of the reduction of a BLIS seed of "shape" on "m": a kc x nr
+ * panel of the second operand in half the L1 cache, times "slices"
+ * (blis_seeds). */
+static long blis_slice(const struct ein_machine *m, int shape, int slices)
+{
+	const int *sh = m->n_vreg >= 32 ? shapes32[shape] : shapes16[shape];
+
+	return m->cache[0] / 2 / (m->vector_lanes * sh[1] * 4) * slices;
+}
+
 static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	int s, int row, int shape, int slices)
 {
@@ -346,9 +356,7 @@ static int blis_seed(const struct ein_space *space, struct ein_cand *c,
 	int j = output_contiguous_loop(space, s), k = -1, i, v, n = 0;
 	int rows[EIN_SPACE_MAX_LOOP];
 	long nr = m->vector_lanes * sh[1], mr = sh[0];
-	/* A kc x nr panel of the second operand in half the L1 cache,
-	 * times "slices" (blis_seeds). */
-	long kc = m->cache[0] / 2 / (nr * 4) * slices;
+	long kc = blis_slice(m, shape, slices);
 
 	for (v = 0; v < ss->n_loop; ++v)
 		if (ss->is_reduction[v] && k < 0)
@@ -477,9 +485,7 @@ static int blis_seeds_of(const struct ein_space *space, struct ein_cand *c,
 static int slice_splits(const struct ein_space *space, int shape,
 	int slices)
 {
-	const struct ein_machine *m = &space->machine;
-	const int *sh = m->n_vreg >= 32 ? shapes32[shape] : shapes16[shape];
-	long kc = m->cache[0] / 2 / (m->vector_lanes * sh[1] * 4) * slices;
+	long kc = blis_slice(&space->machine, shape, slices);
 	int s, v;
 
 	for (s = 0; s < space->n_stmt; ++s)

@@ -75,6 +75,7 @@ static int read_cache_level(const char *dir)
 
 void ein_machine_detect(struct ein_machine *m, const char *target)
 {
+	struct ein_sched_vector_unit unit;
 	int i;
 	long n;
 
@@ -93,8 +94,9 @@ void ein_machine_detect(struct ein_machine *m, const char *target)
 		if (level >= 1 && level <= 3 && size > 0)
 			m->cache[level - 1] = size;
 	}
-	m->vector_lanes = ein_sched_target_vectors(target).bytes / 4;
-	m->n_vreg = ein_sched_target_vectors(target).registers;
+	unit = ein_sched_target_vectors(target);
+	m->vector_lanes = unit.bytes / 4;
+	m->n_vreg = unit.registers;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	m->n_threads = ein_get_num_threads();
 	if (m->n_threads < 1)

@@ -239,9 +239,10 @@ void ein_target_mark_strict_fp(LLVMModuleRef m)
 }
 
 /* Map the math calls of "m" to libmvec for targets with AVX2, when this
- * process has it and "m" is not strict (ein_target_mark_strict_fp).  The declarations of the vector versions are kept in
- * @llvm.compiler.used until the loop vectoriser has run (as LLVM's own
- * mappings are): unused, they would be removed before it. */
+ * process has it and "m" is not strict (ein_target_mark_strict_fp).  The
+ * declarations of the vector versions are kept in @llvm.compiler.used
+ * until the loop vectoriser has run (as LLVM's own mappings are):
+ * unused, they would be removed before it. */
 static void add_libmvec_variants(struct ein_target *t, LLVMModuleRef m)
 {
 	LLVMValueRef fn, used[4 * EIN_BUILTIN_N], g;
