@@ -30,9 +30,9 @@
  * in 32 bits, exactly) on the even and on the odd bytes, the two added
  * (dot4_avx2).  Not vpmaddubsw, which would save a vpmaddwd: it
  * saturates the sum of two products to 16 bits (2 x 255 x 127 > 32767),
- * not the language's arithmetic.  Elsewhere the statement is not explicit-vector code (its
- * int8 accesses stride by 4 along j) and LLVM's loop vectoriser takes
- * it.
+ * not the language's arithmetic.  Elsewhere the statement is not
+ * explicit-vector code (its int8 accesses stride by 4 along j) and
+ * LLVM's loop vectoriser takes it.
  */
 #include <stdio.h>
 #include <string.h>
