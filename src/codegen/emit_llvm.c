@@ -334,9 +334,37 @@ static void emit_entry(struct llvm_emit *e, const char *name)
 	LLVMBuildRetVoid(e->b);
 }
 
+/* The body "tree" twice, chosen by "test": first the version with the
+ * short AVX2 dot products (e->dot4_short; llvm_dot4.c), for inputs whose
+ * bytes are below 128 (the 7-bit activations of int8 networks on CPUs
+ * without VNNI, as onnxruntime's reduce_range and oneDNN ask for), then
+ * the exact one for any bytes. */
+static int walk_dot4_versions(struct llvm_emit *e,
+	__isl_keep isl_ast_node *tree, LLVMValueRef test)
+{
+	LLVMBasicBlockRef bb[2], join;
+	int v;
+
+	bb[0] = LLVMAppendBasicBlockInContext(e->c, e->fn, "u7.short");
+	bb[1] = LLVMAppendBasicBlockInContext(e->c, e->fn, "u7.long");
+	LLVMBuildCondBr(e->b, test, bb[0], bb[1]);
+	join = LLVMAppendBasicBlockInContext(e->c, e->fn, "u7.join");
+	for (v = 0; v < 2; ++v) {
+		LLVMPositionBuilderAtEnd(e->b, bb[v]);
+		e->dot4_short = v == 0;
+		if (ein_walk_node(e->em, tree) < 0)
+			return -1;
+		LLVMBuildBr(e->b, join);
+	}
+	e->dot4_short = 0;
+	LLVMPositionBuilderAtEnd(e->b, join);
+	return 0;
+}
+
 static int emit_kernel(struct llvm_emit *e, __isl_keep isl_ast_node *tree,
 	const char *name)
 {
+	LLVMValueRef test;
 	LLVMBasicBlockRef body;
 
 	e->fn = declare_kernel(e, name);
@@ -349,7 +377,9 @@ static int emit_kernel(struct llvm_emit *e, __isl_keep isl_ast_node *tree,
 	emit_temp_alloc(e);
 	LLVMBuildBr(e->b, body);
 	LLVMPositionBuilderAtEnd(e->b, body);
-	if (ein_walk_node(e->em, tree) < 0)
+	test = ein_llvm_dot4_u7_test(e);
+	if ((test ? walk_dot4_versions(e, tree, test) :
+	     ein_walk_node(e->em, tree)) < 0)
 		return -1;
 	emit_temp_free(e);
 	LLVMBuildRetVoid(e->b);
@@ -370,6 +400,7 @@ void ein_llvm_emit_clear(struct llvm_emit *e)
 	free(e->iter_id);
 	free(e->iter_slot);
 	free(e->frame);
+	free(e->u7);
 	if (e->b)
 		LLVMDisposeBuilder(e->b);
 }

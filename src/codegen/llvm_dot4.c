@@ -28,13 +28,23 @@
  * sign-extended for the signed: each product then fits 16 bits, 255 x
  * 128), vpmaddwd (the two products of each pair of 16-bit lanes summed
  * in 32 bits, exactly) on the even and on the odd bytes, the two added
- * (dot4_avx2).  Not vpmaddubsw, which would save a vpmaddwd: it
- * saturates the sum of two products to 16 bits (2 x 255 x 127 > 32767),
- * not the language's arithmetic.  Elsewhere the statement is not
- * explicit-vector code (its int8 accesses stride by 4 along j) and
- * LLVM's loop vectoriser takes it.
+ * (dot4_avx2).  vpmaddubsw, which computes the same with half the
+ * multiplies and none of the shifts, saturates the sum of two products
+ * to 16 bits (2 x 255 x 127 > 32767), which is not the language's
+ * arithmetic -- except where the unsigned bytes are below 128 (2 x 127 x
+ * 128 < 2^15), as in oneDNN's and onnxruntime's 7-bit activations for
+ * CPUs without VNNI.  So a kernel whose unsigned bytes come from its
+ * inputs is emitted twice, and on entry it or's together every byte of
+ * those inputs (a pass over them, small beside the products): if none
+ * has its high bit set, it runs the version with vpmaddubsw
+ * (dot4_avx2_7bit), else the long form (ein_llvm_dot4_u7_test,
+ * emit_llvm.c).  The int8 GEMM at 1024^3 on a Zen 3: 0.62x oneDNN's
+ * speed with the long form, 0.96x with the short one (docs/quantization.md).
+ * Elsewhere the statement is not explicit-vector code (its int8 accesses
+ * stride by 4 along j) and LLVM's loop vectoriser takes it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Core.h>
 #include "codegen/llvm_private.h"
@@ -229,6 +239,34 @@ static LLVMValueRef dot4_avx2(struct llvm_emit *e, int n, LLVMValueRef acc,
 	return LLVMBuildAdd(b, acc, vpmaddwd(e, n, uhi, shi), "");
 }
 
+/* vpmaddubsw of the byte vectors "u" (unsigned) and "s" (signed) of 4n
+ * lanes: each 16-bit lane the sum of two products, saturated. */
+static LLVMValueRef vpmaddubsw(struct llvm_emit *e, int n, LLVMValueRef u,
+	LLVMValueRef s)
+{
+	const char *name = "llvm.x86.avx2.pmadd.ub.sw";
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(e->c, id, NULL, 0);
+	LLVMTypeRef i8v = LLVMVectorType(LLVMInt8TypeInContext(e->c), 4 * n);
+	LLVMValueRef args[2] = { LLVMBuildBitCast(e->b, u, i8v, ""),
+		LLVMBuildBitCast(e->b, s, i8v, "") };
+
+	return LLVMBuildCall2(e->b, fty, fn, args, 2, "");
+}
+
+/* The AVX2 form of vpdpbusd for bytes of "u" below 128: vpmaddubsw (its
+ * pair sums at most 2 x 127 x 128 < 2^15 in magnitude: exact), then
+ * vpmaddwd by ones adds the two pairs of each lane in 32 bits. */
+static LLVMValueRef dot4_avx2_7bit(struct llvm_emit *e, int n,
+	LLVMValueRef acc, LLVMValueRef u, LLVMValueRef s)
+{
+	LLVMValueRef p = vpmaddubsw(e, n, u, s);
+
+	return LLVMBuildAdd(e->b, acc, vpmaddwd(e, n, p, splat16(e, n, 1)),
+		"");
+}
+
 /* Lanes [lo, lo + n) of vector "v". */
 static LLVMValueRef lanes_of(struct llvm_emit *e, LLVMValueRef v, int lo,
 	int n)
@@ -264,6 +302,22 @@ static LLVMValueRef join(struct llvm_emit *e, LLVMValueRef *part, int n)
 	return part[0];
 }
 
+/* The dot products of "acc", "u" and "s" (e->lanes i32 each) by "f",
+ * in pieces of n lanes. */
+static LLVMValueRef dot4_by(struct llvm_emit *e, LLVMValueRef (*f)(
+	struct llvm_emit *e, int n, LLVMValueRef acc, LLVMValueRef u,
+	LLVMValueRef s), int n, LLVMValueRef acc, LLVMValueRef u,
+	LLVMValueRef s)
+{
+	int k = e->lanes / n, i;
+	LLVMValueRef part[k];
+
+	for (i = 0; i < k; ++i)
+		part[i] = f(e, n, lanes_of(e, acc, i * n, n),
+			lanes_of(e, u, i * n, n), lanes_of(e, s, i * n, n));
+	return join(e, part, n);
+}
+
 LLVMValueRef ein_llvm_dot4_build(struct llvm_emit *e,
 	const struct ein_user_stmt *us, LLVMValueRef (*addr)(void *user,
 	int pos), void *user, LLVMValueRef acc_addr)
@@ -271,9 +325,7 @@ LLVMValueRef ein_llvm_dot4_build(struct llvm_emit *e,
 	LLVMBuilderRef b = e->b;
 	LLVMTypeRef i32 = LLVMInt32TypeInContext(e->c);
 	LLVMTypeRef vty = LLVMVectorType(i32, e->lanes);
-	int w = e->vnni ? 16 : 8;
-	int n = e->lanes < w ? e->lanes : w, k = e->lanes / n, i;
-	LLVMValueRef ua, sa, u, s, acc, part[k];
+	LLVMValueRef ua, sa, u, s, acc;
 	struct dot4 d;
 
 	if (!match(e, us, e->vec_iter, e->lanes, &d))
@@ -288,9 +340,172 @@ LLVMValueRef ein_llvm_dot4_build(struct llvm_emit *e,
 	s = LLVMBuildLoad2(b, vty, sa, "s8x4");
 	LLVMSetAlignment(s, 1);
 	acc = ein_llvm_load_value(e, acc_addr, EIN_TYPE_I32, 0, "");
-	for (i = 0; i < k; ++i)
-		part[i] = (e->vnni ? vpdpbusd : dot4_avx2)(e, n,
-			lanes_of(e, acc, i * n, n), lanes_of(e, u, i * n, n),
-			lanes_of(e, s, i * n, n));
-	return join(e, part, n);
+	if (e->vnni)
+		return dot4_by(e, &vpdpbusd, e->lanes < 16 ? e->lanes : 16,
+			acc, u, s);
+	if (e->lanes >= 8 && e->dot4_short &&
+	    e->u7[us->stmt->access[d.u[0]].tensor])
+		return dot4_by(e, &dot4_avx2_7bit, 8, acc, u, s);
+	return dot4_by(e, &dot4_avx2, e->lanes < 8 ? e->lanes : 8, acc, u, s);
+}
+
+/* ---- 7-bit bytes: where the unsigned bytes are below 128 ---- */
+
+/* Are the values of expression "x" of the definition integers in
+ * 0..127 whenever the bytes of the inputs marked in "scan" are (marking
+ * the inputs it reads there)?  Literals in range, reads of uint8 tensors
+ * whose values are (u7_tensor), either branch of a select and integer
+ * conversions of such values are; nothing else is known to be. */
+static int u7_expr(const struct ein_func *func, const struct ein_ast_expr *x,
+	char *state, char *scan);
+
+/* Are the values of tensor "t" below 128 whenever those of the inputs
+ * marked in "scan" are?  An input is, once scanned; a temporary is if
+ * every statement writing it assigns (=) such a value; an output is not
+ * known to be.  "state": 1 while "t" is being looked at (a cycle is
+ * "not known"), 2 once it is known to be. */
+static int u7_tensor(const struct ein_func *func, int t, char *state,
+	char *scan)
+{
+	int k, ok = 1;
+
+	if (state[t])
+		return state[t] == 2;
+	if (func->tensor[t].type != EIN_TYPE_U8 ||
+	    func->tensor[t].role == EIN_ROLE_OUTPUT)
+		return 0;
+	if (func->tensor[t].role == EIN_ROLE_INPUT) {
+		scan[t] = 1;
+		state[t] = 2;
+		return 1;
+	}
+	state[t] = 1;
+	for (k = 0; ok && k < func->n_stmt; ++k) {
+		const struct ein_ast_stmt *st = func->stmt[k].ast;
+
+		if (st->lhs->slot != t)
+			continue;
+		ok = st->op == EIN_ASSIGN_SET && !st->init &&
+			u7_expr(func, st->rhs, state, scan);
+	}
+	state[t] = ok ? 2 : 0;
+	return ok;
+}
+
+static int u7_expr(const struct ein_func *func, const struct ein_ast_expr *x,
+	char *state, char *scan)
+{
+	switch (x->kind) {
+	case EIN_EXPR_INT:
+		return x->ival >= 0 && x->ival < 128;
+	case EIN_EXPR_ACCESS:
+		return u7_tensor(func, x->slot, state, scan);
+	case EIN_EXPR_SELECT:
+		return u7_expr(func, x->args[1], state, scan) &&
+			u7_expr(func, x->args[2], state, scan);
+	case EIN_EXPR_CAST:
+		return x->type != EIN_TYPE_BOOL &&
+			u7_expr(func, x->args[0], state, scan);
+	default:
+		return 0;
+	}
+}
+
+/* Mark in e->u7 the uint8 tensors of the definition's four-term dot
+ * products whose bytes are below 128 when those of the inputs marked in
+ * "scan" are; the number marked. */
+static int mark_u7(struct llvm_emit *e, char *scan)
+{
+	const struct ein_func *func = e->scop->func;
+	char state[func->n_tensor + 1];
+	struct ein_dot4 x;
+	int i, q, n = 0;
+
+	memset(state, 0, sizeof(state));
+	for (i = 0; i < e->scop->n_source; ++i) {
+		const struct ein_scop_stmt *stmt = &e->scop->stmt[i];
+
+		if (stmt->kind != EIN_STMT_COMPUTE || !stmt->rhs ||
+		    !ein_dot4_match(stmt->rhs, &x))
+			continue;
+		for (q = 0; q < 4; ++q) {
+			int t = x.u[q]->slot;
+
+			if (!e->u7[t] && u7_tensor(func, t, state, scan)) {
+				e->u7[t] = 1;
+				++n;
+			}
+		}
+	}
+	return n;
+}
+
+/* The number of elements of tensor "t" (i64). */
+static LLVMValueRef n_elem(struct llvm_emit *e, int t)
+{
+	int n = ein_scop_tensor_n_dim(e->scop, t), d;
+	LLVMValueRef v = LLVMConstInt(e->i64, 1, 0);
+
+	for (d = 0; d < n; ++d)
+		v = LLVMBuildMul(e->b, v, e->extent[t][d], "");
+	return v;
+}
+
+/* "acc" or'ed with every byte of tensor "t", in a loop that LLVM's
+ * vectoriser takes; the builder ends after it. */
+static LLVMValueRef or_bytes(struct llvm_emit *e, int t, LLVMValueRef acc)
+{
+	LLVMBuilderRef b = e->b;
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(e->c);
+	LLVMValueRef n = n_elem(e, t), zero = LLVMConstInt(e->i64, 0, 0);
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(e->c, e->fn,
+		"u7.scan");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->fn,
+		"u7.done");
+	LLVMValueRef i, a, next, v, out;
+
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, n, zero, ""), loop,
+		done);
+	LLVMPositionBuilderAtEnd(b, loop);
+	i = LLVMBuildPhi(b, e->i64, "");
+	a = LLVMBuildPhi(b, i8, "");
+	v = LLVMBuildLoad2(b, i8, LLVMBuildInBoundsGEP2(b, i8, e->tensor[t],
+		&i, 1, ""), "");
+	next = LLVMBuildOr(b, a, v, "");
+	v = LLVMBuildAdd(b, i, LLVMConstInt(e->i64, 1, 0), "");
+	LLVMAddIncoming(i, (LLVMValueRef[]) { zero, v },
+		(LLVMBasicBlockRef[]) { pre, loop }, 2);
+	LLVMAddIncoming(a, (LLVMValueRef[]) { acc, next },
+		(LLVMBasicBlockRef[]) { pre, loop }, 2);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, v, n, ""), loop, done);
+	LLVMPositionBuilderAtEnd(b, done);
+	out = LLVMBuildPhi(b, i8, "");
+	LLVMAddIncoming(out, (LLVMValueRef[]) { acc, next },
+		(LLVMBasicBlockRef[]) { pre, loop }, 2);
+	return out;
+}
+
+LLVMValueRef ein_llvm_dot4_u7_test(struct llvm_emit *e)
+{
+	int n = e->scop->func->n_tensor, t;
+	char scan[n + 1];
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(e->c);
+	LLVMValueRef acc = LLVMConstInt(i8, 0, 0);
+
+	if (e->vnni || !e->pmaddwd)
+		return NULL;
+	memset(scan, 0, sizeof(scan));
+	e->u7 = calloc(e->n_tensor + 1, 1);
+	if (!e->u7 || !mark_u7(e, scan)) {
+		free(e->u7);
+		e->u7 = NULL;
+		return NULL;
+	}
+	for (t = 0; t < n; ++t)
+		if (scan[t])
+			acc = or_bytes(e, t, acc);
+	acc = LLVMBuildAnd(e->b, acc, LLVMConstInt(i8, 0x80, 0), "");
+	return LLVMBuildICmp(e->b, LLVMIntEQ, acc, LLVMConstInt(i8, 0, 0),
+		"u7");
 }

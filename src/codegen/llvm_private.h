@@ -66,7 +66,12 @@ struct block_frame {
  * streamed: the current function made a non-temporal store;
  * avx512: the target has AVX-512 (mathfn.h);
  * vnni: the target has AVX512-VNNI (llvm_dot4.c);
- * pmaddwd: it has not, but AVX2: the same dot products by vpmaddwd. */
+ * pmaddwd: it has not, but AVX2: the same dot products by vpmaddwd;
+ * u7: per tensor, 1 for the uint8 operands of dot products whose bytes
+ *	are below 128 when those of the inputs the kernel scans on entry
+ *	are (ein_llvm_dot4_u7_test), NULL if none;
+ * dot4_short: the body being emitted is the version for bytes below 128
+ *	(the AVX2 dot products of the tensors marked in u7 by vpmaddubsw). */
 struct llvm_emit {
 	ein_ctx *ctx;
 	const struct ein_emitter *em;
@@ -100,6 +105,8 @@ struct llvm_emit {
 	int avx512;
 	int vnni;
 	int pmaddwd;
+	char *u7;
+	int dot4_short;
 };
 
 /* ---- llvm_expr.c: the integer expressions of isl's AST ---- */
@@ -274,5 +281,15 @@ int ein_llvm_dot4_stmt_matches(struct llvm_emit *e,
 LLVMValueRef ein_llvm_dot4_build(struct llvm_emit *e,
 	const struct ein_user_stmt *us, LLVMValueRef (*addr)(void *user,
 	int pos), void *user, LLVMValueRef acc_addr);
+
+/* On AVX2 without VNNI, where some dot product's unsigned bytes come
+ * from the kernel's inputs (read directly, or through temporaries that
+ * select among such bytes and literals below 128), the test, emitted at
+ * the builder, that every byte of those inputs is below 128: the
+ * kernel's body is then emitted twice, the version for the test's true
+ * side computing those dot products by vpmaddubsw (exact there: a pair
+ * of products sums to at most 2 x 127 x 128 < 2^15).  NULL (nothing
+ * emitted) elsewhere. */
+LLVMValueRef ein_llvm_dot4_u7_test(struct llvm_emit *e);
 
 #endif
