@@ -3,7 +3,7 @@
 # random inputs (issue 25's bar: >= 99% on 1,000), in batches.
 #
 #   sh bench/quant_agreement.sh
-#   N=1000 BATCH=250 SAMPLES=4 CAL=minmax PROFILE=p.json \
+#   N=1000 BATCH=250 SAMPLES=4 CAL=minmax ACT_BITS=7 PROFILE=p.json \
 #       QUANT_TMP=/tmp/dir sh bench/quant_agreement.sh
 #
 # The model is bench/onnx_models.py's ResNet-50 v1.5 (random weights from
@@ -13,7 +13,8 @@
 # uniform in [-1, 1), in batches of BATCH (batch b drawn from seed 2511 +
 # b, so batch 0 is bench/quant_models.sh's accuracy batch when N equals
 # its N): each batch runs through the float model and through the int8
-# one (ein run --quantize, calibration CAL, the graph level), the logits
+# one (ein run --quantize, calibration CAL, activations of ACT_BITS bits,
+# default 8, the graph level), the logits
 # kept.  Prints each batch's agreement as it finishes and, at the end,
 # the total: top-1 agreement, the float model's top-1/top-2 margin
 # (relative to the largest logit) at the disagreements, and the largest

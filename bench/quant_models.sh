@@ -3,7 +3,7 @@
 # (issue 25), one thread.
 #
 #   sh bench/quant_models.sh
-#   N=16 SAMPLES=4 ROUNDS=3 REPEAT=3 CAL=minmax BEFORE=1 \
+#   N=16 SAMPLES=4 ROUNDS=3 REPEAT=3 CAL=minmax ACT_BITS=7 BEFORE=1 \
 #       PROFILE=p.json sh bench/quant_models.sh
 #   MODEL=bert_layer N=4 sh bench/quant_models.sh
 #
@@ -103,6 +103,7 @@ else
 fi
 t1=$(now)
 $ein quantize "$m.onnx" --profile "$tmp/p.json" --calibration "$cal" \
+	${act_bits:+--activation-bits "$act_bits"} \
 	-o "$m.q.ein" --weights "$m.q.weights" > /dev/null || fail "ein quantize"
 t2=$(now)
 echo "profile ($samples samples) $(echo "$t1 - $t0" | bc -l | cut -c1-6) s, quantize $(echo "$t2 - $t1" | bc -l | cut -c1-5) s;" \
@@ -116,6 +117,7 @@ while [ $r -lt "$rounds" ]; do
 	$ein run "$m.onnx" --input x="$m.in.x.npy" --repeat "$repeat" \
 		--no-check > "$tmp/f.log" 2>&1 || fail "float run: $(tail -3 "$tmp/f.log")"
 	$ein run "$m.onnx" --quantize "$tmp/p.json" --calibration "$cal" \
+		${act_bits:+--activation-bits "$act_bits"} \
 		--input x="$m.in.x.npy" --repeat "$repeat" --no-check \
 		> "$tmp/q.log" 2>&1 || fail "int8 run: $(tail -3 "$tmp/q.log")"
 	if [ "$before" = 1 ]; then
@@ -133,8 +135,8 @@ while [ $r -lt "$rounds" ]; do
 done
 f=$(median < "$tmp/f.t")
 q=$(median < "$tmp/q.t")
-printf '%s (batch 1, 1 thread): float %.2f ms, int8 (%s, graph level) %.2f ms; float / int8 %.2f;' \
-	"$model" "$f" "$cal" "$q" "$(echo "$f / $q" | bc -l)"
+printf '%s (batch 1, 1 thread): float %.2f ms, int8 (%s, %s-bit activations, graph level) %.2f ms; float / int8 %.2f;' \
+	"$model" "$f" "$cal" "${act_bits:-8}" "$q" "$(echo "$f / $q" | bc -l)"
 printf ' compile %.1f s and %.1f s\n' "$(echo "$(median < "$tmp/f.c") / 1000" | bc -l)" \
 	"$(echo "$(median < "$tmp/q.c") / 1000" | bc -l)"
 if [ "$before" = 1 ]; then

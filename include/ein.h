@@ -691,6 +691,17 @@ typedef struct ein_model ein_model;
 ein_status ein_options_set_quantize(ein_options *opts, const char *profile,
 	ein_calibration calibration);
 
+/* The bits of the uint8 activations of models quantised with "opts"
+ * (ein_options_set_quantize, ein_onnx_quantize): 8 (levels 0..255, the
+ * default) or 7 (0..127, as oneDNN's documentation advises for CPUs
+ * without VNNI): on x86-64 CPUs with AVX2 and without
+ * AVX512-VNNI, the int8 convolutions and matrix products then compute
+ * with vpmaddubsw, which is exact only for bytes below 128, at about
+ * 1.6x the speed of the exact form for any bytes (docs/quantization.md,
+ * with the accuracy cost).  Elsewhere 7 bits only lose resolution.
+ * EIN_ERROR_INVALID if opts is NULL or bits is neither. */
+ein_status ein_options_set_activation_bits(ein_options *opts, int bits);
+
 /* Import the ONNX model "path" (as ein_onnx_import, with the sizes "opts"
  * fixes; as ein_onnx_quantize with the profile ein_options_set_quantize
  * gave "opts"), fuse it into kernels, compile each with "opts" (NULL: the

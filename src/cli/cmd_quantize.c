@@ -10,12 +10,14 @@
 #include "cli.h"
 
 /* The options of "ein quantize": the model, the profile, the calibration,
- * the output source, the weights' directory (NULL: the output's name with
- * .weights for .ein), the sizes to fix. */
+ * the activations' bits (0: the default), the output source, the weights'
+ * directory (NULL: the output's name with .weights for .ein), the sizes
+ * to fix. */
 struct quantize_opts {
 	const char *file;
 	const char *profile;
 	ein_calibration cal;
+	int64_t bits;
 	const char *output;
 	const char *weights;
 	const char *sizes;
@@ -33,6 +35,11 @@ static int parse_args(int argc, char **argv, struct quantize_opts *o)
 		else if (!strcmp(argv[i], "--calibration") && i + 1 < argc) {
 			if (ein_cli_parse_calibration("ein quantize", argv[++i],
 					&o->cal) < 0)
+				return -1;
+		} else if (!strcmp(argv[i], "--activation-bits") &&
+		    i + 1 < argc) {
+			if (ein_cli_parse_int("ein quantize", "--activation-bits",
+					argv[++i], 7, 8, &o->bits) < 0)
 				return -1;
 		} else if (!strcmp(argv[i], "--weights") && i + 1 < argc)
 			o->weights = argv[++i];
@@ -100,6 +107,8 @@ int ein_cmd_quantize(int argc, char **argv)
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
 	opts = ein_options_alloc();
+	if (o.bits)
+		ein_options_set_activation_bits(opts, (int) o.bits);
 	if (ein_cli_size_hints("ein quantize", opts, o.sizes, 1) < 0)
 		return (ein_options_free(opts), 2);
 	ctx = ein_ctx_alloc();

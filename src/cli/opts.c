@@ -57,6 +57,23 @@ void ein_cli_progress_default(ein_options *opts)
 		ein_options_set_progress(opts, &ein_cli_progress, NULL);
 }
 
+/* "--activation-bits N" at argv[*i] (N 7 or 8). */
+static int parse_activation_bits(ein_options *opts, int argc, char **argv,
+	int *i)
+{
+	int64_t bits;
+
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "ein: error: --activation-bits needs 7 or 8\n");
+		return -1;
+	}
+	if (ein_cli_parse_int("ein", "--activation-bits", argv[++*i], 7, 8,
+			&bits) < 0)
+		return -1;
+	ein_options_set_activation_bits(opts, (int) bits);
+	return 1;
+}
+
 int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i];
@@ -101,6 +118,8 @@ int ein_cli_parse_option(ein_options *opts, int argc, char **argv, int *i)
 		ein_options_set_strict_fp(opts, 1);
 		return 1;
 	}
+	if (!strcmp(arg, "--activation-bits"))
+		return parse_activation_bits(opts, argc, argv, i);
 	return 0;
 }
 

@@ -337,7 +337,7 @@ static void emit_entry(struct llvm_emit *e, const char *name)
 /* The body "tree" twice, chosen by "test": first the version with the
  * short AVX2 dot products (e->dot4_short; llvm_dot4.c), for inputs whose
  * bytes are below 128 (the 7-bit activations of int8 networks on CPUs
- * without VNNI, as onnxruntime's reduce_range and oneDNN ask for), then
+ * without VNNI, as oneDNN's documentation asks for there), then
  * the exact one for any bytes. */
 static int walk_dot4_versions(struct llvm_emit *e,
 	__isl_keep isl_ast_node *tree, LLVMValueRef test)
@@ -400,7 +400,6 @@ void ein_llvm_emit_clear(struct llvm_emit *e)
 	free(e->iter_id);
 	free(e->iter_slot);
 	free(e->frame);
-	free(e->u7);
 	if (e->b)
 		LLVMDisposeBuilder(e->b);
 }
@@ -454,6 +453,7 @@ LLVMModuleRef ein_emit_llvm(ein_ctx *ctx, struct ein_scop *scop,
 	e.size = calloc(func->n_size + 1, sizeof(*e.size));
 	ok = e.tensor && e.own && e.size ? emit_kernel(&e, tree, name) : -1;
 	ein_llvm_emit_clear(&e);
+	free(e.u7);
 	if (ok == 0 && !relaxed)
 		ein_target_mark_strict_fp(e.m);
 	if (ok == 0)

@@ -69,7 +69,8 @@ struct block_frame {
  * pmaddwd: it has not, but AVX2: the same dot products by vpmaddwd;
  * u7: per tensor, 1 for the uint8 operands of dot products whose bytes
  *	are below 128 when those of the inputs the kernel scans on entry
- *	are (ein_llvm_dot4_u7_test), NULL if none;
+ *	are (ein_llvm_dot4_u7_test), NULL if none (shared with the bodies
+ *	of parallel loops, freed by ein_emit_llvm);
  * dot4_short: the body being emitted is the version for bytes below 128
  *	(the AVX2 dot products of the tensors marked in u7 by vpmaddubsw). */
 struct llvm_emit {

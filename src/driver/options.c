@@ -39,7 +39,8 @@
  * no_cost_model: the automatic schedule takes its rules' first legal
  *	candidate, without asking the cost model;
  * progress, progress_user: ein_options_set_progress;
- * quantize, calibration: ein_options_set_quantize (NULL: float). */
+ * quantize, calibration: ein_options_set_quantize (NULL: float);
+ * act_bits: ein_options_set_activation_bits (0: the default, 8). */
 struct ein_options {
 	char *schedule;
 	char *cpu;
@@ -61,6 +62,7 @@ struct ein_options {
 	void *progress_user;
 	char *quantize;
 	ein_calibration calibration;
+	int act_bits;
 };
 
 ein_options *ein_options_alloc(void)
@@ -124,6 +126,19 @@ const char *ein_options_get_quantize(const ein_options *opts,
 {
 	*calibration = opts ? opts->calibration : EIN_CALIBRATION_MINMAX;
 	return opts ? opts->quantize : NULL;
+}
+
+ein_status ein_options_set_activation_bits(ein_options *opts, int bits)
+{
+	if (!opts || (bits != 7 && bits != 8))
+		return EIN_ERROR_INVALID;
+	opts->act_bits = bits;
+	return EIN_OK;
+}
+
+int ein_options_get_activation_bits(const ein_options *opts)
+{
+	return opts && opts->act_bits ? opts->act_bits : 8;
 }
 
 ein_status ein_options_set_schedule_lookup(ein_options *opts, int enable)

@@ -87,6 +87,9 @@ long ein_options_fixed_value(const ein_options *opts, const char *name);
  * NULL options), its calibration in *calibration. */
 const char *ein_options_get_quantize(const ein_options *opts,
 	ein_calibration *calibration);
+/* The bits of quantised activations (ein_options_set_activation_bits:
+ * 7 or 8; 8 for NULL options). */
+int ein_options_get_activation_bits(const ein_options *opts);
 /* Tell the progress function of "opts", if any (ein_options_set_progress),
  * that "done" of "total" steps are behind and "what" is next. */
 void ein_options_progress(const ein_options *opts, int done, int total,

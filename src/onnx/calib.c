@@ -79,12 +79,12 @@ static double *magnitudes(double lo, double hi, double width,
 	return mag;
 }
 
-/* The number of uint8 levels over [0, T] when the range is [lo, hi] cut
- * to [-T, T] and widened to hold 0. */
-static size_t levels(double lo, double hi, double t)
+/* The number of levels (of 0..qmax) over [0, T] when the range is [lo,
+ * hi] cut to [-T, T] and widened to hold 0. */
+static size_t levels(int qmax, double lo, double hi, double t)
 {
 	double a = fmin(fmax(lo, -t), 0), b = fmax(fmin(hi, t), 0);
-	double v = b > a ? floor(255 * t / (b - a) + 0.5) : 255;
+	double v = b > a ? floor(qmax * t / (b - a) + 0.5) : qmax;
 
 	return v < 1 ? 1 : (size_t) v;
 }
@@ -128,8 +128,8 @@ static double kl_at(const double *mag, size_t m, size_t i, size_t nlev,
  * histogram far from 0 (its largest |x| more than MAX_SPAN times its
  * width) keeps [lo, hi]: magnitudes from 0 in its bins would be too
  * many, and clipping towards 0 is not what such a range needs. */
-static int kl_range(double lo, double hi, double width, const double *counts,
-	size_t n, double *a, double *b)
+static int kl_range(int qmax, double lo, double hi, double width,
+	const double *counts, size_t n, double *a, double *b)
 {
 	size_t m, i, best, step;
 	double *mag, *p, *q;
@@ -145,7 +145,7 @@ static int kl_range(double lo, double hi, double width, const double *counts,
 	step = m / KL_STEPS + 1;
 	best = m;
 	for (i = m; i >= 1; i = i > step ? i - step : 0) {
-		size_t nlev = levels(lo, hi, i * width);
+		size_t nlev = levels(qmax, lo, hi, i * width);
 		double kl;
 
 		if (i <= nlev && i < m)
@@ -167,6 +167,12 @@ static int kl_range(double lo, double hi, double width, const double *counts,
 int ein_calib_range(ein_calibration cal, double lo, double hi,
 	const double *counts, size_t n, double *a, double *b)
 {
+	return ein_calib_range_levels(cal, 255, lo, hi, counts, n, a, b);
+}
+
+int ein_calib_range_levels(ein_calibration cal, int qmax, double lo,
+	double hi, const double *counts, size_t n, double *a, double *b)
+{
 	double total = total_count(counts, n), width;
 
 	*a = lo;
@@ -184,5 +190,5 @@ int ein_calib_range(ein_calibration cal, double lo, double hi,
 		return -1;
 	if (!(width > 0))
 		return 0;
-	return kl_range(lo, hi, width, counts, n, a, b);
+	return kl_range(qmax, lo, hi, width, counts, n, a, b);
 }

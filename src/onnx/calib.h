@@ -22,5 +22,9 @@
  * count, no count, hi < lo) or "cal" is unknown. */
 int ein_calib_range(ein_calibration cal, double lo, double hi,
 	const double *counts, size_t n, double *a, double *b);
+/* The same for activations of levels 0..qmax (ein_calib_range's are
+ * 0..255): only kl's levels over [0, T] depend on it. */
+int ein_calib_range_levels(ein_calibration cal, int qmax, double lo,
+	double hi, const double *counts, size_t n, double *a, double *b);
 
 #endif

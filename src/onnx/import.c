@@ -20,6 +20,7 @@
 #include "onnx/quantize.h"
 #include "onnx/read.h"
 #include "onnx/tograph.h"
+#include "driver/options.h"
 
 /* An imported model: its graph (owning the constants' data), the
  * definition's name and source, the indices of the constants the
@@ -117,7 +118,8 @@ static ein_onnx *import(ein_ctx *ctx, const char *path,
 	ok = m && m->g && ein_onnx_fold_batchnorm(m->g) >= 0;
 	if (ok && profile)
 		ok = (q = ein_onnx_quant_plan(ctx, path, m->g, profile,
-			calibration)) != NULL;
+			calibration,
+			ein_options_get_activation_bits(opts))) != NULL;
 	if (ok)
 		m->source = ein_onnx_lower_with(ctx, path, m->g, m->def, opts,
 			expose, q, &m->graph);

@@ -4,17 +4,19 @@
  *
  * Activations are uint8 with a zero point: r = S (q - Z), S and Z from
  * the profiled range [lo, hi] (widened to hold 0, so that zero and the
- * padding are exact): S = (hi - lo) / 255 rounded to float32, Z =
- * round(-lo / S).  The range is the one seen (minmax), or one that
- * clips outliers, chosen from the histogram (calib.h): the 0.01 and
- * 99.99 percentiles (percentile) or the threshold of least KL
- * divergence (kl).
+ * padding are exact): S = (hi - lo) / Q rounded to float32, Z =
+ * round(-lo / S), with Q = 255, or 127 with 7-bit activations
+ * (ein_options_set_activation_bits: CPUs without VNNI then compute the
+ * dot products with vpmaddubsw, codegen/llvm_dot4.c).  The range is
+ * the one seen (minmax), or one that clips outliers, chosen from the
+ * histogram (calib.h): the 0.01 and 99.99 percentiles (percentile) or
+ * the threshold of least KL divergence (kl).
  * Weights are int8, symmetric (Z = 0), one scale per output channel:
  * S_w[m] = max |W[m]| / 127, W_q = round(W / S_w) (half away from zero).
  * The bias is int32 with scale S_x S_w[m].  A node computes
  *
  *     acc = sum (X_q - Z_x) W_q + b_q                      (int32)
- *     Y_q = uint8(clamp(qmul(acc, mult[m], shift[m]) + Z_y, lo, 255))
+ *     Y_q = uint8(clamp(qmul(acc, mult[m], shift[m]) + Z_y, lo, Q))
  *
  * with mult / 2^shift = S_x S_w[m] / S_y (Q31, gemmlowp's form) and lo
  * = Z_y when a Relu is fused (else 0).  A Conv of one group computes the
@@ -25,7 +27,7 @@
  * (vnni_matrix_weights).  A float operator reading an int8
  * tensor gets it dequantised, (q - Z) S in float32; an int8 node reading
  * a float tensor gets it quantised, round(x / S) + Z (ties to even, as
- * ONNX's QuantizeLinear, ein_onnx_print_quantize) saturated to 0..255.
+ * ONNX's QuantizeLinear, ein_onnx_print_quantize) saturated to 0..Q.
  */
 #include <json-c/json.h>
 #include <math.h>
@@ -92,6 +94,7 @@ struct ein_onnx_quant {
 	const char *path;
 	const char *profile;
 	ein_calibration cal;
+	int qmax;
 	json_object *root;
 	int n_tensor;
 	struct qtensor *t;
@@ -162,24 +165,25 @@ static int calibrated_range(struct ein_onnx_quant *q, json_object *h,
 	for (i = 0; i < n; ++i)
 		c[i] = json_object_get_double(
 			json_object_array_get_idx(counts, i));
-	r = ein_calib_range(q->cal, lo, hi, c, n, a, b);
+	r = ein_calib_range_levels(q->cal, q->qmax, lo, hi, c, n, a, b);
 	free(c);
 	return r;
 }
 
-/* The scale and zero point of range [lo, hi], widened to hold 0. */
-static void choose_params(double lo, double hi, struct qtensor *t)
+/* The scale and zero point of range [lo, hi], widened to hold 0, over
+ * the levels 0..qmax. */
+static void choose_params(double lo, double hi, int qmax, struct qtensor *t)
 {
 	double s;
 
 	lo = lo < 0 ? lo : 0;
 	hi = hi > 0 ? hi : 0;
-	s = (float) ((hi - lo) / 255);
+	s = (float) ((hi - lo) / qmax);
 	if (!(s > 0) || !isfinite(s))
 		s = 1;
 	t->scale = s;
 	t->zp = (int) lround(-lo / s);
-	t->zp = t->zp < 0 ? 0 : t->zp > 255 ? 255 : t->zp;
+	t->zp = t->zp < 0 ? 0 : t->zp > qmax ? qmax : t->zp;
 	t->qp = 1;
 }
 
@@ -205,7 +209,7 @@ static int read_tensor(struct ein_onnx_quant *q, json_object *tensors,
 			"\"counts\"" : "the percentile calibration needs "
 			"a \"histogram\" with \"lo\", \"hi\" and non-negative "
 			"\"counts\"");
-	choose_params(lo, hi, t);
+	choose_params(lo, hi, q->qmax, t);
 	return 0;
 }
 
@@ -771,7 +775,7 @@ static int read_profile(struct ein_onnx_quant *q, struct ein_onnx_graph *g)
 
 struct ein_onnx_quant *ein_onnx_quant_plan(ein_ctx *ctx, const char *path,
 	struct ein_onnx_graph *g, const char *profile,
-	ein_calibration calibration)
+	ein_calibration calibration, int bits)
 {
 	struct ein_onnx_quant *q = calloc(1, sizeof(*q));
 	int i, ok;
@@ -783,8 +787,14 @@ struct ein_onnx_quant *ein_onnx_quant_plan(ein_ctx *ctx, const char *path,
 			(int) calibration);
 		return (free(q), NULL);
 	}
+	if (bits != 7 && bits != 8) {
+		ein_error(ctx, EIN_ERROR_INVALID, "activations of %d bits: "
+			"7 or 8 are supported", bits);
+		return (free(q), NULL);
+	}
 	if (!q)
 		return NULL;
+	q->qmax = (1 << bits) - 1;
 	q->ctx = ctx;
 	q->path = path;
 	q->profile = profile;
@@ -905,7 +915,7 @@ static int need_q(struct ein_onnx_lower *l, struct ein_onnx_tensor *t)
 	l->out = out;
 	snprintf(zp, sizeof(zp), "%d", qt->zp);
 	tq = q_view(l, t);
-	return ein_onnx_print_quantize(l, &tq, x, s, 0, zp, 0, 255);
+	return ein_onnx_print_quantize(l, &tq, x, s, 0, zp, 0, l->quant->qmax);
 }
 
 /* Make the float values of "t" exist: (q - Z) S. */
@@ -925,7 +935,7 @@ static int need_float(struct ein_onnx_lower *l, struct ein_onnx_tensor *t)
 	return 0;
 }
 
-/* "Y_q = uint8(clamp(qmul(ACC + b_q, mult, shift) + Z_y, lo, 255))" for
+/* "Y_q = uint8(clamp(qmul(ACC + b_q, mult, shift) + Z_y, lo, Q))" for
  * the node's output "o" of shape "y", the channel index "ch", the bias
  * b_q the constant "bias" (-1: none). */
 static int print_requant(struct ein_onnx_lower *l, const struct qnode *qn,
@@ -947,9 +957,9 @@ static int print_requant(struct ein_onnx_lower *l, const struct qnode *qn,
 		fprintf(l->out, " + %s(%s)", g->tensor[bias].id, ch);
 		g->tensor[bias].used = 1;
 	}
-	fprintf(l->out, ", %s(%s), %s(%s)) + %d, %d, 255))",
+	fprintf(l->out, ", %s(%s), %s(%s)) + %d, %d, %d))",
 		g->tensor[qn->mq].id, ch, g->tensor[qn->sq].id, ch, qo->zp,
-		qn->relu ? qo->zp : 0);
+		qn->relu ? qo->zp : 0, l->quant->qmax);
 	g->tensor[qn->mq].used = g->tensor[qn->sq].used = 1;
 	ein_onnx_print_where(l, y, 0);
 	return 0;
@@ -1079,7 +1089,7 @@ static void unname_q(struct ein_onnx_lower *l, const struct ein_onnx_tensor *t)
 	qt->qid = NULL;
 }
 
-/* "Y_q(i...) = uint8(clamp(qmul(EXPR, m, s) + Z_y, lo, 255))" for the
+/* "Y_q(i...) = uint8(clamp(qmul(EXPR, m, s) + Z_y, lo, Q))" for the
  * node's output (qn->out) of shape "y", with EXPR the text "expr" in y's
  * indices and m, s literals. */
 static int print_requant_lit(struct ein_onnx_lower *l, const struct qnode *qn,
@@ -1093,8 +1103,9 @@ static int print_requant_lit(struct ein_onnx_lower *l, const struct qnode *qn,
 	oq.id = qo->qid;
 	oq.dtype = EIN_ONNX_UINT8;
 	ein_onnx_print_lhs(l, &oq, "=");
-	fprintf(l->out, "uint8(clamp(qmul(%s, %d, %d) + %d, %d, 255))", expr,
-		(int) m, (int) s, qo->zp, qn->relu ? qo->zp : 0);
+	fprintf(l->out, "uint8(clamp(qmul(%s, %d, %d) + %d, %d, %d))", expr,
+		(int) m, (int) s, qo->zp, qn->relu ? qo->zp : 0,
+		l->quant->qmax);
 	ein_onnx_print_where(l, y, 0);
 	return 0;
 }

@@ -20,11 +20,12 @@
 struct ein_onnx_quant;
 
 /* The plan for graph "g" (of model "path") from the profile file
- * "profile" with "calibration"; NULL after an error (EIN_ERROR_IO: the
- * profile cannot be read; EIN_ERROR_INVALID: a bad entry). */
+ * "profile" with "calibration", activations of "bits" bits (8: 0..255;
+ * 7: 0..127); NULL after an error (EIN_ERROR_IO: the profile cannot be
+ * read; EIN_ERROR_INVALID: a bad entry, bits not 7 or 8). */
 struct ein_onnx_quant *ein_onnx_quant_plan(ein_ctx *ctx, const char *path,
 	struct ein_onnx_graph *g, const char *profile,
-	ein_calibration calibration);
+	ein_calibration calibration, int bits);
 void ein_onnx_quant_free(struct ein_onnx_quant *q);
 
 /* Write node "n" (whose operator is "op") as the plan says: int8

@@ -4,7 +4,10 @@
  * vpmaddwd, src/codegen/llvm_dot4.c), against a C loop in exact integers.
  *
  * The kernel (qgemm.h, sizes fixed at M = 20, K4 = 70, N = 200: full
- * register tiles and edges) is called on bytes from a fixed LCG; every
+ * register tiles and edges) is called on bytes from a fixed LCG, then on
+ * the same with A's bytes below 128 (where the kernel runs its version
+ * with vpmaddubsw; the first call, whose A has bytes of 128 and more,
+ * runs the exact long form), the corner 127 x -128 among them; every
  * element must equal the loop's.  Exit status 0 if so.
  */
 #include <stdint.h>
@@ -21,18 +24,13 @@ static unsigned next(uint64_t *s)
 	return (unsigned) (*s >> 33) & 255;
 }
 
-int main(void)
+/* Call qgemm on "a" and "b" and compare with the loop; the number of
+ * elements that differ. */
+static int check(const uint8_t *a, const int8_t *b)
 {
-	static uint8_t a[M * K4 * 4];
-	static int8_t b[K4 * N * 4];
 	static int32_t c[M * N];
-	uint64_t seed = 25;
 	int i, j, p, bad = 0;
 
-	for (i = 0; i < M * K4 * 4; ++i)
-		a[i] = (uint8_t) next(&seed);
-	for (i = 0; i < K4 * N * 4; ++i)
-		b[i] = (int8_t) (next(&seed) - 128);
 	if (qgemm(a, b, c) != EIN_AOT_OK)
 		return fprintf(stderr, "qgemm failed\n"), 1;
 	for (i = 0; i < M; ++i)
@@ -46,5 +44,26 @@ int main(void)
 				fprintf(stderr, "C(%d, %d) = %d, expected %d\n",
 					i, j, (int) c[i * N + j], (int) s);
 		}
-	return bad != 0;
+	return bad;
+}
+
+int main(void)
+{
+	static uint8_t a[M * K4 * 4];
+	static int8_t b[K4 * N * 4];
+	uint64_t seed = 25;
+	int i, bad;
+
+	for (i = 0; i < M * K4 * 4; ++i)
+		a[i] = (uint8_t) next(&seed);
+	for (i = 0; i < K4 * N * 4; ++i)
+		b[i] = (int8_t) (next(&seed) - 128);
+	bad = check(a, b);
+	for (i = 0; i < M * K4 * 4; ++i)
+		a[i] &= 127;
+	for (i = 0; i < 8; ++i) {
+		a[i] = 127;
+		b[i / 4 * N * 4 + i % 4] = -128;
+	}
+	return (bad + check(a, b)) != 0;
 }

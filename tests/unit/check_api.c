@@ -1117,6 +1117,15 @@ START_TEST(model_through_graph_level)
 		EIN_CALIBRATION_MINMAX), EIN_ERROR_INVALID);
 	ck_assert_int_eq(ein_options_set_quantize(opts, "p.json",
 		(ein_calibration) 7), EIN_ERROR_INVALID);
+	/* Activations of 7 or 8 bits (tests/quant_act7.test runs 7). */
+	ck_assert_int_eq(ein_options_set_activation_bits(NULL, 7),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_activation_bits(opts, 6),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_activation_bits(opts, 9),
+		EIN_ERROR_INVALID);
+	ck_assert_int_eq(ein_options_set_activation_bits(opts, 7), EIN_OK);
+	ck_assert_int_eq(ein_options_set_activation_bits(opts, 8), EIN_OK);
 	ck_assert_int_eq(ein_options_set_quantize(opts,
 		"/nonexistent/p.json", EIN_CALIBRATION_KL), EIN_OK);
 	ck_assert_ptr_null(ein_model_plan(ctx, path, opts));

@@ -508,6 +508,18 @@ START_TEST(calibration_kl_edges)
 	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 0, 100, c, 64,
 		&a, &b), 0);
 	ck_assert(a == 0 && b == 100);
+	/* 200 bins: no finer than uint8's 255 levels, finer than 7-bit
+	 * activations' 127 (--activation-bits 7), which clip the outlier
+	 * (at no fewer than 128 bins: thresholds of no more bins than
+	 * levels are not compared). */
+	bulk_with_outlier(0, 100, c, 200);
+	ck_assert_int_eq(ein_calib_range_levels(EIN_CALIBRATION_KL, 255, 0,
+		100, c, 200, &a, &b), 0);
+	ck_assert(a == 0 && b == 100);
+	ck_assert_int_eq(ein_calib_range_levels(EIN_CALIBRATION_KL, 127, 0,
+		100, c, 200, &a, &b), 0);
+	ck_assert_msg(a == 0 && b >= 64 && b < 100, "127 levels: [%g, %g]",
+		a, b);
 	/* Far from 0 (a million bins of magnitude): the range kept. */
 	ck_assert_int_eq(ein_calib_range(EIN_CALIBRATION_KL, 1e6, 1e6 + 1, c,
 		64, &a, &b), 0);
