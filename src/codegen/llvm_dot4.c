@@ -167,20 +167,26 @@ int ein_llvm_dot4_stmt_matches(struct llvm_emit *e,
 	return match(e, us, iter, lanes, &d);
 }
 
+/* A call of the (not overloaded) intrinsic "name" on "n" arguments. */
+static LLVMValueRef call_intrinsic(struct llvm_emit *e, const char *name,
+	LLVMValueRef *args, int n)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(e->c, id, NULL, 0);
+
+	return LLVMBuildCall2(e->b, fty, fn, args, n, "");
+}
+
 /* vpdpbusd of "acc", "u" and "s", vectors of n = 4, 8 or 16 i32. */
 static LLVMValueRef vpdpbusd(struct llvm_emit *e, int n, LLVMValueRef acc,
 	LLVMValueRef u, LLVMValueRef s)
 {
 	char name[40];
-	unsigned id;
-	LLVMValueRef fn, args[3] = { acc, u, s };
-	LLVMTypeRef fty;
+	LLVMValueRef args[3] = { acc, u, s };
 
 	snprintf(name, sizeof(name), "llvm.x86.avx512.vpdpbusd.%d", 32 * n);
-	id = LLVMLookupIntrinsicID(name, strlen(name));
-	fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
-	fty = LLVMIntrinsicGetType(e->c, id, NULL, 0);
-	return LLVMBuildCall2(e->b, fty, fn, args, 3, "");
+	return call_intrinsic(e, name, args, 3);
 }
 
 /* vpmaddwd of the 16-bit vectors "u" and "s" of 2n lanes: 256 bits (n
@@ -188,14 +194,10 @@ static LLVMValueRef vpdpbusd(struct llvm_emit *e, int n, LLVMValueRef acc,
 static LLVMValueRef vpmaddwd(struct llvm_emit *e, int n, LLVMValueRef u,
 	LLVMValueRef s)
 {
-	const char *name = n == 8 ? "llvm.x86.avx2.pmadd.wd" :
-		"llvm.x86.sse2.pmadd.wd";
-	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
-	LLVMTypeRef fty = LLVMIntrinsicGetType(e->c, id, NULL, 0);
 	LLVMValueRef args[2] = { u, s };
 
-	return LLVMBuildCall2(e->b, fty, fn, args, 2, "");
+	return call_intrinsic(e, n == 8 ? "llvm.x86.avx2.pmadd.wd" :
+		"llvm.x86.sse2.pmadd.wd", args, 2);
 }
 
 /* The 2n-lane vector of i16 "c". */
@@ -244,15 +246,11 @@ static LLVMValueRef dot4_avx2(struct llvm_emit *e, int n, LLVMValueRef acc,
 static LLVMValueRef vpmaddubsw(struct llvm_emit *e, int n, LLVMValueRef u,
 	LLVMValueRef s)
 {
-	const char *name = "llvm.x86.avx2.pmadd.ub.sw";
-	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
-	LLVMTypeRef fty = LLVMIntrinsicGetType(e->c, id, NULL, 0);
 	LLVMTypeRef i8v = LLVMVectorType(LLVMInt8TypeInContext(e->c), 4 * n);
 	LLVMValueRef args[2] = { LLVMBuildBitCast(e->b, u, i8v, ""),
 		LLVMBuildBitCast(e->b, s, i8v, "") };
 
-	return LLVMBuildCall2(e->b, fty, fn, args, 2, "");
+	return call_intrinsic(e, "llvm.x86.avx2.pmadd.ub.sw", args, 2);
 }
 
 /* The AVX2 form of vpdpbusd for bytes of "u" below 128: vpmaddubsw (its
