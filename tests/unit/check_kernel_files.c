@@ -562,17 +562,6 @@ static void remove_dir(const char *dir, const char *def)
 	rmdir(dir);
 }
 
-/* Is this the sanitizers' run (make check-asan sets EIN_TEST_QUICK)?  The
- * C text of every kernel is then left out: the C emitter runs under the
- * sanitizers in tests/codegen.test and the OpenCL tests, and half of
- * this test's time under them was its second compile of each kernel. */
-static int quick(void)
-{
-	const char *q = getenv("EIN_TEST_QUICK");
-
-	return q && *q && strcmp(q, "0") != 0;
-}
-
 /* Compile definition "def" of "prog" once and run it at every size set of
  * its header; append failures to "msg".  Returns the number of failures. */
 static int check_def(ein_ctx *ctx, ein_program *prog,
@@ -588,7 +577,10 @@ static int check_def(ein_ctx *ctx, ein_program *prog,
 
 	ck_assert_msg(k != NULL, "%s: %s", def, ein_ctx_last_error(ctx));
 	ck_assert_msg(mkdtemp(dir) != NULL, "cannot make %s", dir);
-	if (!quick())
+	/* Not in the sanitizers' run: the C emitter runs under them in
+	 * tests/codegen.test and the OpenCL tests, and half of this test's
+	 * time under them was its second compile of each kernel. */
+	if (!tt_quick())
 		cfn = compile_c(prog, def, opts, dir, &handle);
 	ck_assert_int_le(ein_kernel_n_size(k), MAX_SIZES);
 	ck_assert_msg(directive(text, "sizes", def, spec, sizeof(spec)),

@@ -132,3 +132,10 @@ char *tt_read_text(const char *path)
 	return buf;
 }
 
+
+int tt_quick(void)
+{
+	const char *q = getenv("EIN_TEST_QUICK");
+
+	return q && *q && strcmp(q, "0") != 0;
+}

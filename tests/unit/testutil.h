@@ -47,4 +47,9 @@ int tt_list_files(const char *dir, const char *suffix, char **files, int max);
 /* The text of "path", NUL-terminated (to free), or NULL. */
 char *tt_read_text(const char *path);
 
+/* Is this the sanitizers' run (make check-asan sets EIN_TEST_QUICK; see
+ * README.md)?  Tests then leave out what repeats code paths covered
+ * elsewhere under the sanitizers. */
+int tt_quick(void);
+
 #endif
