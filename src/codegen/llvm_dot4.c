@@ -352,8 +352,9 @@ LLVMValueRef ein_llvm_dot4_build(struct llvm_emit *e,
 /* Are the values of expression "x" of the definition integers in
  * 0..127 whenever the bytes of the inputs marked in "scan" are (marking
  * the inputs it reads there)?  Literals in range, reads of uint8 tensors
- * whose values are (u7_tensor), either branch of a select and integer
- * conversions of such values are; nothing else is known to be. */
+ * whose values are (u7_tensor), either branch of a select, integer
+ * conversions of such values and clamps into 0..127 (clamped_u7) are;
+ * nothing else is known to be. */
 static int u7_expr(const struct ein_func *func, const struct ein_ast_expr *x,
 	char *state, char *scan);
 
@@ -390,9 +391,39 @@ static int u7_tensor(const struct ein_func *func, int t, char *state,
 	return ok;
 }
 
+/* Is "x" a literal that is at least "lo" and below 128? */
+static int u7_literal(const struct ein_ast_expr *x, double lo)
+{
+	double v;
+
+	if (x->kind == EIN_EXPR_INT)
+		v = (double) x->ival;
+	else if (x->kind == EIN_EXPR_FLOAT)
+		v = x->fval;
+	else
+		return 0;
+	return v >= lo && v < 128;
+}
+
+/* Is "x" a clamp(a, lo, hi) whose bounds are literals with 0 <= lo and
+ * 0 <= hi < 128?  Its values then lie in 0..hi whatever "a" is: as
+ * integers max(a, lo) >= lo >= 0 and then min(., hi) <= hi (llvm_stmt.c's
+ * signed selects); as floats maxnum/minnum give lo for a NaN, and the
+ * conversion to uint8 truncates into 0..127 (saturating, llvm.fptoui.sat).
+ * The quantiser's 7-bit quantisation of a float activation inside a
+ * kernel (uint8(clamp(..., 0, 127))) is such. */
+static int clamped_u7(const struct ein_ast_expr *x)
+{
+	return x->kind == EIN_EXPR_CALL && x->fn == EIN_BUILTIN_CLAMP &&
+		x->n_arg == 3 && u7_literal(x->args[1], 0) &&
+		u7_literal(x->args[2], 0);
+}
+
 static int u7_expr(const struct ein_func *func, const struct ein_ast_expr *x,
 	char *state, char *scan)
 {
+	if (clamped_u7(x))
+		return 1;
 	switch (x->kind) {
 	case EIN_EXPR_INT:
 		return x->ival >= 0 && x->ival < 128;
