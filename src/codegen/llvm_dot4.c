@@ -391,8 +391,8 @@ static int u7_tensor(const struct ein_func *func, int t, char *state,
 	return ok;
 }
 
-/* Is "x" a literal that is at least "lo" and below 128? */
-static int u7_literal(const struct ein_ast_expr *x, double lo)
+/* Is "x" a literal in 0..127 (a float one below 128)? */
+static int u7_literal(const struct ein_ast_expr *x)
 {
 	double v;
 
@@ -402,7 +402,7 @@ static int u7_literal(const struct ein_ast_expr *x, double lo)
 		v = x->fval;
 	else
 		return 0;
-	return v >= lo && v < 128;
+	return v >= 0 && v < 128;
 }
 
 /* Is "x" a clamp(a, lo, hi) whose bounds are literals with 0 <= lo and
@@ -415,18 +415,18 @@ static int u7_literal(const struct ein_ast_expr *x, double lo)
 static int clamped_u7(const struct ein_ast_expr *x)
 {
 	return x->kind == EIN_EXPR_CALL && x->fn == EIN_BUILTIN_CLAMP &&
-		x->n_arg == 3 && u7_literal(x->args[1], 0) &&
-		u7_literal(x->args[2], 0);
+		x->n_arg == 3 && u7_literal(x->args[1]) &&
+		u7_literal(x->args[2]);
 }
 
 static int u7_expr(const struct ein_func *func, const struct ein_ast_expr *x,
 	char *state, char *scan)
 {
-	if (clamped_u7(x))
-		return 1;
 	switch (x->kind) {
 	case EIN_EXPR_INT:
-		return x->ival >= 0 && x->ival < 128;
+		return u7_literal(x);
+	case EIN_EXPR_CALL:
+		return clamped_u7(x);
 	case EIN_EXPR_ACCESS:
 		return u7_tensor(func, x->slot, state, scan);
 	case EIN_EXPR_SELECT:
